@@ -1,0 +1,331 @@
+//! Faithful parsing of JSON and YAML (1.2 core schema) into a `serde_json::Value` whose object
+//! keys keep their document order.
+//!
+//! Both formats go through one serde visitor, [`Faithful`], so they share one definition of
+//! "faithful": a duplicate key is an error (serde_json would silently keep the last value),
+//! non-finite floats are refused (JSON cannot carry them), and every map key must be a string.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+/// Deepest nesting of arrays and objects accepted in JSON: serde_json's own limit (it refuses the
+/// 128th level).
+pub const MAX_JSON_DEPTH: usize = 127;
+
+/// Deepest nesting accepted in YAML, through the parser's budget. Lower than JSON's because the
+/// YAML deserializer needs far more stack per level: 65 levels fit a 2 MiB thread stack in a debug
+/// build, 100 did not. Real eggs nest about 6 levels deep.
+pub const MAX_YAML_DEPTH: usize = 64;
+
+/// Which syntax a file is written in, from its extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyntaxKind {
+    /// `.json`
+    Json,
+    /// `.yaml` or `.yml`
+    Yaml,
+}
+
+impl SyntaxKind {
+    /// The syntax of a file name by its extension (any case), or `None` for anything else.
+    pub fn from_file_name(name: &str) -> Option<SyntaxKind> {
+        let (_, ext) = name.rsplit_once('.')?;
+        if ext.eq_ignore_ascii_case("json") {
+            Some(SyntaxKind::Json)
+        } else if ext.eq_ignore_ascii_case("yaml") || ext.eq_ignore_ascii_case("yml") {
+            Some(SyntaxKind::Yaml)
+        } else {
+            None
+        }
+    }
+}
+
+/// Why a file could not be parsed. The messages are meant for an egg maintainer reading the
+/// build report.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ParseError {
+    /// The file starts with a UTF-8 byte-order mark, which JSON forbids (RFC 8259 section 8.1).
+    #[error("file starts with a byte-order mark (U+FEFF); save it as UTF-8 without BOM")]
+    ByteOrderMark,
+    /// The bytes are not UTF-8.
+    #[error("file is not valid UTF-8 (first bad byte at offset {offset})")]
+    InvalidUtf8 {
+        /// Byte offset of the first invalid sequence.
+        offset: usize,
+    },
+    /// The JSON text is malformed, too deep, or has a duplicate key.
+    #[error("invalid JSON: {0}")]
+    Json(String),
+    /// The YAML text is malformed, too deep, an alias bomb, or has a duplicate key.
+    #[error("invalid YAML: {0}")]
+    Yaml(String),
+}
+
+/// Parses `bytes` as `syntax` into a JSON value with document key order.
+pub fn parse(bytes: &[u8], syntax: SyntaxKind) -> Result<Value, ParseError> {
+    if bytes.starts_with("\u{feff}".as_bytes()) {
+        return Err(ParseError::ByteOrderMark);
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| ParseError::InvalidUtf8 {
+        offset: e.valid_up_to(),
+    })?;
+    match syntax {
+        SyntaxKind::Json => parse_json(text),
+        SyntaxKind::Yaml => parse_yaml(text),
+    }
+}
+
+fn parse_json(text: &str) -> Result<Value, ParseError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let value = Faithful
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| {
+            let message = e.to_string();
+            ParseError::Json(if message.starts_with("recursion limit exceeded") {
+                format!(
+                    "nesting deeper than {MAX_JSON_DEPTH} levels (line {}, column {})",
+                    e.line(),
+                    e.column()
+                )
+            } else {
+                message
+            })
+        })?;
+    Ok(value)
+}
+
+fn parse_yaml(text: &str) -> Result<Value, ParseError> {
+    let options = serde_saphyr::options! {
+        budget: serde_saphyr::budget! { max_depth: MAX_YAML_DEPTH },
+        duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
+        strict_booleans: true,
+        with_snippet: false,
+    };
+    let value: FaithfulValue = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
+        let message = one_line(&e.to_string());
+        ParseError::Yaml(match message.strip_prefix("budget breached: Depth") {
+            Some(rest) => format!(
+                "nesting deeper than {MAX_YAML_DEPTH} levels{}",
+                rest.split_once(" at ")
+                    .map(|(_, at)| format!(" at {at}"))
+                    .unwrap_or_default()
+            ),
+            None => message,
+        })
+    })?;
+    Ok(value.0)
+}
+
+/// Error messages go into a one-line report entry.
+fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A `Value` deserialized through [`Faithful`], for APIs that want a `Deserialize` type.
+struct FaithfulValue(Value);
+
+impl<'de> serde::Deserialize<'de> for FaithfulValue {
+    fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        Faithful.deserialize(d).map(FaithfulValue)
+    }
+}
+
+/// The seed and visitor that build a [`Value`] faithfully.
+struct Faithful;
+
+impl<'de> DeserializeSeed<'de> for Faithful {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Faithful {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON-compatible value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Number(v.into()))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Value, E> {
+        Number::from_f64(v)
+            .map(Value::Number)
+            .ok_or_else(|| E::custom(format!("number {v} cannot be represented in JSON")))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Faithful.deserialize(d)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        while let Some(item) = seq.next_element_seed(Faithful)? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
+            }
+            let value = map.next_value_seed(Faithful)?;
+            object.insert(key, value);
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn json(text: &str) -> Result<Value, ParseError> {
+        parse(text.as_bytes(), SyntaxKind::Json)
+    }
+
+    fn yaml(text: &str) -> Result<Value, ParseError> {
+        parse(text.as_bytes(), SyntaxKind::Yaml)
+    }
+
+    #[test]
+    fn keys_keep_document_order() {
+        let v = json(r#"{"b":1,"a":{"z":true,"y":null},"c":[1.5,"x"]}"#).unwrap();
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"b":1,"a":{"z":true,"y":null},"c":[1.5,"x"]}"#
+        );
+        let v = yaml("b: 1\na:\n  z: true\n  y: ~\nc: [1.5, 'x']\n").unwrap();
+        assert_eq!(
+            serde_json::to_string(&v).unwrap(),
+            r#"{"b":1,"a":{"z":true,"y":null},"c":[1.5,"x"]}"#
+        );
+    }
+
+    #[test]
+    fn duplicate_keys_are_refused_in_both_syntaxes() {
+        let e = json(r#"{"a":1,"b":{"x":1,"x":2}}"#).unwrap_err();
+        assert!(e.to_string().contains("duplicate key `x`"), "{e}");
+        let e = yaml("a: 1\na: 2\n").unwrap_err();
+        assert!(e.to_string().to_lowercase().contains("duplicate"), "{e}");
+    }
+
+    #[test]
+    fn yaml_uses_the_core_schema() {
+        // YAML 1.1 read `no` as false; in the 1.2 core schema it is a string.
+        let v = yaml("a: no\nb: yes\nc: true\nd: 0o17\n").unwrap();
+        assert_eq!(v["a"], "no");
+        assert_eq!(v["b"], "yes");
+        assert_eq!(v["c"], true);
+    }
+
+    #[test]
+    fn yaml_empty_flow_mapping_is_an_empty_object() {
+        // The Pelican panel writes an empty list as `{  }`.
+        let v = yaml("tags: {  }\n").unwrap();
+        assert_eq!(serde_json::to_string(&v).unwrap(), r#"{"tags":{}}"#);
+    }
+
+    #[test]
+    fn bom_and_invalid_utf8_are_refused() {
+        assert_eq!(
+            parse(b"\xef\xbb\xbf{}", SyntaxKind::Json),
+            Err(ParseError::ByteOrderMark)
+        );
+        assert_eq!(
+            parse(b"{\"a\":\"\xff\"}", SyntaxKind::Json),
+            Err(ParseError::InvalidUtf8 { offset: 6 })
+        );
+    }
+
+    #[test]
+    fn nesting_deeper_than_the_limit_is_refused() {
+        let nest = |n: usize| "[".repeat(n) + &"]".repeat(n);
+        assert!(json(&nest(MAX_JSON_DEPTH)).is_ok());
+        let e = json(&nest(MAX_JSON_DEPTH + 1)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid JSON: nesting deeper than 127 levels (line 1, column 128)"
+        );
+        assert!(yaml(&nest(MAX_YAML_DEPTH)).is_ok());
+        let e = yaml(&nest(MAX_YAML_DEPTH + 1)).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("invalid YAML: nesting deeper than 64 levels at line 1"),
+            "{e}"
+        );
+        // Far past the limit, the refusal comes before the stack runs out.
+        assert!(json(&nest(100_000)).is_err());
+        assert!(yaml(&nest(100_000)).is_err());
+    }
+
+    #[test]
+    fn yaml_alias_bomb_is_refused() {
+        let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..10 {
+            let p = i - 1;
+            bomb.push_str(&format!(
+                "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+            ));
+        }
+        let e = yaml(&bomb).unwrap_err();
+        assert!(matches!(e, ParseError::Yaml(_)), "{e}");
+    }
+
+    #[test]
+    fn trailing_garbage_after_json_is_refused() {
+        assert!(json("{} {}").is_err());
+    }
+
+    #[test]
+    fn syntax_from_extension_ignores_case() {
+        assert_eq!(
+            SyntaxKind::from_file_name("egg-a.JSON"),
+            Some(SyntaxKind::Json)
+        );
+        assert_eq!(
+            SyntaxKind::from_file_name("egg-a.Yml"),
+            Some(SyntaxKind::Yaml)
+        );
+        assert_eq!(
+            SyntaxKind::from_file_name("egg-a.yaml"),
+            Some(SyntaxKind::Yaml)
+        );
+        assert_eq!(SyntaxKind::from_file_name("egg-a.txt"), None);
+        assert_eq!(SyntaxKind::from_file_name("json"), None);
+    }
+}
