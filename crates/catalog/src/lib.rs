@@ -1,1 +1,48 @@
-//! placeholder
+//! The catalog: its wire types and the pure build from upstream files to published documents.
+//!
+//! Architecture invariant: nothing here does IO or reads the clock. [`build`] is a function of
+//! (the sources' scanned files, the previous catalog's state, the times it is given), and the same
+//! input gives byte-identical documents. Only the types in [`wire`] reach the output.
+//!
+//! The flow for one source: the fetcher lists the upstream tree as [`TreeEntry`]s, asks
+//! [`needs_content`] which blobs to read, fills them in, and [`scan`] turns the entries into
+//! parsed eggs plus the files it skipped and why. [`build`] then merges every source with the
+//! previous catalog (kept eggs, `indexedAt`), assigns slugs, and renders the documents.
+
+mod build;
+mod name;
+mod raw_url;
+mod scan;
+mod slug;
+pub mod wire;
+
+pub use build::{
+    BuildContext, Catalog, Fetched, Previous, PreviousSource, SourceInfo, SourceInput, build,
+};
+pub use name::{display_name, sort_names};
+pub use raw_url::render_raw_url;
+pub use scan::{
+    EntryKind, MAX_FILE_SIZE, ParsedEgg, SourceScan, TreeEntry, is_egg_file_name, needs_content,
+    scan,
+};
+pub use slug::{SlugKey, assign_slugs, kebab, stem};
+
+/// The interface version the published documents follow.
+pub const INTERFACE_VERSION: &str = "2.0.0";
+
+/// Where each document lives under the output root.
+pub mod paths {
+    /// The index: every egg's list item, sorted by slug.
+    pub const INDEX: &str = "api/v1/eggs/_index.json";
+    /// The de-duplicated, sorted display names.
+    pub const NAMES: &str = "api/v1/eggs/_names.json";
+    /// The build report.
+    pub const STATUS: &str = "api/v1/_status.json";
+    /// The folder of the per-egg documents.
+    pub const EGGS_DIR: &str = "api/v1/eggs";
+
+    /// The path of one egg's document.
+    pub fn egg(slug: &str) -> String {
+        format!("{EGGS_DIR}/{slug}.json")
+    }
+}

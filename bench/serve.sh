@@ -1,0 +1,331 @@
+#!/usr/bin/env bash
+# Measures `eggcat serve` side by side with nginx serving the same catalog as static files.
+#
+# The catalog of the shared upstream snapshot (ten real egg repositories, made into local git
+# repositories in a temp dir) is built once with `eggcat build --out`. nginx (2 workers,
+# sendfile, gzip_static on precompressed .json.gz files) serves that tree on 127.0.0.1:18081;
+# `eggcat serve` serves its own snapshot on 127.0.0.1:18080. For each server, wrk
+# (-t2 -c64, 10 s, after a 2 s warm-up that is not reported) loads:
+#   the index (_index.json), one egg document of median size, and a 404,
+#   each without and with `Accept-Encoding: gzip`,
+# and records requests/s and the 99th percentile latency. Then eggcat's resident memory
+# (VmRSS after the load, VmHWM peak) is compared with the 64 MiB target.
+#
+# Run from anywhere:  bash bench/serve.sh        (KEEP_TMP=1 keeps the temp dir and logs)
+# Needs: cargo, git, curl, python3, gzip, nginx, wrk (nginx and wrk installed with apt-get
+# when missing, as root). Takes about 3 minutes. Both servers share the machine's cores with
+# wrk, so compare the ratio, not the absolute numbers. Exits 0 even on FAIL.
+set -euo pipefail
+
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+bench_locate
+
+EGGCAT_ADDR=127.0.0.1:18080
+NGINX_ADDR=127.0.0.1:18081
+WRK_ARGS=(-t2 -c64)
+DURATION=10s
+WARMUP=2s
+TARGET_RSS_MIB=64
+READY_TIMEOUT_S=60
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/eggcat-bench-serve.XXXXXX")
+EGGCAT_PID=""
+NGINX_PID=""
+
+# Stops a background server started by this script, by its pid.
+# shellcheck disable=SC2317 # called from the trap
+stop_pid() {
+    local pid=$1
+    [[ -n "$pid" ]] || return 0
+    if kill -0 "$pid" 2>/dev/null; then
+        kill "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    fi
+}
+
+# shellcheck disable=SC2317 # called by the trap
+cleanup() {
+    stop_pid "$EGGCAT_PID"
+    stop_pid "$NGINX_PID"
+    if [[ "${KEEP_TMP:-0}" == 1 ]]; then
+        say "keeping $TMP"
+    else
+        rm -rf "$TMP"
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+bench_need_tools nginx wrk curl python3 gzip git cargo
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+
+# Fails when something already listens on ADDR (host:port): we would measure the wrong server.
+require_free_port() {
+    local host=${1%:*} port=${1##*:}
+    if (exec 3<>"/dev/tcp/$host/$port") 2>/dev/null; then
+        die "something already listens on $1; stop it first"
+    fi
+}
+
+# Waits until URL answers with HTTP status CODE while process PID lives; shows LOG on failure.
+wait_for_status() {
+    local url=$1 code=$2 pid=$3 name=$4 log=$5 got deadline=$((SECONDS + READY_TIMEOUT_S))
+    while ((SECONDS < deadline)); do
+        if ! kill -0 "$pid" 2>/dev/null; then
+            tail -n 30 "$log" >&2 || true
+            die "$name exited before answering $url (log above)"
+        fi
+        got=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "$url" || true)
+        [[ "$got" == "$code" ]] && return 0
+        sleep 0.2
+    done
+    tail -n 30 "$log" >&2 || true
+    die "$name did not answer $url with $code within ${READY_TIMEOUT_S}s (last status: ${got:-none}; log above)"
+}
+
+require_free_port "$EGGCAT_ADDR"
+require_free_port "$NGINX_ADDR"
+
+# 1. The catalog, built once; nginx serves the copy in $TMP/site.
+bench_build_binary
+say "making git repositories from $SHARED/pelican-eggs"
+bench_make_repos
+CONF="$TMP/eggcat.toml"
+bench_write_config "$CONF" "$TMP/data"
+SITE="$TMP/site"
+say "building the catalog (eggcat build --out $SITE)"
+if ! "$BIN" build --config "$CONF" --out "$SITE" >"$TMP/build.log" 2>&1; then
+    tail -n 30 "$TMP/build.log" >&2
+    die "eggcat build failed (last lines above)"
+fi
+EGGS_DIR="$SITE/api/v1/eggs"
+[[ -f "$EGGS_DIR/_index.json" ]] || die "eggcat build --out did not write $EGGS_DIR/_index.json"
+
+# 2. Precompressed variants for nginx's gzip_static.
+find "$SITE" -type f -name '*.json' -exec gzip -k -f -9 -n {} +
+# nginx workers run as an unprivileged user: let them read the tree.
+chmod 755 "$TMP"
+chmod -R a+rX "$SITE"
+
+# One egg document of median size; its slug must appear in the index when the index names slugs.
+read -r EGG_SLUG EGG_BYTES EGG_COUNT < <(python3 - "$EGGS_DIR" <<'PY'
+import json, os, sys
+
+eggs_dir = sys.argv[1]
+with open(os.path.join(eggs_dir, "_index.json"), encoding="utf-8") as f:
+    index = json.load(f)
+
+slugs = set()
+def walk(node):
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "slug" and isinstance(value, str):
+                slugs.add(value)
+            walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            walk(value)
+walk(index)
+
+docs = [
+    (os.path.getsize(os.path.join(eggs_dir, name)), name[: -len(".json")])
+    for name in os.listdir(eggs_dir)
+    if name.endswith(".json") and not name.startswith("_")
+]
+if slugs:
+    docs = [d for d in docs if d[1] in slugs]
+if not docs:
+    sys.exit("no egg documents found under " + eggs_dir)
+docs.sort()
+size, slug = docs[len(docs) // 2]
+print(slug, size, len(docs))
+PY
+) || die "could not pick an egg document from $EGGS_DIR/_index.json"
+INDEX_BYTES=$(stat -c %s "$EGGS_DIR/_index.json")
+
+# 3. nginx with its own configuration, and eggcat.
+mkdir -p "$TMP/nginx"
+cat >"$TMP/nginx/nginx.conf" <<EOF
+# Written by bench/serve.sh: a static file server for the catalog, tuned like a production one.
+worker_processes 2;
+daemon off;
+pid $TMP/nginx/nginx.pid;
+error_log $TMP/nginx/error.log warn;
+
+events {
+    worker_connections 4096;
+}
+
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    keepalive_requests 100000;
+    gzip_static on;
+    etag on;
+    types { application/json json; }
+    default_type application/json;
+
+    client_body_temp_path $TMP/nginx/client_body;
+    proxy_temp_path $TMP/nginx/proxy;
+    fastcgi_temp_path $TMP/nginx/fastcgi;
+    uwsgi_temp_path $TMP/nginx/uwsgi;
+    scgi_temp_path $TMP/nginx/scgi;
+
+    server {
+        listen $NGINX_ADDR;
+        root $SITE;
+    }
+}
+EOF
+NGINX_CMD=("$NGINX" -p "$TMP/nginx/" -c "$TMP/nginx/nginx.conf" -e "$TMP/nginx/error.log")
+if ! "${NGINX_CMD[@]}" -t >"$TMP/nginx/test.log" 2>&1; then
+    cat "$TMP/nginx/test.log" >&2
+    die "nginx rejected its configuration (above)"
+fi
+say "starting nginx on $NGINX_ADDR"
+"${NGINX_CMD[@]}" >"$TMP/nginx/stdout.log" 2>&1 &
+NGINX_PID=$!
+wait_for_status "http://$NGINX_ADDR/api/v1/eggs/_index.json" 200 "$NGINX_PID" nginx "$TMP/nginx/error.log"
+
+say "starting eggcat serve on $EGGCAT_ADDR"
+"$BIN" serve --config "$CONF" --listen "$EGGCAT_ADDR" >"$TMP/eggcat.log" 2>&1 &
+EGGCAT_PID=$!
+wait_for_status "http://$EGGCAT_ADDR/readyz" 200 "$EGGCAT_PID" "eggcat serve" "$TMP/eggcat.log"
+
+# 4. The load runs.
+CASES=(index egg 404)
+declare -A PATH_OF=(
+    [index]=/api/v1/eggs/_index.json
+    [egg]="/api/v1/eggs/$EGG_SLUG.json"
+    [404]=/api/v1/eggs/no-such-egg.json
+)
+declare -A STATUS_OF=([index]=200 [egg]=200 [404]=404)
+declare -A ADDR_OF=([eggcat]="$EGGCAT_ADDR" [nginx]="$NGINX_ADDR")
+declare -A RPS=() P99=()
+WARNINGS=()
+
+# Prints a wrk latency such as 812.00us, 1.25ms or 2.01s in milliseconds.
+to_ms() {
+    awk -v v="$1" 'BEGIN {
+        n = v; sub(/[a-z]+$/, "", n); u = v; sub(/^[0-9.]+/, "", u)
+        f = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : (u == "m") ? 60000 : -1
+        if (n == "" || f < 0) { print "?"; exit 1 }
+        printf "%.2f", n * f
+    }'
+}
+
+# Checks one response before loading it: status, Content-Encoding and size.
+check_response() {
+    local server=$1 case=$2 enc=$3 url hdr=() status cenc bytes
+    url="http://${ADDR_OF[$server]}${PATH_OF[$case]}"
+    [[ "$enc" == gzip ]] && hdr=(-H 'Accept-Encoding: gzip')
+    read -r status bytes < <(curl -s -o /dev/null -D "$TMP/headers" -w '%{http_code} %{size_download}\n' \
+        "${hdr[@]}" --max-time 5 "$url" || echo "000 0")
+    cenc=$(tr -d '\r' <"$TMP/headers" 2>/dev/null | awk -F': *' 'tolower($1) == "content-encoding" { print $2 }')
+    printf '  %-7s %-6s %-9s %3s %9s bytes  %s\n' "$server" "$case" "${enc}" "$status" "$bytes" "${cenc:-identity}"
+    if [[ "$status" != "${STATUS_OF[$case]}" ]]; then
+        WARNINGS+=("$server $case ($enc): status $status, expected ${STATUS_OF[$case]}")
+    fi
+    if [[ "$enc" == gzip && "$case" != 404 && "$cenc" != gzip ]]; then
+        WARNINGS+=("$server $case: Accept-Encoding gzip answered with ${cenc:-identity}")
+    fi
+}
+
+# Runs the warm-up and the measured wrk run; stores requests/s and p99 (ms).
+load() {
+    local server=$1 case=$2 enc=$3 url hdr=() out="$TMP/wrk.out" key rps p99
+    url="http://${ADDR_OF[$server]}${PATH_OF[$case]}"
+    key="$server|$case|$enc"
+    [[ "$enc" == gzip ]] && hdr=(-H 'Accept-Encoding: gzip')
+    say "wrk $server $case ($enc)"
+    if ! wrk "${WRK_ARGS[@]}" -d"$WARMUP" "${hdr[@]}" "$url" >"$out" 2>&1 ||
+        ! wrk "${WRK_ARGS[@]}" -d"$DURATION" --latency "${hdr[@]}" "$url" >"$out" 2>&1; then
+        cat "$out" >&2
+        die "wrk failed against $url (output above)"
+    fi
+    rps=$(awk '$1 == "Requests/sec:" { printf "%d", $2 + 0.5 }' "$out")
+    p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' "$out")") || p99="?"
+    if [[ -z "$rps" ]]; then
+        cat "$out" >&2
+        die "could not parse wrk output for $url (above)"
+    fi
+    if grep -q '^ *Socket errors:' "$out"; then
+        WARNINGS+=("$server $case ($enc): $(grep '^ *Socket errors:' "$out" | sed 's/^ *//')")
+    fi
+    if [[ "$case" != 404 ]] && grep -q 'Non-2xx or 3xx responses' "$out"; then
+        WARNINGS+=("$server $case ($enc): $(grep 'Non-2xx or 3xx responses' "$out" | sed 's/^ *//')")
+    fi
+    if ! kill -0 "$EGGCAT_PID" 2>/dev/null; then
+        tail -n 30 "$TMP/eggcat.log" >&2 || true
+        die "eggcat serve died during the $key run (log above)"
+    fi
+    RPS[$key]=$rps
+    P99[$key]=$p99
+}
+
+{
+    echo
+    echo "Responses (before load):"
+    for case in "${CASES[@]}"; do
+        for enc in identity gzip; do
+            for server in eggcat nginx; do
+                check_response "$server" "$case" "$enc"
+            done
+        done
+    done
+} >"$TMP/responses.txt"
+
+for case in "${CASES[@]}"; do
+    for enc in identity gzip; do
+        for server in eggcat nginx; do
+            load "$server" "$case" "$enc"
+        done
+    done
+done
+
+# 5. eggcat's memory after the load.
+read_kib() {
+    awk -v k="$1:" '$1 == k { print $2 }' "/proc/$EGGCAT_PID/status"
+}
+RSS_KIB=$(read_kib VmRSS)
+HWM_KIB=$(read_kib VmHWM)
+[[ -n "$RSS_KIB" && -n "$HWM_KIB" ]] || die "could not read VmRSS/VmHWM of eggcat (pid $EGGCAT_PID)"
+
+# 6. The report.
+echo
+echo "eggcat serve vs nginx: $EGG_COUNT egg documents, index $INDEX_BYTES bytes," \
+    "egg '$EGG_SLUG' $EGG_BYTES bytes; wrk ${WRK_ARGS[*]} -d$DURATION; $(nproc) cores;" \
+    "$(date -u +%Y-%m-%dT%H:%MZ)"
+cat "$TMP/responses.txt"
+echo
+FMT='%-16s %13s %12s %13s %14s %13s\n'
+# shellcheck disable=SC2059 # the format is a constant
+{
+    printf "$FMT" case "eggcat req/s" "nginx req/s" "eggcat/nginx" "eggcat p99 ms" "nginx p99 ms"
+    printf "$FMT" ---- ------------ ----------- ------------ ------------- ------------
+}
+for case in "${CASES[@]}"; do
+    for enc in identity gzip; do
+        e="eggcat|$case|$enc"
+        n="nginx|$case|$enc"
+        label=$case
+        [[ "$enc" == gzip ]] && label="$case, gzip"
+        ratio=$(awk -v a="${RPS[$e]}" -v b="${RPS[$n]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+        # shellcheck disable=SC2059 # the format is a constant
+        printf "$FMT" "$label" "${RPS[$e]}" "${RPS[$n]}" "$ratio" "${P99[$e]}" "${P99[$n]}"
+    done
+done
+echo
+RSS_VERDICT=PASS
+((HWM_KIB <= TARGET_RSS_MIB * 1024)) || RSS_VERDICT=FAIL
+printf 'eggcat memory: %.1f MiB resident after the load, %.1f MiB peak; target %d MiB (peak): %s\n' \
+    "$(awk -v k="$RSS_KIB" 'BEGIN { print k / 1024 }')" "$(awk -v k="$HWM_KIB" 'BEGIN { print k / 1024 }')" \
+    "$TARGET_RSS_MIB" "$RSS_VERDICT"
+if ((${#WARNINGS[@]} > 0)); then
+    echo
+    echo "WARNINGS:"
+    printf '  %s\n' "${WARNINGS[@]}"
+fi
+exit 0

@@ -1,0 +1,408 @@
+//! The pure build: every source's scan (or failure) plus the previous catalog in, the complete
+//! set of published documents out.
+//!
+//! Architecture invariant: nothing upstream can empty the catalog. A source that failed to fetch,
+//! or that suddenly has no eggs where it had some, keeps its eggs from the previous catalog, and
+//! the report says so.
+
+use std::collections::{BTreeMap, HashMap};
+use std::time::{Duration, UNIX_EPOCH};
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use crate::name::sort_names;
+use crate::raw_url::render_raw_url;
+use crate::scan::{ParsedEgg, SourceScan};
+use crate::slug::{SlugKey, assign_slugs};
+use crate::wire::{
+    IndexItem, Meta, Problem, Report, SourceProblem, SourceReport, SourceState, SourceStatus, State,
+};
+use crate::{INTERFACE_VERSION, paths};
+
+/// A configured source, as the catalog sees it.
+#[derive(Debug, Clone)]
+pub struct SourceInfo {
+    /// Identity of the source across builds (URL and configured branch).
+    pub key: String,
+    /// The configured URL or path, for the report.
+    pub url: String,
+    /// Becomes `source` of its eggs.
+    pub label: String,
+    /// Owner of the repository.
+    pub owner: String,
+    /// Name of the repository.
+    pub repo: String,
+    /// `rawUrl` template with `{owner}`, `{repo}`, `{branch}`, `{path}`.
+    pub raw_url: String,
+}
+
+/// What fetching a source gave.
+#[derive(Debug)]
+pub enum Fetched {
+    /// Fetched and scanned at `commit`.
+    Scanned {
+        /// The branch read.
+        branch: String,
+        /// The commit read.
+        commit: String,
+        /// Its eggs and problems.
+        scan: SourceScan,
+    },
+    /// The tip commit is the one of the previous catalog: reuse its eggs without re-parsing.
+    Unchanged,
+    /// Fetching failed.
+    Failed {
+        /// The branch, when it was resolved before the failure.
+        branch: Option<String>,
+        /// Why, for the report.
+        error: String,
+    },
+}
+
+/// One source and what fetching it gave.
+#[derive(Debug)]
+pub struct SourceInput {
+    /// The source.
+    pub info: SourceInfo,
+    /// The outcome of fetching it.
+    pub fetched: Fetched,
+}
+
+/// What the previous catalog holds of one source.
+#[derive(Debug, Clone)]
+pub struct PreviousSource {
+    /// The branch its eggs were read from.
+    pub branch: String,
+    /// The commit its eggs were read at.
+    pub commit: String,
+    /// Its eggs with their `indexedAt`.
+    pub eggs: Vec<(ParsedEgg, u64)>,
+    /// Files skipped at that commit.
+    pub skipped: Vec<Problem>,
+    /// Warnings at that commit.
+    pub warnings: Vec<Problem>,
+}
+
+/// The previous catalog, by source key.
+#[derive(Debug, Clone, Default)]
+pub struct Previous {
+    /// Keyed by [`SourceInfo::key`].
+    pub sources: HashMap<String, PreviousSource>,
+}
+
+/// The build's identity and the times it runs at (the clock is read by the caller).
+#[derive(Debug, Clone)]
+pub struct BuildContext {
+    /// Identifies the build.
+    pub build_id: String,
+    /// When the build started (Unix ms).
+    pub started_at_ms: u64,
+    /// Now (Unix ms): `indexedAt` of new content and the report's `finishedAt`.
+    pub now_ms: u64,
+}
+
+/// A complete catalog, ready to publish.
+#[derive(Debug)]
+pub struct Catalog {
+    /// Every published document, by path under the output root.
+    pub files: BTreeMap<String, Vec<u8>>,
+    /// The build report (also in `files` as [`paths::STATUS`]).
+    pub report: Report,
+    /// What the next build needs to reuse this one.
+    pub state: State,
+}
+
+/// One source after merging with the previous catalog.
+struct Merged {
+    eggs: Vec<(ParsedEgg, u64)>,
+    state: Option<SourceState>,
+    report: SourceReport,
+    skipped: Vec<Problem>,
+    warnings: Vec<Problem>,
+}
+
+/// Builds the catalog from every source's outcome and the previous catalog.
+pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContext) -> Catalog {
+    let merged: Vec<(SourceInfo, Merged)> = inputs
+        .into_iter()
+        .map(|input| {
+            let prev = previous.sources.remove(&input.info.key);
+            let m = merge(&input.info, input.fetched, prev, ctx.now_ms);
+            (input.info, m)
+        })
+        .collect();
+
+    // Every egg with its source, in (owner, repo, path) order so that slugs and the output do not
+    // depend on the configuration order.
+    let mut eggs: Vec<(usize, &ParsedEgg, u64)> = merged
+        .iter()
+        .enumerate()
+        .flat_map(|(s, (_, m))| m.eggs.iter().map(move |(e, at)| (s, e, *at)))
+        .collect();
+    eggs.sort_by(|&(sa, a, _), &(sb, b, _)| {
+        let (ia, ib) = (&merged[sa].0, &merged[sb].0);
+        (&ia.owner, &ia.repo, &a.path, sa).cmp(&(&ib.owner, &ib.repo, &b.path, sb))
+    });
+    let slug_keys: Vec<SlugKey<'_>> = eggs
+        .iter()
+        .map(|&(s, e, _)| SlugKey {
+            owner: &merged[s].0.owner,
+            repo: &merged[s].0.repo,
+            path: &e.path,
+        })
+        .collect();
+    let slugs = assign_slugs(&slug_keys);
+
+    let mut files = BTreeMap::new();
+    let mut index = Vec::with_capacity(eggs.len());
+    let mut slugs_by_source: Vec<Vec<String>> = vec![Vec::new(); merged.len()];
+    for ((s, egg, indexed_at), slug) in eggs.iter().zip(slugs) {
+        let (info, m) = &merged[*s];
+        let state = m.state.as_ref().expect("a source with eggs has a state");
+        let meta = meta(info, state, egg, &slug, *indexed_at);
+        let doc = EggDocumentRef {
+            egg: &egg.egg,
+            meta: &meta,
+            readme: egg.readme.as_deref(),
+        };
+        files.insert(paths::egg(&slug), to_json(&doc));
+        index.push(IndexItem {
+            slug: slug.clone(),
+            name: meta.name,
+            category: meta.category,
+            repo: meta.repo,
+            source: meta.source,
+        });
+        slugs_by_source[*s].push(slug);
+    }
+    index.sort_by(|a, b| a.slug.cmp(&b.slug));
+    let names = sort_names(index.iter().map(|i| i.name.as_str()));
+    files.insert(paths::NAMES.to_owned(), to_json(&names));
+    files.insert(paths::INDEX.to_owned(), to_json(&index));
+
+    let mut report = Report {
+        interface_version: INTERFACE_VERSION.to_owned(),
+        build_id: ctx.build_id.clone(),
+        started_at: rfc3339(ctx.started_at_ms),
+        finished_at: rfc3339(ctx.now_ms),
+        eggs: index.len(),
+        sources: Vec::new(),
+        skipped: Vec::new(),
+        warnings: Vec::new(),
+    };
+    let mut state = State::default();
+    for ((info, m), mut slugs) in merged.into_iter().zip(slugs_by_source) {
+        let source = format!("{}/{}", info.owner, info.repo);
+        let tag = |p: Problem| SourceProblem {
+            source: source.clone(),
+            path: p.path,
+            message: p.message,
+        };
+        report.skipped.extend(m.skipped.into_iter().map(tag));
+        report.warnings.extend(m.warnings.into_iter().map(tag));
+        report.sources.push(m.report);
+        if let Some(mut s) = m.state {
+            slugs.sort();
+            s.eggs = slugs;
+            state.sources.push(s);
+        }
+    }
+    files.insert(paths::STATUS.to_owned(), to_json(&report));
+    Catalog {
+        files,
+        report,
+        state,
+    }
+}
+
+fn merge(info: &SourceInfo, fetched: Fetched, prev: Option<PreviousSource>, now_ms: u64) -> Merged {
+    let mut report = SourceReport {
+        url: info.url.clone(),
+        label: info.label.clone(),
+        owner: info.owner.clone(),
+        repo: info.repo.clone(),
+        branch: None,
+        commit: None,
+        status: SourceStatus::Ok,
+        changed: false,
+        eggs: 0,
+        error: None,
+        kept_previous: false,
+    };
+    let mut merged = match (fetched, prev) {
+        (Fetched::Scanned { scan, .. }, Some(prev))
+            if scan.eggs.is_empty() && !prev.eggs.is_empty() =>
+        {
+            report.status = SourceStatus::Failed;
+            report.error = Some(format!(
+                "no eggs found where the previous build had {}: kept the previous eggs",
+                prev.eggs.len()
+            ));
+            report.kept_previous = true;
+            kept(info, prev, scan.skipped, scan.warnings, report)
+        }
+        (
+            Fetched::Scanned {
+                branch,
+                commit,
+                scan,
+            },
+            prev,
+        ) => {
+            let earlier: HashMap<&str, (&str, u64)> = prev
+                .iter()
+                .flat_map(|p| {
+                    p.eggs
+                        .iter()
+                        .map(|(e, at)| (e.path.as_str(), (e.sha256.as_str(), *at)))
+                })
+                .collect();
+            let eggs: Vec<(ParsedEgg, u64)> = scan
+                .eggs
+                .into_iter()
+                .map(|e| {
+                    let at = match earlier.get(e.path.as_str()) {
+                        Some(&(sha, at)) if sha == e.sha256 => at,
+                        _ => now_ms,
+                    };
+                    (e, at)
+                })
+                .collect();
+            report.changed = true;
+            let state = SourceState {
+                key: info.key.clone(),
+                branch,
+                commit,
+                eggs: Vec::new(),
+                skipped: scan.skipped.clone(),
+                warnings: scan.warnings.clone(),
+            };
+            Merged {
+                eggs,
+                state: Some(state),
+                report,
+                skipped: scan.skipped,
+                warnings: scan.warnings,
+            }
+        }
+        (Fetched::Unchanged, Some(prev)) => {
+            let (skipped, warnings) = (prev.skipped.clone(), prev.warnings.clone());
+            kept(info, prev, skipped, warnings, report)
+        }
+        (Fetched::Unchanged, None) => {
+            report.status = SourceStatus::Failed;
+            report.error = Some("unchanged upstream but no previous catalog to reuse".to_owned());
+            Merged {
+                eggs: Vec::new(),
+                state: None,
+                report,
+                skipped: Vec::new(),
+                warnings: Vec::new(),
+            }
+        }
+        (Fetched::Failed { branch, error }, prev) => {
+            report.status = SourceStatus::Failed;
+            report.error = Some(error);
+            match prev {
+                Some(prev) => {
+                    report.kept_previous = !prev.eggs.is_empty();
+                    let (skipped, warnings) = (prev.skipped.clone(), prev.warnings.clone());
+                    kept(info, prev, skipped, warnings, report)
+                }
+                None => {
+                    report.branch = branch;
+                    Merged {
+                        eggs: Vec::new(),
+                        state: None,
+                        report,
+                        skipped: Vec::new(),
+                        warnings: Vec::new(),
+                    }
+                }
+            }
+        }
+    };
+    if let Some(state) = &merged.state {
+        merged.report.branch = Some(state.branch.clone());
+        merged.report.commit = Some(state.commit.clone());
+    }
+    merged.report.eggs = merged.eggs.len();
+    merged
+}
+
+/// The previous eggs of a source, carried into this build.
+fn kept(
+    info: &SourceInfo,
+    prev: PreviousSource,
+    skipped: Vec<Problem>,
+    warnings: Vec<Problem>,
+    report: SourceReport,
+) -> Merged {
+    let state = SourceState {
+        key: info.key.clone(),
+        branch: prev.branch,
+        commit: prev.commit,
+        eggs: Vec::new(),
+        skipped: prev.skipped,
+        warnings: prev.warnings,
+    };
+    Merged {
+        eggs: prev.eggs,
+        state: Some(state),
+        report,
+        skipped,
+        warnings,
+    }
+}
+
+fn meta(
+    info: &SourceInfo,
+    state: &SourceState,
+    egg: &ParsedEgg,
+    slug: &str,
+    indexed_at: u64,
+) -> Meta {
+    let category = match egg.path.split_once('/') {
+        Some((first, _)) => first.to_owned(),
+        None => info.repo.clone(),
+    };
+    Meta {
+        slug: slug.to_owned(),
+        name: egg.name.clone(),
+        category,
+        source: info.label.clone(),
+        owner: info.owner.clone(),
+        repo: info.repo.clone(),
+        branch: state.branch.clone(),
+        path: egg.path.clone(),
+        raw_url: render_raw_url(
+            &info.raw_url,
+            &info.owner,
+            &info.repo,
+            &state.branch,
+            &egg.path,
+        ),
+        indexed_at,
+        format: egg.format.clone(),
+        sha256: egg.sha256.clone(),
+        commit: state.commit.clone(),
+    }
+}
+
+/// [`crate::wire::EggDocument`] by reference, so rendering copies no egg. Same fields, same order.
+#[derive(Serialize)]
+struct EggDocumentRef<'a> {
+    egg: &'a RawValue,
+    meta: &'a Meta,
+    readme: Option<&'a str>,
+}
+
+fn to_json<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).expect("catalog documents always serialize")
+}
+
+/// RFC 3339 UTC with milliseconds.
+pub(crate) fn rfc3339(unix_ms: u64) -> String {
+    humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(unix_ms)).to_string()
+}

@@ -1,0 +1,173 @@
+//! The wire format: every document eggcat publishes, field by field, in output order.
+//!
+//! Architecture invariant: these are the only types serialized into the published tree (plus the
+//! upstream egg itself, carried as raw JSON). docs/catalog-format.md documents each field; a
+//! change here is a change of the interface version.
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+/// Where an egg came from, and when it was first indexed with this content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    /// The egg's slug (unique in the catalog).
+    pub slug: String,
+    /// The display name.
+    pub name: String,
+    /// The first folder of the path; the repository name for a file at the root.
+    pub category: String,
+    /// The source's label (`pelican`, `pterodactyl`, ...).
+    pub source: String,
+    /// Owner of the upstream repository.
+    pub owner: String,
+    /// Name of the upstream repository.
+    pub repo: String,
+    /// The upstream branch.
+    pub branch: String,
+    /// Path of the egg file inside the repository.
+    pub path: String,
+    /// Where the upstream file can be downloaded.
+    pub raw_url: String,
+    /// Unix time in milliseconds at which this content was first indexed.
+    pub indexed_at: u64,
+    /// `meta.version` of the egg (`PTDL_v2`, `PLCN_v3`, ...).
+    pub format: String,
+    /// Hex SHA-256 of the upstream file's bytes.
+    pub sha256: String,
+    /// The upstream commit the file was read at.
+    pub commit: String,
+}
+
+/// `api/v1/eggs/<slug>.json`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct EggDocument {
+    /// The upstream egg, faithful, as compact JSON.
+    pub egg: Box<RawValue>,
+    /// Where it came from.
+    pub meta: Meta,
+    /// The README of the egg's folder, or null.
+    pub readme: Option<String>,
+}
+
+/// One element of `api/v1/eggs/_index.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexItem {
+    /// See [`Meta::slug`].
+    pub slug: String,
+    /// See [`Meta::name`].
+    pub name: String,
+    /// See [`Meta::category`].
+    pub category: String,
+    /// See [`Meta::repo`].
+    pub repo: String,
+    /// See [`Meta::source`].
+    pub source: String,
+}
+
+/// `api/v1/_status.json`: what the build did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Always [`crate::INTERFACE_VERSION`].
+    pub interface_version: String,
+    /// Identifies this build (and its snapshot folder).
+    pub build_id: String,
+    /// When the build started (RFC 3339, UTC).
+    pub started_at: String,
+    /// When the documents were complete (RFC 3339, UTC). This is the `Last-Modified` of every
+    /// document of the snapshot.
+    pub finished_at: String,
+    /// Eggs in the catalog.
+    pub eggs: usize,
+    /// One entry per configured source, in configuration order.
+    pub sources: Vec<SourceReport>,
+    /// Every file that looks like an egg but is not indexed, by source then path.
+    pub skipped: Vec<SourceProblem>,
+    /// Everything else a maintainer should look at, by source then path.
+    pub warnings: Vec<SourceProblem>,
+}
+
+/// The outcome for one source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceReport {
+    /// The configured URL or path.
+    pub url: String,
+    /// The label (`source` of its eggs).
+    pub label: String,
+    /// Owner of the upstream repository.
+    pub owner: String,
+    /// Name of the upstream repository.
+    pub repo: String,
+    /// The branch read, when known.
+    pub branch: Option<String>,
+    /// The commit its eggs come from, when it has any.
+    pub commit: Option<String>,
+    /// `ok` or `failed`.
+    pub status: SourceStatus,
+    /// Whether the source was fetched and parsed anew (false when its tip commit was unchanged,
+    /// or when its previous eggs were kept).
+    pub changed: bool,
+    /// Eggs of this source in the catalog.
+    pub eggs: usize,
+    /// Why the source failed, when it did.
+    pub error: Option<String>,
+    /// Whether the eggs of the previous build were kept because this one failed.
+    pub kept_previous: bool,
+}
+
+/// Whether a source gave its eggs in this build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceStatus {
+    /// Fetched (or unchanged) and scanned.
+    Ok,
+    /// Fetch failed, or the source suddenly had no eggs.
+    Failed,
+}
+
+/// A file of one source and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceProblem {
+    /// `owner/repo` of the source.
+    pub source: String,
+    /// Path inside the repository.
+    pub path: String,
+    /// What is wrong, for a maintainer.
+    pub message: String,
+}
+
+/// A file and what is wrong with it, within one source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    /// Path inside the repository.
+    pub path: String,
+    /// What is wrong, for a maintainer.
+    pub message: String,
+}
+
+/// `state.json` beside the published tree of a snapshot (not published): what the next build
+/// needs to reuse this one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    /// One entry per source that has eggs or a known commit.
+    pub sources: Vec<SourceState>,
+}
+
+/// What a snapshot remembers of one source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceState {
+    /// The source's identity in the configuration (its URL and configured branch).
+    pub key: String,
+    /// The branch the eggs were read from.
+    pub branch: String,
+    /// The commit the eggs were read at.
+    pub commit: String,
+    /// Slugs of its eggs in this snapshot (their documents hold the rest).
+    pub eggs: Vec<String>,
+    /// Files skipped at that commit.
+    pub skipped: Vec<Problem>,
+    /// Warnings at that commit.
+    pub warnings: Vec<Problem>,
+}
