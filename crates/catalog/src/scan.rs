@@ -121,7 +121,9 @@ pub fn scan(entries: &[TreeEntry]) -> SourceScan {
             continue;
         }
         match parse_egg(entry) {
-            Ok(mut egg) => {
+            Ok((mut egg, warnings)) => {
+                out.warnings
+                    .extend(warnings.iter().map(|w| problem(&entry.path, w)));
                 egg.readme = readme_texts
                     .entry(folder)
                     .or_insert_with(|| readmes.read(folder, &mut out.warnings))
@@ -134,7 +136,7 @@ pub fn scan(entries: &[TreeEntry]) -> SourceScan {
     out
 }
 
-fn parse_egg(entry: &TreeEntry) -> Result<ParsedEgg, String> {
+fn parse_egg(entry: &TreeEntry) -> Result<(ParsedEgg, Vec<String>), String> {
     if entry.kind == EntryKind::Symlink {
         return Err("symbolic link: not followed".to_owned());
     }
@@ -150,18 +152,19 @@ fn parse_egg(entry: &TreeEntry) -> Result<ParsedEgg, String> {
         .ok_or("file content was not read")?;
     let (_, file) = split(&entry.path);
     let syntax = SyntaxKind::from_file_name(file).ok_or("not a JSON or YAML file name")?;
-    let doc = eggcat_egg::parse(bytes, syntax).map_err(|e| e.to_string())?;
-    let info = eggcat_egg::inspect(&doc).map_err(|e| e.to_string())?;
-    let compact = serde_json::to_string(&doc).expect("a JSON value always serializes");
+    let parsed = eggcat_egg::parse(bytes, syntax).map_err(|e| e.to_string())?;
+    let info = eggcat_egg::inspect(&parsed.value).map_err(|e| e.to_string())?;
+    let compact = serde_json::to_string(&parsed.value).expect("a JSON value always serializes");
     let egg = RawValue::from_string(compact).expect("serde_json output is valid JSON");
-    Ok(ParsedEgg {
+    let egg = ParsedEgg {
         path: entry.path.clone(),
         name: display_name(&info.name, file),
         format: info.format,
         sha256: hex_sha256(bytes),
         egg,
         readme: None,
-    })
+    };
+    Ok((egg, parsed.warnings))
 }
 
 /// Lower-case hex SHA-256.

@@ -1,1 +1,97 @@
-fn main() {}
+//! The `eggcat` binary: a thin command line over the library crates. The only place that uses
+//! `anyhow` and prints.
+
+mod cmd;
+mod config;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use clap::{Parser, Subcommand};
+
+/// eggcat: a catalog of Pterodactyl and Pelican eggs, built from upstream git repositories and
+/// served as static JSON (API v1, interface version 2.0.0).
+#[derive(Debug, Parser)]
+#[command(name = "eggcat", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Fetch every source, build the catalog, and publish it as the current snapshot.
+    Build {
+        /// Configuration file (TOML). Default: ./eggcat.toml if present, else the built-in list
+        /// of upstream repositories.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Also write the published tree (api/v1/...) into DIR, for a static host or CDN.
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Serve the current snapshot over HTTP, building one first if there is none, and rebuild
+    /// it periodically.
+    Serve {
+        /// Configuration file (TOML), as for `build`.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// Address to listen on (overrides `listen`; default 127.0.0.1:8080).
+        #[arg(long, value_name = "ADDR")]
+        listen: Option<String>,
+        /// Time between rebuilds, e.g. 90s, 30m, 6h (overrides `refresh`; default 3h).
+        #[arg(long, value_name = "DURATION")]
+        refresh: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging();
+    let result = match cli.command {
+        Command::Build { config, out } => config::Config::load(config.as_deref())
+            .and_then(|c| cmd::build::run(&c, out.as_deref())),
+        Command::Serve {
+            config,
+            listen,
+            refresh,
+        } => config::Config::load(config.as_deref()).and_then(|mut c| {
+            if let Some(listen) = listen {
+                c.listen = listen;
+            }
+            if let Some(refresh) = refresh {
+                c.refresh = config::parse_duration("--refresh", &refresh)?;
+            }
+            cmd::serve::run(c)
+        }),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("eggcat: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Logs go to stderr; `EGGCAT_LOG` sets the level (error, warn, info, debug, trace).
+fn init_logging() {
+    let level = std::env::var("EGGCAT_LOG")
+        .ok()
+        .and_then(|l| l.parse().ok())
+        .unwrap_or(tracing::Level::INFO);
+    tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .init();
+}
+
+/// The clock: Unix time in milliseconds.
+pub(crate) fn now_ms() -> u64 {
+    let since = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    u64::try_from(since.as_millis()).unwrap_or(u64::MAX)
+}

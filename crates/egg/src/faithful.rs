@@ -2,9 +2,13 @@
 //! keys keep their document order.
 //!
 //! Both formats go through one serde visitor, [`Faithful`], so they share one definition of
-//! "faithful": a duplicate key is an error (serde_json would silently keep the last value),
-//! non-finite floats are refused (JSON cannot carry them), and every map key must be a string.
+//! "faithful": non-finite floats are refused (JSON cannot carry them), every map key must be a
+//! string, and duplicate keys are handled the way the panel that imports the egg handles them.
+//! The panel reads JSON with PHP's `json_decode`, which keeps the last value at the first key's
+//! place: eggcat does the same and reports a warning naming the key. The panel reads YAML with
+//! Symfony YAML, which refuses duplicate keys: eggcat refuses them too.
 
+use std::cell::RefCell;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -63,8 +67,17 @@ pub enum ParseError {
     Yaml(String),
 }
 
+/// A parsed document and what a maintainer should know about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parsed {
+    /// The document, object keys in document order.
+    pub value: Value,
+    /// Problems that did not stop the parse (duplicate JSON keys).
+    pub warnings: Vec<String>,
+}
+
 /// Parses `bytes` as `syntax` into a JSON value with document key order.
-pub fn parse(bytes: &[u8], syntax: SyntaxKind) -> Result<Value, ParseError> {
+pub fn parse(bytes: &[u8], syntax: SyntaxKind) -> Result<Parsed, ParseError> {
     if bytes.starts_with("\u{feff}".as_bytes()) {
         return Err(ParseError::ByteOrderMark);
     }
@@ -77,9 +90,14 @@ pub fn parse(bytes: &[u8], syntax: SyntaxKind) -> Result<Value, ParseError> {
     }
 }
 
-fn parse_json(text: &str) -> Result<Value, ParseError> {
+fn parse_json(text: &str) -> Result<Parsed, ParseError> {
     let mut de = serde_json::Deserializer::from_str(text);
-    let value = Faithful
+    let duplicates = RefCell::new(Vec::new());
+    let seed = Faithful {
+        at: &Location::Root,
+        duplicates: Some(&duplicates),
+    };
+    let value = seed
         .deserialize(&mut de)
         .and_then(|v| de.end().map(|()| v))
         .map_err(|e| {
@@ -94,10 +112,17 @@ fn parse_json(text: &str) -> Result<Value, ParseError> {
                 message
             })
         })?;
-    Ok(value)
+    let warnings = duplicates
+        .into_inner()
+        .into_iter()
+        .map(|key| {
+            format!("duplicate key `{key}`: the last value is kept, as the panel does on import")
+        })
+        .collect();
+    Ok(Parsed { value, warnings })
 }
 
-fn parse_yaml(text: &str) -> Result<Value, ParseError> {
+fn parse_yaml(text: &str) -> Result<Parsed, ParseError> {
     let options = serde_saphyr::options! {
         budget: serde_saphyr::budget! { max_depth: MAX_YAML_DEPTH },
         duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
@@ -116,7 +141,7 @@ fn parse_yaml(text: &str) -> Result<Value, ParseError> {
             None => message,
         })
     })?;
-    Ok(value.0)
+    Ok(Parsed { value: value.0, warnings: Vec::new() })
 }
 
 /// Error messages go into a one-line report entry.
@@ -129,14 +154,45 @@ struct FaithfulValue(Value);
 
 impl<'de> serde::Deserialize<'de> for FaithfulValue {
     fn deserialize<D: de::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Faithful.deserialize(d).map(FaithfulValue)
+        // The YAML parser refuses duplicate keys itself; a duplicate reaching the visitor is an
+        // error too.
+        Faithful {
+            at: &Location::Root,
+            duplicates: None,
+        }
+        .deserialize(d)
+        .map(FaithfulValue)
     }
 }
 
-/// The seed and visitor that build a [`Value`] faithfully.
-struct Faithful;
+/// Where a value sits in the document, as a chain of parents (no allocation unless a duplicate
+/// key has to be named).
+enum Location<'a> {
+    Root,
+    Key(&'a Location<'a>, &'a str),
+    Index(&'a Location<'a>, usize),
+}
 
-impl<'de> DeserializeSeed<'de> for Faithful {
+impl fmt::Display for Location<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Location::Root => Ok(()),
+            Location::Key(Location::Root, key) => f.write_str(key),
+            Location::Key(parent, key) => write!(f, "{parent}.{key}"),
+            Location::Index(parent, i) => write!(f, "{parent}[{i}]"),
+        }
+    }
+}
+
+/// The seed and visitor that build a [`Value`] faithfully. With `duplicates`, a duplicate key
+/// keeps its last value and its location is recorded; without, it is an error.
+#[derive(Clone, Copy)]
+struct Faithful<'a> {
+    at: &'a Location<'a>,
+    duplicates: Option<&'a RefCell<Vec<String>>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Faithful<'_> {
     type Value = Value;
 
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
@@ -144,7 +200,7 @@ impl<'de> DeserializeSeed<'de> for Faithful {
     }
 }
 
-impl<'de> Visitor<'de> for Faithful {
+impl<'de> Visitor<'de> for Faithful<'_> {
     type Value = Value;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -186,12 +242,16 @@ impl<'de> Visitor<'de> for Faithful {
     }
 
     fn visit_some<D: de::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        Faithful.deserialize(d)
+        self.deserialize(d)
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        while let Some(item) = seq.next_element_seed(Faithful)? {
+        loop {
+            let at = Location::Index(self.at, items.len());
+            let Some(item) = seq.next_element_seed(Faithful { at: &at, ..self })? else {
+                break;
+            };
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -200,10 +260,15 @@ impl<'de> Visitor<'de> for Faithful {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
+            let at = Location::Key(self.at, &key);
             if object.contains_key(&key) {
-                return Err(de::Error::custom(format_args!("duplicate key `{key}`")));
+                match self.duplicates {
+                    Some(found) => found.borrow_mut().push(at.to_string()),
+                    None => return Err(de::Error::custom(format_args!("duplicate key `{at}`"))),
+                }
             }
-            let value = map.next_value_seed(Faithful)?;
+            let value = map.next_value_seed(Faithful { at: &at, ..self })?;
+            // On a duplicate, `insert` keeps the first key's place and takes the last value.
             object.insert(key, value);
         }
         Ok(Value::Object(object))
@@ -215,11 +280,11 @@ mod tests {
     use super::*;
 
     fn json(text: &str) -> Result<Value, ParseError> {
-        parse(text.as_bytes(), SyntaxKind::Json)
+        parse(text.as_bytes(), SyntaxKind::Json).map(|p| p.value)
     }
 
     fn yaml(text: &str) -> Result<Value, ParseError> {
-        parse(text.as_bytes(), SyntaxKind::Yaml)
+        parse(text.as_bytes(), SyntaxKind::Yaml).map(|p| p.value)
     }
 
     #[test]
@@ -237,10 +302,28 @@ mod tests {
     }
 
     #[test]
-    fn duplicate_keys_are_refused_in_both_syntaxes() {
-        let e = json(r#"{"a":1,"b":{"x":1,"x":2}}"#).unwrap_err();
-        assert!(e.to_string().contains("duplicate key `x`"), "{e}");
-        let e = yaml("a: 1\na: 2\n").unwrap_err();
+    fn duplicate_json_keys_keep_the_last_value_in_the_first_place_with_a_warning() {
+        let parsed = parse(
+            br#"{"a":1,"v":[{"x":1,"y":2,"x":null}],"b":2,"a":3}"#,
+            SyntaxKind::Json,
+        )
+        .unwrap();
+        assert_eq!(
+            serde_json::to_string(&parsed.value).unwrap(),
+            r#"{"a":3,"v":[{"x":null,"y":2}],"b":2}"#
+        );
+        assert_eq!(
+            parsed.warnings,
+            [
+                "duplicate key `v[0].x`: the last value is kept, as the panel does on import",
+                "duplicate key `a`: the last value is kept, as the panel does on import",
+            ]
+        );
+    }
+
+    #[test]
+    fn duplicate_yaml_keys_are_refused() {
+        let e = yaml("a: 1\nb:\n  c: 1\n  c: 2\n").unwrap_err();
         assert!(e.to_string().to_lowercase().contains("duplicate"), "{e}");
     }
 

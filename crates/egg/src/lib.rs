@@ -3,12 +3,12 @@
 //!
 //! An egg is a JSON or YAML document written by a Pterodactyl or Pelican panel. The catalog
 //! republishes it as an open JSON object, so parsing must be faithful (same keys in the same
-//! order, same values) and must refuse what a faithful copy cannot represent: duplicate keys
-//! (which one would be "the" value?), byte-order marks and invalid UTF-8, nesting deeper than
-//! [`MAX_JSON_DEPTH`] or [`MAX_YAML_DEPTH`], YAML alias bombs.
+//! order, same values), must refuse what it cannot represent (byte-order marks, invalid UTF-8,
+//! nesting deeper than [`MAX_JSON_DEPTH`] or [`MAX_YAML_DEPTH`], YAML alias bombs), and must treat
+//! duplicate keys the way the panel that imports the egg does (see `faithful.rs`).
 
 mod faithful;
 mod view;
 
-pub use faithful::{MAX_JSON_DEPTH, MAX_YAML_DEPTH, ParseError, SyntaxKind, parse};
+pub use faithful::{MAX_JSON_DEPTH, MAX_YAML_DEPTH, ParseError, Parsed, SyntaxKind, parse};
 pub use view::{EggInfo, ShapeError, inspect};

@@ -1,1 +1,63 @@
-//! placeholder
+//! Snapshots on disk, and the rebuild that fetches every source, builds and publishes.
+//!
+//! Layout of `data_dir`:
+//! ```text
+//! mirrors/<owner-repo-hash>.git   bare, shallow mirror of each git source
+//! snapshots/<build-id>/           one complete published tree (api/v1/...) plus state.json
+//! snapshots/.tmp-<build-id>/      a snapshot being written (never current)
+//! current -> snapshots/<build-id> the published snapshot, swapped by an atomic rename
+//! .lock                           held by the one build that may run at a time
+//! ```
+//!
+//! Architecture invariant: `current` only ever names a complete snapshot. A snapshot is written
+//! under a temporary name, renamed into place, and only then does `current` move (a symlink
+//! renamed over the old one), so a reader sees the old catalog or the new one, never a mix, and a
+//! build killed at any point leaves the previous snapshot current and intact.
+
+mod rebuild;
+mod snapshot;
+
+pub use rebuild::{BuildOptions, Outcome, Progress, rebuild};
+pub use snapshot::{SnapshotFiles, Store, write_tree};
+
+/// Why the store or a rebuild failed as a whole. A failing source is not an error: it is in the
+/// report and keeps its previous eggs.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// Reading or writing under `data_dir` (or `--out`) failed.
+    #[error("{action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The path.
+        path: String,
+        /// The IO error.
+        source: std::io::Error,
+    },
+    /// Another build holds the lock on `data_dir`.
+    #[error("another build is running on {0}")]
+    Locked(String),
+    /// No source could be fetched and there is no previous catalog: nothing to publish.
+    #[error("nothing to publish: no source could be fetched ({0})")]
+    NothingToPublish(String),
+    /// A snapshot on disk is damaged.
+    #[error("snapshot {path} is damaged: {detail}")]
+    Damaged {
+        /// The snapshot.
+        path: String,
+        /// What is wrong.
+        detail: String,
+    },
+}
+
+pub(crate) fn io_error(
+    action: &'static str,
+    path: &std::path::Path,
+) -> impl FnOnce(std::io::Error) -> StoreError {
+    let path = path.display().to_string();
+    move |source| StoreError::Io {
+        action,
+        path,
+        source,
+    }
+}

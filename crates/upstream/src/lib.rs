@@ -1,1 +1,66 @@
-//! placeholder
+//! Upstream sources: what a `[[source]]` of the configuration means, and fetching its tree.
+//!
+//! A source is a git repository reached over https, git://, file:// (or plain http on a loopback
+//! address), or a local path: a git repository there is fetched like any other, a plain folder is
+//! read as it is (the bundled demo is one). Git runs as the `git` program: it speaks every
+//! transport, shallow-fetches over file://, and is killed when a source exceeds its time or size
+//! limit. Files are read from the object database of a bare mirror; nothing is checked out.
+
+mod dir;
+mod fetch;
+mod git;
+mod process;
+mod source;
+
+pub use fetch::{Limits, fetch};
+pub use source::{ConfigError, Location, Source, SourceSpec, default_sources};
+
+/// Why a source could not be fetched. Each message names what failed and is shown in the
+/// build report.
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    /// The branch does not exist upstream.
+    #[error("branch `{0}` not found upstream")]
+    BranchNotFound(String),
+    /// The remote has no default branch (an empty repository).
+    #[error("upstream has no default branch (empty repository?)")]
+    NoDefaultBranch,
+    /// A git command failed.
+    #[error("git {command} failed: {message}")]
+    Git {
+        /// `ls-remote`, `fetch`, ...
+        command: &'static str,
+        /// git's own words, last lines of stderr.
+        message: String,
+    },
+    /// The time limit ran out.
+    #[error("git {command} did not finish within {seconds} s")]
+    Timeout {
+        /// The command that was killed.
+        command: &'static str,
+        /// The limit.
+        seconds: u64,
+    },
+    /// The mirror grew past its size cap.
+    #[error("upstream is larger than the limit of {limit} bytes")]
+    TooLarge {
+        /// The cap in bytes.
+        limit: u64,
+    },
+    /// The local path does not exist or cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Io {
+        /// What was being read.
+        path: String,
+        /// The IO error.
+        source: std::io::Error,
+    },
+    /// git printed something this program does not understand.
+    #[error("unexpected output from git {command}: {detail}")]
+    Protocol {
+        /// The command.
+        command: &'static str,
+        /// What was wrong.
+        detail: String,
+    },
+}

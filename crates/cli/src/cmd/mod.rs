@@ -1,0 +1,4 @@
+//! One file per subcommand.
+
+pub(crate) mod build;
+pub(crate) mod serve;

@@ -1,0 +1,181 @@
+//! The configuration file (TOML): which sources to index, where data lives, how to serve.
+//!
+//! Without `--config`, `eggcat.toml` in the working directory is used when present, else the
+//! built-in default: the ten pelican-eggs repositories and pterodactyl/game-eggs on GitHub.
+//! Relative paths in a file are relative to the file's folder.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use eggcat_upstream::{Limits, Source, SourceSpec, default_sources};
+use serde::Deserialize;
+
+/// The file's keys, all optional but `[[source]]` (which defaults to the built-in list when the
+/// file has none).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    data_dir: Option<PathBuf>,
+    listen: Option<String>,
+    refresh: Option<String>,
+    cache_control: Option<String>,
+    fetch_timeout: Option<String>,
+    max_source_bytes: Option<u64>,
+    max_connections: Option<usize>,
+    #[serde(default)]
+    source: Vec<SourceSpec>,
+}
+
+/// The resolved configuration.
+#[derive(Debug, Clone)]
+pub(crate) struct Config {
+    /// Where this configuration came from, for messages.
+    pub(crate) origin: String,
+    pub(crate) data_dir: PathBuf,
+    pub(crate) listen: String,
+    pub(crate) refresh: Duration,
+    pub(crate) cache_control: String,
+    pub(crate) max_connections: usize,
+    pub(crate) sources: Vec<Source>,
+    pub(crate) limits: Limits,
+}
+
+pub(crate) const DEFAULT_CACHE_CONTROL: &str =
+    "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400";
+
+impl Config {
+    /// Loads `path`, or `./eggcat.toml`, or the built-in default.
+    pub(crate) fn load(path: Option<&Path>) -> Result<Config> {
+        let implicit = Path::new("eggcat.toml");
+        let path = match path {
+            Some(p) => Some(p),
+            None if implicit.is_file() => Some(implicit),
+            None => None,
+        };
+        let Some(path) = path else {
+            return Config::from_file(File::default(), Path::new("."), "built-in default".into());
+        };
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read config {}", path.display()))?;
+        let file: File =
+            toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))?;
+        let base = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        Config::from_file(file, base, path.display().to_string())
+            .with_context(|| format!("invalid config {}", path.display()))
+    }
+
+    fn from_file(file: File, base: &Path, origin: String) -> Result<Config> {
+        let specs = if file.source.is_empty() {
+            default_sources()
+        } else {
+            file.source
+        };
+        let sources = specs
+            .iter()
+            .map(|s| Source::resolve(s, base))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut keys: Vec<String> = sources.iter().map(Source::key).collect();
+        keys.sort();
+        if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
+            bail!("source `{}` is configured twice", w[0]);
+        }
+        let defaults = Limits::default();
+        Ok(Config {
+            origin,
+            data_dir: base.join(
+                file.data_dir
+                    .unwrap_or_else(|| PathBuf::from("eggcat-data")),
+            ),
+            listen: file.listen.unwrap_or_else(|| "127.0.0.1:8080".into()),
+            refresh: parse_duration("refresh", file.refresh.as_deref().unwrap_or("3h"))?,
+            cache_control: file
+                .cache_control
+                .unwrap_or_else(|| DEFAULT_CACHE_CONTROL.into()),
+            max_connections: file.max_connections.unwrap_or(1024),
+            limits: Limits {
+                timeout: match file.fetch_timeout {
+                    Some(t) => parse_duration("fetch_timeout", &t)?,
+                    None => defaults.timeout,
+                },
+                max_bytes: file.max_source_bytes.unwrap_or(defaults.max_bytes),
+            },
+            sources,
+        })
+    }
+}
+
+/// `90s`, `30m`, `6h`, `1h 30m`: at least one second.
+pub(crate) fn parse_duration(key: &str, text: &str) -> Result<Duration> {
+    let d = humantime::parse_duration(text)
+        .with_context(|| format!("`{key}`: invalid duration `{text}` (use e.g. 90s, 30m, 6h)"))?;
+    if d < Duration::from_secs(1) {
+        bail!("`{key}`: duration `{text}` is shorter than one second");
+    }
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config> {
+        let file: File = toml::from_str(text)?;
+        Config::from_file(file, Path::new("/srv/eggcat"), "test".into())
+    }
+
+    #[test]
+    fn defaults() {
+        let c = parse("").unwrap();
+        assert_eq!(c.sources.len(), 11);
+        assert_eq!(c.data_dir, Path::new("/srv/eggcat/eggcat-data"));
+        assert_eq!(c.listen, "127.0.0.1:8080");
+        assert_eq!(c.refresh, Duration::from_secs(3 * 3600));
+        assert_eq!(c.cache_control, DEFAULT_CACHE_CONTROL);
+    }
+
+    #[test]
+    fn full_file() {
+        let c = parse(
+            r#"
+            data_dir = "/var/lib/eggcat"
+            refresh = "90s"
+            [[source]]
+            url = "https://github.com/pelican-eggs/minecraft"
+            branch = "main"
+            label = "pelican"
+            "#,
+        )
+        .unwrap();
+        assert_eq!(c.data_dir, Path::new("/var/lib/eggcat"));
+        assert_eq!(c.refresh, Duration::from_secs(90));
+        assert_eq!(c.sources.len(), 1);
+        assert_eq!(c.sources[0].label, "pelican");
+    }
+
+    #[test]
+    fn mistakes_are_refused() {
+        assert!(
+            parse("refresh = \"soon\"")
+                .unwrap_err()
+                .to_string()
+                .contains("invalid duration")
+        );
+        assert!(
+            parse("refesh = \"3h\"").is_err(),
+            "unknown keys are refused"
+        );
+        let twice = "[[source]]\nurl = \"https://github.com/a/b\"\n[[source]]\nurl = \"https://github.com/a/b\"\n";
+        assert!(
+            parse(twice)
+                .unwrap_err()
+                .to_string()
+                .contains("configured twice")
+        );
+        let ssh = "[[source]]\nurl = \"ssh://git@github.com/a/b\"\n";
+        assert!(format!("{:#}", parse(ssh).unwrap_err()).contains("unsupported URL"));
+    }
+}

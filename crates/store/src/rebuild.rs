@@ -1,0 +1,204 @@
+//! One rebuild: fetch every source (in parallel), build the catalog, publish it, prune.
+
+use std::fs::File;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
+use std::time::{Duration, UNIX_EPOCH};
+
+use eggcat_catalog::wire::{Report, SourceStatus};
+use eggcat_catalog::{BuildContext, Fetched, SourceInfo, SourceInput, build};
+use eggcat_upstream::{Limits, Source};
+
+use crate::snapshot::Store;
+use crate::{StoreError, io_error};
+
+/// Sources fetched at once. Fetching is mostly waiting on git and the network.
+const PARALLEL_FETCHES: usize = 4;
+
+/// Snapshots kept besides the current one.
+const KEEP_SNAPSHOTS: usize = 3;
+
+/// What a rebuild needs.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// The sources, in configuration order.
+    pub sources: Vec<Source>,
+    /// Per-source fetch limits.
+    pub limits: Limits,
+}
+
+/// What happened during a rebuild, for progress display.
+#[derive(Debug, Clone)]
+pub enum Progress<'a> {
+    /// A source is being fetched.
+    Started {
+        /// Index in the configuration.
+        index: usize,
+        /// The source.
+        source: &'a Source,
+    },
+    /// A source is done.
+    Finished {
+        /// Index in the configuration.
+        index: usize,
+        /// The source.
+        source: &'a Source,
+        /// Eggs parsed (0 when unchanged or failed).
+        parsed: usize,
+        /// Files skipped.
+        skipped: usize,
+        /// `None` when fetched; `Some("unchanged")`, or the error.
+        note: Option<String>,
+    },
+}
+
+/// A published rebuild.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The build report.
+    pub report: Report,
+    /// The folder of the new current snapshot.
+    pub snapshot_dir: std::path::PathBuf,
+    /// The published documents.
+    pub files: std::collections::BTreeMap<String, Vec<u8>>,
+}
+
+/// Fetches every source, builds the catalog, publishes it as the new current snapshot and prunes
+/// old ones. `now_ms` is the clock (Unix milliseconds).
+pub fn rebuild(
+    store: &Store,
+    options: &BuildOptions,
+    now_ms: &(dyn Fn() -> u64 + Sync),
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<Outcome, StoreError> {
+    let data_dir = store.data_dir();
+    std::fs::create_dir_all(data_dir).map_err(io_error("create", data_dir))?;
+    let lock_path = data_dir.join(".lock");
+    let lock = File::create(&lock_path).map_err(io_error("open", &lock_path))?;
+    if lock.try_lock().is_err() {
+        return Err(StoreError::Locked(data_dir.display().to_string()));
+    }
+
+    let started_at_ms = now_ms();
+    let previous = match store.load_previous() {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::error!(error = %e, "previous snapshot unreadable: building without it");
+            Default::default()
+        }
+    };
+    let mirrors = store.mirrors_dir();
+    let fetched = fetch_all(&options.sources, |index, source| {
+        progress(Progress::Started { index, source });
+        let key = source.key();
+        let previous_commit = previous.sources.get(&key).map(|p| p.commit.as_str());
+        let fetched = eggcat_upstream::fetch(source, &mirrors, previous_commit, options.limits);
+        let (parsed, skipped, note) = match &fetched {
+            Fetched::Scanned { scan, .. } => (scan.eggs.len(), scan.skipped.len(), None),
+            Fetched::Unchanged => (0, 0, Some("unchanged".to_owned())),
+            Fetched::Failed { error, .. } => (0, 0, Some(error.clone())),
+        };
+        progress(Progress::Finished {
+            index,
+            source,
+            parsed,
+            skipped,
+            note,
+        });
+        fetched
+    });
+
+    let inputs: Vec<SourceInput> = options
+        .sources
+        .iter()
+        .zip(fetched)
+        .map(|(source, fetched)| SourceInput {
+            info: source_info(source),
+            fetched,
+        })
+        .collect();
+    let ctx = BuildContext {
+        build_id: build_id(started_at_ms),
+        started_at_ms,
+        now_ms: now_ms(),
+    };
+    let catalog = build(inputs, previous, &ctx);
+
+    let failures: Vec<&str> = catalog
+        .report
+        .sources
+        .iter()
+        .filter(|s| s.status == SourceStatus::Failed)
+        .filter_map(|s| s.error.as_deref())
+        .collect();
+    if !catalog.report.sources.is_empty()
+        && failures.len() == catalog.report.sources.len()
+        && catalog.report.eggs == 0
+    {
+        return Err(StoreError::NothingToPublish(failures.join("; ")));
+    }
+    let snapshot_dir = store.publish(&catalog)?;
+    if let Err(e) = store.prune(KEEP_SNAPSHOTS) {
+        tracing::warn!(error = %e, "could not prune old snapshots");
+    }
+    drop(lock);
+    Ok(Outcome {
+        report: catalog.report,
+        snapshot_dir,
+        files: catalog.files,
+    })
+}
+
+/// Runs `fetch` for every source on a few threads; results in configuration order.
+fn fetch_all<F>(sources: &[Source], fetch: F) -> Vec<Fetched>
+where
+    F: Fn(usize, &Source) -> Fetched + Sync,
+{
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<Fetched>>> =
+        Mutex::new((0..sources.len()).map(|_| None).collect());
+    thread::scope(|scope| {
+        for _ in 0..PARALLEL_FETCHES.min(sources.len()) {
+            // Parsing deeply nested YAML recurses; give the workers room.
+            thread::Builder::new()
+                .stack_size(16 * 1024 * 1024)
+                .spawn_scoped(scope, || {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(source) = sources.get(i) else { break };
+                        let fetched = fetch(i, source);
+                        results
+                            .lock()
+                            .expect("no worker panics while holding the lock")[i] = Some(fetched);
+                    }
+                })
+                .expect("spawning a fetch worker");
+        }
+    });
+    results
+        .into_inner()
+        .expect("workers are done")
+        .into_iter()
+        .map(|r| r.expect("every source was fetched"))
+        .collect()
+}
+
+fn source_info(source: &Source) -> SourceInfo {
+    SourceInfo {
+        key: source.key(),
+        url: source.url.clone(),
+        label: source.label.clone(),
+        owner: source.owner.clone(),
+        repo: source.repo.clone(),
+        raw_url: source.raw_url.clone(),
+    }
+}
+
+/// `20261121T100157.123Z`: the start time, sortable, safe as a folder name.
+fn build_id(started_at_ms: u64) -> String {
+    let time = UNIX_EPOCH + Duration::from_millis(started_at_ms);
+    humantime::format_rfc3339_millis(time)
+        .to_string()
+        .replace(['-', ':'], "")
+}

@@ -1,0 +1,260 @@
+//! The snapshots folder: publishing a catalog atomically, finding and reading the current one,
+//! and pruning old ones.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use eggcat_catalog::wire::{EggDocument, State};
+use eggcat_catalog::{Catalog, ParsedEgg, Previous, PreviousSource, paths};
+
+use crate::{StoreError, io_error};
+
+/// The file beside the published tree that carries [`State`].
+const STATE_FILE: &str = "state.json";
+
+/// A `data_dir`.
+#[derive(Debug, Clone)]
+pub struct Store {
+    data_dir: PathBuf,
+}
+
+/// The published tree of a snapshot, read into memory.
+#[derive(Debug)]
+pub struct SnapshotFiles {
+    /// The snapshot's folder name (its build id).
+    pub id: String,
+    /// Every published file, by `/`-separated path under the output root (`api/v1/...`).
+    pub files: BTreeMap<String, Vec<u8>>,
+}
+
+impl Store {
+    /// A store rooted at `data_dir` (created on first publish).
+    pub fn new(data_dir: impl Into<PathBuf>) -> Store {
+        Store {
+            data_dir: data_dir.into(),
+        }
+    }
+
+    /// The root folder.
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// Where the git mirrors live.
+    pub fn mirrors_dir(&self) -> PathBuf {
+        self.data_dir.join("mirrors")
+    }
+
+    fn snapshots_dir(&self) -> PathBuf {
+        self.data_dir.join("snapshots")
+    }
+
+    fn current_link(&self) -> PathBuf {
+        self.data_dir.join("current")
+    }
+
+    /// The folder of the current snapshot, if one was published.
+    pub fn current_dir(&self) -> Option<PathBuf> {
+        let target = fs::read_link(self.current_link()).ok()?;
+        let dir = self.data_dir.join(target);
+        dir.is_dir().then_some(dir)
+    }
+
+    /// Reads the published tree of the current snapshot, or `None` when there is none.
+    pub fn read_current(&self) -> Result<Option<SnapshotFiles>, StoreError> {
+        let Some(dir) = self.current_dir() else {
+            return Ok(None);
+        };
+        let id = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut files = BTreeMap::new();
+        read_tree(&dir.join("api"), "api", &mut files)?;
+        if !files.contains_key(paths::INDEX) || !files.contains_key(paths::STATUS) {
+            let detail = "index or status document missing".to_owned();
+            return Err(StoreError::Damaged {
+                path: dir.display().to_string(),
+                detail,
+            });
+        }
+        Ok(Some(SnapshotFiles { id, files }))
+    }
+
+    /// What the next build needs of the current snapshot: each source's commit and eggs. A
+    /// missing snapshot gives an empty [`Previous`].
+    pub fn load_previous(&self) -> Result<Previous, StoreError> {
+        let Some(dir) = self.current_dir() else {
+            return Ok(Previous::default());
+        };
+        let damaged = |detail: String| StoreError::Damaged {
+            path: dir.display().to_string(),
+            detail,
+        };
+        let state_path = dir.join(STATE_FILE);
+        let bytes = fs::read(&state_path).map_err(io_error("read", &state_path))?;
+        let state: State =
+            serde_json::from_slice(&bytes).map_err(|e| damaged(format!("{STATE_FILE}: {e}")))?;
+        let mut previous = Previous::default();
+        for source in state.sources {
+            let mut eggs = Vec::with_capacity(source.eggs.len());
+            for slug in &source.eggs {
+                let path = dir.join(paths::egg(slug));
+                let bytes = fs::read(&path).map_err(io_error("read", &path))?;
+                let doc: EggDocument = serde_json::from_slice(&bytes)
+                    .map_err(|e| damaged(format!("{}: {e}", paths::egg(slug))))?;
+                let egg = ParsedEgg {
+                    path: doc.meta.path,
+                    name: doc.meta.name,
+                    format: doc.meta.format,
+                    sha256: doc.meta.sha256,
+                    egg: doc.egg,
+                    readme: doc.readme,
+                };
+                eggs.push((egg, doc.meta.indexed_at));
+            }
+            let prev = PreviousSource {
+                branch: source.branch,
+                commit: source.commit,
+                eggs,
+                skipped: source.skipped,
+                warnings: source.warnings,
+            };
+            previous.sources.insert(source.key, prev);
+        }
+        Ok(previous)
+    }
+
+    /// Writes `catalog` as a new snapshot and makes it current. Files identical to the current
+    /// snapshot's are hard-linked instead of written again.
+    pub fn publish(&self, catalog: &Catalog) -> Result<PathBuf, StoreError> {
+        let snapshots = self.snapshots_dir();
+        fs::create_dir_all(&snapshots).map_err(io_error("create", &snapshots))?;
+        let mut id = catalog.report.build_id.clone();
+        for n in 2.. {
+            if !snapshots.join(&id).exists() {
+                break;
+            }
+            id = format!("{}-{n}", catalog.report.build_id);
+        }
+        let tmp = snapshots.join(format!(".tmp-{id}"));
+        if tmp.exists() {
+            fs::remove_dir_all(&tmp).map_err(io_error("remove", &tmp))?;
+        }
+        let previous = self.current_dir();
+        let mut files: Vec<(&str, &[u8])> = catalog
+            .files
+            .iter()
+            .map(|(p, b)| (p.as_str(), b.as_slice()))
+            .collect();
+        let state = serde_json::to_vec(&catalog.state).expect("state always serializes");
+        files.push((STATE_FILE, &state));
+        for (path, bytes) in files {
+            let target = tmp.join(path);
+            if let Some(parent) = target.parent() {
+                fs::create_dir_all(parent).map_err(io_error("create", parent))?;
+            }
+            let same = previous
+                .as_ref()
+                .map(|p| p.join(path))
+                .filter(|p| same_content(p, bytes));
+            let linked = same.is_some_and(|old| fs::hard_link(old, &target).is_ok());
+            if !linked {
+                fs::write(&target, bytes).map_err(io_error("write", &target))?;
+            }
+        }
+        let dir = snapshots.join(&id);
+        fs::rename(&tmp, &dir).map_err(io_error("rename", &tmp))?;
+        self.point_current_at(&id)?;
+        Ok(dir)
+    }
+
+    /// Moves `current` to `snapshots/<id>` with one atomic rename.
+    fn point_current_at(&self, id: &str) -> Result<(), StoreError> {
+        let link = self.current_link();
+        let tmp_link = self
+            .data_dir
+            .join(format!(".current-{}", std::process::id()));
+        let _ = fs::remove_file(&tmp_link);
+        let target = Path::new("snapshots").join(id);
+        std::os::unix::fs::symlink(&target, &tmp_link).map_err(io_error("link", &tmp_link))?;
+        fs::rename(&tmp_link, &link).map_err(io_error("rename", &link))
+    }
+
+    /// Removes all but the `keep` newest snapshots (never the current one) and any snapshot left
+    /// half-written by a killed build.
+    pub fn prune(&self, keep: usize) -> Result<(), StoreError> {
+        let snapshots = self.snapshots_dir();
+        let current = self
+            .current_dir()
+            .and_then(|d| d.file_name().map(|n| n.to_os_string()));
+        let mut names: Vec<String> = fs::read_dir(&snapshots)
+            .map_err(io_error("list", &snapshots))?
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        let (tmp, done): (Vec<String>, Vec<String>) =
+            names.into_iter().partition(|n| n.starts_with(".tmp-"));
+        let old = done.len().saturating_sub(keep);
+        for name in tmp.iter().chain(done.iter().take(old)) {
+            if current.as_deref() == Some(std::ffi::OsStr::new(name)) {
+                continue;
+            }
+            let path = snapshots.join(name);
+            fs::remove_dir_all(&path).map_err(io_error("remove", &path))?;
+        }
+        Ok(())
+    }
+}
+
+/// Writes a published tree into `out` (for `--out`): each file replaced atomically, and egg
+/// documents that are no longer in the catalog removed.
+pub fn write_tree(files: &BTreeMap<String, Vec<u8>>, out: &Path) -> Result<(), StoreError> {
+    for (path, bytes) in files {
+        let target = out.join(path);
+        let parent = target.parent().expect("every published path has a folder");
+        fs::create_dir_all(parent).map_err(io_error("create", parent))?;
+        let tmp = parent.join(format!(".{}.tmp", std::process::id()));
+        fs::write(&tmp, bytes).map_err(io_error("write", &tmp))?;
+        fs::rename(&tmp, &target).map_err(io_error("rename", &target))?;
+    }
+    let eggs_dir = out.join(paths::EGGS_DIR);
+    for entry in fs::read_dir(&eggs_dir)
+        .map_err(io_error("list", &eggs_dir))?
+        .flatten()
+    {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let rel = format!("{}/{name}", paths::EGGS_DIR);
+        if name.ends_with(".json") && !files.contains_key(&rel) {
+            fs::remove_file(entry.path()).map_err(io_error("remove", &entry.path()))?;
+        }
+    }
+    Ok(())
+}
+
+fn same_content(path: &Path, bytes: &[u8]) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
+        && fs::read(path).is_ok_and(|old| old == bytes)
+}
+
+fn read_tree(
+    dir: &Path,
+    prefix: &str,
+    out: &mut BTreeMap<String, Vec<u8>>,
+) -> Result<(), StoreError> {
+    for entry in fs::read_dir(dir).map_err(io_error("list", dir))? {
+        let entry = entry.map_err(io_error("list", dir))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let rel = format!("{prefix}/{name}");
+        let path = entry.path();
+        let kind = entry.file_type().map_err(io_error("stat", &path))?;
+        if kind.is_dir() {
+            read_tree(&path, &rel, out)?;
+        } else if kind.is_file() {
+            out.insert(rel, fs::read(&path).map_err(io_error("read", &path))?);
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,83 @@
+//! A plain local folder as a source: its files read as they are, without git.
+//!
+//! This is how the bundled demo works, and how an egg author previews a folder before pushing.
+//! Symbolic links are listed, never followed; a `.git` folder is not entered.
+
+use std::path::Path;
+
+use eggcat_catalog::{EntryKind, TreeEntry};
+use sha2::{Digest, Sha256};
+
+use crate::FetchError;
+
+/// Every file, link and folder below `root`, as tree entries with `/`-separated paths.
+pub(crate) fn list(root: &Path) -> Result<Vec<TreeEntry>, FetchError> {
+    let mut entries = Vec::new();
+    walk(root, "", &mut entries)?;
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(entries)
+}
+
+fn walk(dir: &Path, prefix: &str, out: &mut Vec<TreeEntry>) -> Result<(), FetchError> {
+    let io = |source| FetchError::Io {
+        path: dir.display().to_string(),
+        source,
+    };
+    for entry in std::fs::read_dir(dir).map_err(io)? {
+        let entry = entry.map_err(io)?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let path = if prefix.is_empty() {
+            name.clone()
+        } else {
+            format!("{prefix}/{name}")
+        };
+        let meta = std::fs::symlink_metadata(entry.path()).map_err(io)?;
+        let kind = if meta.is_symlink() {
+            EntryKind::Symlink
+        } else if meta.is_dir() {
+            if name != ".git" {
+                walk(&entry.path(), &path, out)?;
+            }
+            continue;
+        } else if meta.is_file() {
+            EntryKind::File
+        } else {
+            continue;
+        };
+        out.push(TreeEntry {
+            path,
+            kind,
+            size: meta.len(),
+            content: None,
+        });
+    }
+    Ok(())
+}
+
+/// Reads a file's content.
+pub(crate) fn read(root: &Path, path: &str) -> Result<Vec<u8>, FetchError> {
+    let full = root.join(path);
+    std::fs::read(&full).map_err(|source| FetchError::Io {
+        path: full.display().to_string(),
+        source,
+    })
+}
+
+/// A stand-in for a commit id: a digest of the listing and of every content read, so it changes
+/// whenever anything the catalog uses changes.
+pub(crate) fn digest(entries: &[TreeEntry]) -> String {
+    let mut h = Sha256::new();
+    for e in entries {
+        h.update(e.path.as_bytes());
+        h.update([0, e.kind as u8]);
+        h.update(e.size.to_le_bytes());
+        if let Some(c) = &e.content {
+            h.update(Sha256::digest(c));
+        }
+    }
+    h.finalize()
+        .iter()
+        .take(20)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}

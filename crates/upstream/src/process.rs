@@ -1,0 +1,146 @@
+//! Running a child process under a time limit (and optionally a size limit on a folder it
+//! writes), with its output collected without deadlock.
+
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::FetchError;
+
+/// How much of stderr is kept for the error message.
+const STDERR_KEEP: usize = 64 * 1024;
+
+/// Limits for one child process.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RunLimits<'a> {
+    pub(crate) timeout: Duration,
+    /// Kill the child when this folder grows past `max_bytes`.
+    pub(crate) watch: Option<(&'a Path, u64)>,
+}
+
+/// Runs `cmd` to completion and returns its stdout. A non-zero exit is [`FetchError::Git`] with
+/// the last lines of stderr.
+pub(crate) fn run(
+    command: &'static str,
+    mut cmd: Command,
+    stdin: Option<Vec<u8>>,
+    limits: RunLimits<'_>,
+) -> Result<Vec<u8>, FetchError> {
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| FetchError::Git {
+        command,
+        message: format!("cannot start git: {e} (is git installed and on PATH?)"),
+    })?;
+    let writer = match (stdin, child.stdin.take()) {
+        (Some(input), Some(mut pipe)) => Some(thread::spawn(move || {
+            // A child that exits early closes the pipe; its exit status tells what went wrong.
+            let _ = pipe.write_all(&input);
+        })),
+        _ => None,
+    };
+    let mut out_pipe = child.stdout.take().expect("stdout was piped");
+    let mut err_pipe = child.stderr.take().expect("stderr was piped");
+    let out_reader = thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = out_pipe.read_to_end(&mut buf);
+        buf
+    });
+    let err_reader = thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = err_pipe
+            .by_ref()
+            .take(STDERR_KEEP as u64)
+            .read_to_end(&mut buf);
+        let _ = std::io::copy(&mut err_pipe, &mut std::io::sink());
+        buf
+    });
+
+    let started = Instant::now();
+    let mut pause = Duration::from_micros(200);
+    let mut last_size_check = started;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => {}
+            Err(e) => {
+                return Err(FetchError::Git {
+                    command,
+                    message: format!("cannot wait for git: {e}"),
+                });
+            }
+        }
+        let limit_hit = if started.elapsed() > limits.timeout {
+            Some(FetchError::Timeout {
+                command,
+                seconds: limits.timeout.as_secs(),
+            })
+        } else if let Some((dir, max)) = limits
+            .watch
+            .filter(|_| last_size_check.elapsed() > Duration::from_millis(100))
+        {
+            last_size_check = Instant::now();
+            (dir_size(dir) > max).then_some(FetchError::TooLarge { limit: max })
+        } else {
+            None
+        };
+        if let Some(error) = limit_hit {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(error);
+        }
+        thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(10));
+    };
+    if let Some(w) = writer {
+        let _ = w.join();
+    }
+    let stdout = out_reader.join().unwrap_or_default();
+    let stderr = err_reader.join().unwrap_or_default();
+    if status.success() {
+        Ok(stdout)
+    } else {
+        Err(FetchError::Git {
+            command,
+            message: last_lines(&stderr, status),
+        })
+    }
+}
+
+/// The informative end of git's stderr, on one line.
+fn last_lines(stderr: &[u8], status: std::process::ExitStatus) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let tail = &lines[lines.len().saturating_sub(2)..];
+    if tail.is_empty() {
+        format!("exited with {status}")
+    } else {
+        tail.join("; ")
+    }
+}
+
+/// Total size of the files below `dir` (0 when it cannot be read).
+pub(crate) fn dir_size(dir: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => dir_size(&e.path()),
+            Ok(t) if t.is_file() => e.metadata().map(|m| m.len()).unwrap_or(0),
+            _ => 0,
+        })
+        .sum()
+}

@@ -1,0 +1,401 @@
+//! `[[source]]` entries: their fields, defaults, and validation.
+//!
+//! Only https, git://, file://, plain http to a loopback address, and local paths are accepted:
+//! ssh URLs (and `ext::`) have been an injection vector in git tools, and plain http to another
+//! host lets anyone on the path change the eggs.
+
+use std::path::{Path, PathBuf};
+
+use percent_encoding::{AsciiSet, CONTROLS, utf8_percent_encode};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+/// A `[[source]]` table as written in the configuration file.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceSpec {
+    /// https://, git://, file:// URL or a local path.
+    pub url: String,
+    /// Branch to read; default: the remote's default branch.
+    pub branch: Option<String>,
+    /// Becomes `source` of its eggs; default: the owner.
+    pub label: Option<String>,
+    /// Default: the second-to-last segment of the URL or path.
+    pub owner: Option<String>,
+    /// Default: the last segment, without `.git`.
+    pub repo: Option<String>,
+    /// `rawUrl` template; default by host.
+    pub raw_url: Option<String>,
+}
+
+/// Where a source lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// Fetched with git from this URL (https, git, http to loopback, file).
+    Git(String),
+    /// A local path: fetched with git (as a file:// URL) when it is a repository, else read as a
+    /// plain folder. Decided at each fetch.
+    Local(PathBuf),
+}
+
+/// A validated source with every default filled in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    /// The URL or path as configured.
+    pub url: String,
+    /// Where to fetch from.
+    pub location: Location,
+    /// The configured branch, if any.
+    pub branch: Option<String>,
+    /// The label.
+    pub label: String,
+    /// The owner.
+    pub owner: String,
+    /// The repository name.
+    pub repo: String,
+    /// The `rawUrl` template.
+    pub raw_url: String,
+}
+
+/// Why a source's configuration is invalid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    /// The URL scheme is not accepted.
+    #[error(
+        "source `{url}`: unsupported URL (use https://, git://, file://, http:// to a loopback address, or a local path)"
+    )]
+    UnsupportedUrl {
+        /// The URL.
+        url: String,
+    },
+    /// A field is invalid.
+    #[error("source `{url}`: {message}")]
+    Invalid {
+        /// The URL.
+        url: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+impl Source {
+    /// Validates `spec`; relative local paths are resolved against `base_dir` (the folder of the
+    /// configuration file).
+    pub fn resolve(spec: &SourceSpec, base_dir: &Path) -> Result<Source, ConfigError> {
+        let url = spec.url.trim().to_owned();
+        let invalid = |message: String| ConfigError::Invalid {
+            url: url.clone(),
+            message,
+        };
+        let location = location(&url, base_dir)?;
+        let segments: Vec<&str> = match &location {
+            Location::Git(u) => u
+                .split_once("://")
+                .map_or("", |(_, rest)| rest)
+                .split('/')
+                .skip(1)
+                .filter(|s| !s.is_empty())
+                .collect(),
+            Location::Local(_) => url
+                .split(['/', '\\'])
+                .filter(|s| !s.is_empty() && *s != ".")
+                .collect(),
+        };
+        let last = segments.last().map(|s| s.strip_suffix(".git").unwrap_or(s));
+        let second = segments.len().checked_sub(2).map(|i| segments[i]);
+        let repo = spec
+            .repo
+            .clone()
+            .or(last.map(str::to_owned))
+            .filter(|s| !s.is_empty());
+        let repo =
+            repo.ok_or_else(|| invalid("cannot derive `repo` from the URL: set it".into()))?;
+        let owner = spec
+            .owner
+            .clone()
+            .or(second.map(str::to_owned))
+            .filter(|s| !s.is_empty());
+        let owner =
+            owner.ok_or_else(|| invalid("cannot derive `owner` from the URL: set it".into()))?;
+        if let Some(branch) = &spec.branch {
+            if !valid_branch(branch) {
+                return Err(invalid(format!("invalid branch name `{branch}`")));
+            }
+        }
+        let raw_url = match &spec.raw_url {
+            Some(t) => t.clone(),
+            None => default_raw_url(&location),
+        };
+        if !raw_url.contains("{path}") {
+            return Err(invalid("`raw_url` must contain `{path}`".into()));
+        }
+        Ok(Source {
+            label: spec.label.clone().unwrap_or_else(|| owner.clone()),
+            url,
+            location,
+            branch: spec.branch.clone(),
+            owner,
+            repo,
+            raw_url,
+        })
+    }
+
+    /// Identity of the source across builds: its URL and configured branch.
+    pub fn key(&self) -> String {
+        format!("{}#{}", self.url, self.branch.as_deref().unwrap_or(""))
+    }
+
+    /// Folder name of its mirror under `data_dir/mirrors`: readable, and unique per key.
+    pub fn mirror_name(&self) -> String {
+        let digest = Sha256::digest(self.key().as_bytes());
+        let hash: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+        format!(
+            "{}-{hash}.git",
+            eggcat_catalog::kebab(&format!("{}-{}", self.owner, self.repo))
+        )
+    }
+}
+
+/// The built-in sources used when there is no configuration file.
+pub fn default_sources() -> Vec<SourceSpec> {
+    let pelican = [
+        "chatbots",
+        "database",
+        "games-standalone",
+        "games-steamcmd",
+        "generic",
+        "minecraft",
+        "monitoring",
+        "software",
+        "storage",
+        "voice",
+    ];
+    let mut specs: Vec<SourceSpec> = pelican
+        .iter()
+        .map(|repo| SourceSpec {
+            url: format!("https://github.com/pelican-eggs/{repo}"),
+            label: Some("pelican".into()),
+            ..SourceSpec::default()
+        })
+        .collect();
+    specs.push(SourceSpec {
+        url: "https://github.com/pterodactyl/game-eggs".into(),
+        label: Some("pterodactyl".into()),
+        ..SourceSpec::default()
+    });
+    specs
+}
+
+fn location(url: &str, base_dir: &Path) -> Result<Location, ConfigError> {
+    let unsupported = || ConfigError::UnsupportedUrl {
+        url: url.to_owned(),
+    };
+    if url.is_empty() || url.starts_with('-') || url.chars().any(char::is_control) {
+        return Err(unsupported());
+    }
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let host = rest.split('/').next().unwrap_or_default();
+            let ok = match scheme {
+                "https" | "git" => !host.is_empty(),
+                "file" => true,
+                "http" => is_loopback(host),
+                _ => false,
+            };
+            if ok {
+                Ok(Location::Git(url.to_owned()))
+            } else {
+                Err(unsupported())
+            }
+        }
+        // `host:path` is git's scp-like ssh syntax; refuse it rather than read it as a path.
+        None if url.contains(':') && !url.starts_with('/') && !url.starts_with('.') => {
+            Err(unsupported())
+        }
+        None => Ok(Location::Local(base_dir.join(url))),
+    }
+}
+
+fn is_loopback(host_port: &str) -> bool {
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host_port.split(':').next().unwrap_or_default(),
+    };
+    host == "localhost" || host == "::1" || host.starts_with("127.")
+}
+
+/// Conservative branch names: what git accepts minus the oddities that could be read as options
+/// or ranges.
+fn valid_branch(branch: &str) -> bool {
+    !branch.is_empty()
+        && !branch.starts_with(['-', '/', '.'])
+        && !branch.ends_with(['/', '.'])
+        && !branch.contains("..")
+        && !branch.contains("//")
+        && !branch.ends_with(".lock")
+        && branch
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./+".contains(&b))
+}
+
+const PATH_CHARS: &AsciiSet = &CONTROLS
+    .add(b' ')
+    .add(b'#')
+    .add(b'%')
+    .add(b'?')
+    .add(b'{')
+    .add(b'}');
+
+fn default_raw_url(location: &Location) -> String {
+    match location {
+        Location::Local(path) => local_raw_url(&path.to_string_lossy()),
+        Location::Git(url) => {
+            let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+            let host = rest.split('/').next().unwrap_or_default();
+            match (scheme, host) {
+                ("file", _) => local_raw_url(rest),
+                (_, "github.com" | "www.github.com") => {
+                    "https://raw.githubusercontent.com/{owner}/{repo}/{branch}/{path}".into()
+                }
+                (_, "gitlab.com") => {
+                    "https://gitlab.com/{owner}/{repo}/-/raw/{branch}/{path}".into()
+                }
+                (scheme, host) => {
+                    let web = if scheme == "http" { "http" } else { "https" };
+                    format!("{web}://{host}/{{owner}}/{{repo}}/raw/branch/{{branch}}/{{path}}")
+                }
+            }
+        }
+    }
+}
+
+fn local_raw_url(path: &str) -> String {
+    let path = path.trim_end_matches('/');
+    format!("file://{}/{{path}}", utf8_percent_encode(path, PATH_CHARS))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(url: &str) -> SourceSpec {
+        SourceSpec {
+            url: url.into(),
+            ..SourceSpec::default()
+        }
+    }
+
+    fn resolve(url: &str) -> Result<Source, ConfigError> {
+        Source::resolve(&spec(url), Path::new("/etc/eggcat"))
+    }
+
+    #[test]
+    fn defaults_from_a_github_url() {
+        let s = resolve("https://github.com/pelican-eggs/minecraft.git").unwrap();
+        assert_eq!(
+            (s.owner.as_str(), s.repo.as_str(), s.label.as_str()),
+            ("pelican-eggs", "minecraft", "pelican-eggs")
+        );
+        assert_eq!(
+            s.raw_url,
+            "https://raw.githubusercontent.com/{owner}/{repo}/{branch}/{path}"
+        );
+        assert_eq!(
+            s.location,
+            Location::Git("https://github.com/pelican-eggs/minecraft.git".into())
+        );
+    }
+
+    #[test]
+    fn raw_url_defaults_by_host() {
+        assert_eq!(
+            resolve("https://gitlab.com/a/b").unwrap().raw_url,
+            "https://gitlab.com/{owner}/{repo}/-/raw/{branch}/{path}"
+        );
+        assert_eq!(
+            resolve("https://codeberg.org/a/b").unwrap().raw_url,
+            "https://codeberg.org/{owner}/{repo}/raw/branch/{branch}/{path}"
+        );
+        assert_eq!(
+            resolve("file:///srv/git/a b/eggs").unwrap().raw_url,
+            "file:///srv/git/a%20b/eggs/{path}"
+        );
+        let local = resolve("mirrors/pelican/eggs").unwrap();
+        assert_eq!(
+            local.location,
+            Location::Local(PathBuf::from("/etc/eggcat/mirrors/pelican/eggs"))
+        );
+        assert_eq!(
+            local.raw_url,
+            "file:///etc/eggcat/mirrors/pelican/eggs/{path}"
+        );
+        assert_eq!(
+            (local.owner.as_str(), local.repo.as_str()),
+            ("pelican", "eggs")
+        );
+    }
+
+    #[test]
+    fn only_safe_schemes_are_accepted() {
+        for bad in [
+            "ssh://git@github.com/a/b",
+            "git@github.com:a/b.git",
+            "ext::sh -c touch% /tmp/pwned",
+            "http://example.com/a/b",
+            "ftp://example.com/a/b",
+            "-oProxyCommand=touch /tmp/x",
+            "https:///a/b",
+            "",
+        ] {
+            assert!(
+                matches!(resolve(bad), Err(ConfigError::UnsupportedUrl { .. })),
+                "{bad}"
+            );
+        }
+        for good in [
+            "http://127.0.0.1:9000/a/b",
+            "http://localhost/a/b",
+            "http://[::1]:80/a/b",
+            "git://127.0.0.1/a/b",
+        ] {
+            assert!(resolve(good).is_ok(), "{good}");
+        }
+    }
+
+    #[test]
+    fn branch_names_are_checked() {
+        let with = |b: &str| {
+            Source::resolve(
+                &SourceSpec {
+                    branch: Some(b.into()),
+                    ..spec("https://github.com/a/b")
+                },
+                Path::new("/"),
+            )
+        };
+        assert!(with("main").is_ok());
+        assert!(with("release/1.x").is_ok());
+        for bad in ["-x", "a..b", "a b", "a~1", "x.lock", "", "a:b"] {
+            assert!(with(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn missing_owner_must_be_configured() {
+        let e = resolve("https://github.com/only").unwrap_err();
+        assert!(e.to_string().contains("cannot derive `owner`"), "{e}");
+    }
+
+    #[test]
+    fn default_sources_are_the_eleven_upstreams() {
+        let specs = default_sources();
+        assert_eq!(specs.len(), 11);
+        let sources: Vec<Source> = specs
+            .iter()
+            .map(|s| Source::resolve(s, Path::new("/")).unwrap())
+            .collect();
+        assert_eq!(sources.iter().filter(|s| s.label == "pelican").count(), 10);
+        assert_eq!(sources[10].owner, "pterodactyl");
+        assert_eq!(sources[10].repo, "game-eggs");
+    }
+}
