@@ -24,7 +24,7 @@ bench_locate() {
     local script_dir
     script_dir=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
     ROOT=$(cd "$script_dir/.." && pwd)
-    SHARED="$ROOT/../shared/upstream"
+    SHARED="$(dirname "$ROOT")/shared/upstream"
     BIN="$ROOT/target/release/eggcat"
     if [[ ! -d "$SHARED/pelican-eggs" ]]; then
         die "shared upstream snapshot not found at $SHARED/pelican-eggs (expected ../shared/upstream beside the repository)"

@@ -159,6 +159,8 @@ events {
 
 http {
     access_log off;
+    # A 404 would otherwise write an error-log line per request.
+    log_not_found off;
     sendfile on;
     tcp_nopush on;
     keepalive_requests 100000;
@@ -212,7 +214,7 @@ to_ms() {
         n = v; sub(/[a-z]+$/, "", n); u = v; sub(/^[0-9.]+/, "", u)
         f = (u == "us") ? 0.001 : (u == "ms") ? 1 : (u == "s") ? 1000 : (u == "m") ? 60000 : -1
         if (n == "" || f < 0) { print "?"; exit 1 }
-        printf "%.2f", n * f
+        printf "%.3f", n * f
     }'
 }
 

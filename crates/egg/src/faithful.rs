@@ -141,7 +141,10 @@ fn parse_yaml(text: &str) -> Result<Parsed, ParseError> {
             None => message,
         })
     })?;
-    Ok(Parsed { value: value.0, warnings: Vec::new() })
+    Ok(Parsed {
+        value: value.0,
+        warnings: Vec::new(),
+    })
 }
 
 /// Error messages go into a one-line report entry.

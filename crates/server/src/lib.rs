@@ -1,1 +1,19 @@
-//! placeholder
+//! The HTTP server of the catalog.
+//!
+//! One module per HTTP concern: [`routes`](crate::routes) (paths and query), `encoding`
+//! (Accept-Encoding and precompression), `conditional` (ETag and dates), `problem` (RFC 9457
+//! errors), `metrics` (Prometheus), `listener` (the accept loop and its limits). The pipeline
+//! reads top to bottom in [`App::handle`].
+
+mod app;
+mod conditional;
+mod encoding;
+mod listener;
+mod metrics;
+mod problem;
+mod routes;
+mod snapshot;
+
+pub use app::{App, AppOptions, Body};
+pub use listener::{ServeOptions, serve};
+pub use snapshot::{Document, Snapshot};

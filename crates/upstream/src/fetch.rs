@@ -71,7 +71,7 @@ fn fetch_inner(
         Location::Git(url) => url.clone(),
         Location::Local(path) if is_git_repository(path) => file_url(path),
         Location::Local(path) if path.is_dir() => {
-            return Ok(from_folder(source, path, previous_commit)?);
+            return from_folder(source, path, previous_commit);
         }
         Location::Local(path) => {
             let source = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder");

@@ -117,10 +117,8 @@ impl Source {
             .filter(|s| !s.is_empty());
         let owner =
             owner.ok_or_else(|| invalid("cannot derive `owner` from the URL: set it".into()))?;
-        if let Some(branch) = &spec.branch {
-            if !valid_branch(branch) {
-                return Err(invalid(format!("invalid branch name `{branch}`")));
-            }
+        if let Some(branch) = spec.branch.as_ref().filter(|b| !valid_branch(b)) {
+            return Err(invalid(format!("invalid branch name `{branch}`")));
         }
         let raw_url = match &spec.raw_url {
             Some(t) => t.clone(),

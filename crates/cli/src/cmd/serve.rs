@@ -1,9 +1,164 @@
-//! `eggcat serve`: not yet wired.
+//! `eggcat serve`: serve the current snapshot, build one first if there is none, rebuild every
+//! `refresh` (jittered, one at a time, missed ticks not replayed), shut down gracefully on
+//! SIGINT or SIGTERM.
 
-use anyhow::Result;
+use std::hash::{BuildHasher, Hasher};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use eggcat_catalog::wire::SourceStatus;
+use eggcat_server::{App, AppOptions, ServeOptions, serve};
+use eggcat_store::{BuildOptions, Store, rebuild};
+use tokio::net::TcpListener;
 
 use crate::config::Config;
 
-pub(crate) fn run(_config: Config) -> Result<()> {
-    anyhow::bail!("serve is not implemented yet")
+pub(crate) fn run(config: Config) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the runtime")?;
+    let result = runtime.block_on(main(config));
+    // A build still running in the background is abandoned: snapshots are published atomically,
+    // so an interrupted build leaves the current catalog intact.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    result
+}
+
+async fn main(config: Config) -> Result<()> {
+    let app = App::new(&AppOptions {
+        cache_control: config.cache_control.clone(),
+    })
+    .map_err(anyhow::Error::msg)?;
+    let listener = TcpListener::bind(&config.listen)
+        .await
+        .with_context(|| format!("cannot listen on {}", config.listen))?;
+    let address = listener
+        .local_addr()
+        .map(|a| a.to_string())
+        .unwrap_or_else(|_| config.listen.clone());
+    tracing::info!(config = %config.origin, data_dir = %config.data_dir.display(), "listening on http://{address}");
+
+    let store = Store::new(&config.data_dir);
+    let loaded = {
+        let (store, app) = (store.clone(), Arc::clone(&app));
+        tokio::task::spawn_blocking(move || load_current(&store, &app))
+            .await
+            .unwrap_or(false)
+    };
+    let options = ServeOptions {
+        max_connections: config.max_connections,
+        ..ServeOptions::default()
+    };
+    let builder = tokio::spawn(rebuild_loop(store, config, Arc::clone(&app), !loaded));
+    serve(listener, app, options, shutdown_signal()).await;
+    builder.abort();
+    tracing::info!("stopped");
+    Ok(())
+}
+
+/// Serves the snapshot already published in `data_dir`, if any.
+fn load_current(store: &Store, app: &App) -> bool {
+    match store.read_current() {
+        Ok(Some(files)) => match app.install(files) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::error!(error = %e, "the current snapshot cannot be served: building a new one");
+                false
+            }
+        },
+        Ok(None) => {
+            tracing::info!("no published catalog yet: building one");
+            false
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "the current snapshot cannot be read: building a new one");
+            false
+        }
+    }
+}
+
+async fn rebuild_loop(store: Store, config: Config, app: Arc<App>, build_now: bool) {
+    let options = BuildOptions {
+        sources: config.sources.clone(),
+        limits: config.limits,
+    };
+    if build_now {
+        rebuild_once(&store, &options, &app).await;
+    }
+    loop {
+        // Sleeping after each build (not on a fixed schedule) means missed ticks are never
+        // replayed and builds never overlap; the jitter keeps a fleet of mirrors from fetching
+        // upstream at the same instant.
+        tokio::time::sleep(jittered(config.refresh)).await;
+        rebuild_once(&store, &options, &app).await;
+    }
+}
+
+async fn rebuild_once(store: &Store, options: &BuildOptions, app: &Arc<App>) {
+    let (store, options, app_) = (store.clone(), options.clone(), Arc::clone(app));
+    let started = Instant::now();
+    let result = tokio::task::spawn_blocking(move || -> Result<_, String> {
+        let outcome =
+            rebuild(&store, &options, &crate::now_ms, &|_| {}).map_err(|e| e.to_string())?;
+        let files = store
+            .read_current()
+            .map_err(|e| e.to_string())?
+            .ok_or("no current snapshot after publishing")?;
+        app_.install(files)?;
+        Ok(outcome.report)
+    })
+    .await;
+    let took_ms = started.elapsed().as_millis();
+    match result {
+        Ok(Ok(report)) => {
+            let failed: Vec<String> = report
+                .sources
+                .iter()
+                .filter(|s| s.status == SourceStatus::Failed)
+                .map(|s| format!("{}/{}", s.owner, s.repo))
+                .collect();
+            tracing::info!(
+                build = %report.build_id, eggs = report.eggs, skipped = report.skipped.len(),
+                warnings = report.warnings.len(), failed_sources = ?failed, took_ms,
+                "build published"
+            );
+        }
+        Ok(Err(error)) => app.rebuild_failed(&error, crate::now_ms()),
+        Err(join) => app.rebuild_failed(&format!("build crashed: {join}"), crate::now_ms()),
+    }
+}
+
+/// `period` plus or minus up to 10%.
+fn jittered(period: Duration) -> Duration {
+    let random = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    let spread = period.as_millis() as u64 / 5;
+    let offset = if spread == 0 { 0 } else { random % spread };
+    (period + Duration::from_millis(offset)).saturating_sub(Duration::from_millis(spread / 2))
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot listen for SIGTERM");
+                    let _ = interrupt.await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = interrupt => {},
+            _ = term.recv() => {},
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
+    tracing::info!("shutting down: finishing in-flight requests");
 }

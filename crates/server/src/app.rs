@@ -1,0 +1,341 @@
+//! The application: the catalog being served, and the request pipeline, top to bottom in
+//! [`App::handle`]: route, method, readiness, document, encoding, conditional, headers.
+//!
+//! Architecture invariant: the catalog is swapped whole ([`ArcSwapOption`]). A request loads the
+//! current snapshot once and answers from it alone, so it never sees a mix of two builds.
+
+use std::sync::Arc;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use arc_swap::ArcSwapOption;
+use bytes::Bytes;
+use eggcat_store::SnapshotFiles;
+use http::header::{self, HeaderValue};
+use http::{Method, Request, Response, StatusCode};
+use http_body_util::Full;
+
+use crate::conditional::not_modified;
+use crate::encoding::{Coding, choose};
+use crate::metrics::Metrics;
+use crate::problem::Problem;
+use crate::routes::{Route, no_egg, route};
+use crate::snapshot::{Document, Snapshot};
+
+/// The OpenAPI document of everything served.
+const OPENAPI: &str = include_str!("openapi.json");
+
+/// The response body type.
+pub type Body = Full<Bytes>;
+
+/// Settings of the HTTP layer.
+#[derive(Debug, Clone)]
+pub struct AppOptions {
+    /// `Cache-Control` of documents.
+    pub cache_control: String,
+}
+
+/// The server's state.
+#[derive(Debug)]
+pub struct App {
+    catalog: ArcSwapOption<Snapshot>,
+    /// The snapshot as published, before a failed rebuild's note was added to its status.
+    published: ArcSwapOption<Snapshot>,
+    metrics: Metrics,
+    cache_control: HeaderValue,
+    openapi: Document,
+    started_at: SystemTime,
+    started_header: HeaderValue,
+}
+
+const ALLOW: HeaderValue = HeaderValue::from_static("GET, HEAD, OPTIONS");
+const JSON: HeaderValue = HeaderValue::from_static("application/json");
+const PROBLEM: HeaderValue = HeaderValue::from_static("application/problem+json");
+const VARY: HeaderValue = HeaderValue::from_static("Accept-Encoding");
+const ANY: HeaderValue = HeaderValue::from_static("*");
+const EXPOSE: HeaderValue = HeaderValue::from_static("ETag, Content-Length, Content-Encoding");
+const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
+const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
+
+impl App {
+    /// A server with no catalog yet (not ready).
+    pub fn new(options: &AppOptions) -> Result<Arc<App>, String> {
+        let cache_control = HeaderValue::from_str(&options.cache_control)
+            .map_err(|_| format!("invalid cache_control `{}`", options.cache_control))?;
+        let started_at = SystemTime::now();
+        Ok(Arc::new(App {
+            catalog: ArcSwapOption::empty(),
+            published: ArcSwapOption::empty(),
+            metrics: Metrics::new(),
+            cache_control,
+            openapi: Document::new(OPENAPI.as_bytes().to_vec()),
+            started_header: HeaderValue::from_str(&httpdate::fmt_http_date(started_at))
+                .expect("dates are ASCII"),
+            started_at,
+        }))
+    }
+
+    /// Loads a published tree and serves it from now on. CPU-heavy (compression): call it off
+    /// the async workers.
+    pub fn install(&self, files: SnapshotFiles) -> Result<(), String> {
+        let previous = self.published.load_full();
+        let snapshot = Arc::new(Snapshot::load(files, previous.as_deref())?);
+        tracing::info!(build = %snapshot.id, eggs = snapshot.eggs, "serving catalog");
+        self.metrics.record_build(unix_ms(snapshot.built_at), true);
+        self.published.store(Some(Arc::clone(&snapshot)));
+        self.catalog.store(Some(snapshot));
+        Ok(())
+    }
+
+    /// Records a failed rebuild: the last good catalog stays, and its status document gains a
+    /// `lastRebuild` member saying what failed and when.
+    pub fn rebuild_failed(&self, error: &str, at_unix_ms: u64) {
+        tracing::error!(%error, "rebuild failed: still serving the last good catalog");
+        self.metrics.record_build(at_unix_ms, false);
+        let Some(published) = self.published.load_full() else {
+            return;
+        };
+        let Some(status) = published.get(eggcat_catalog::paths::STATUS) else {
+            return;
+        };
+        let Ok(serde_json::Value::Object(mut report)) = serde_json::from_slice(status.identity())
+        else {
+            return;
+        };
+        let at = humantime::format_rfc3339_millis(
+            UNIX_EPOCH + std::time::Duration::from_millis(at_unix_ms),
+        );
+        report.insert(
+            "lastRebuild".into(),
+            serde_json::json!({ "outcome": "failed", "at": at.to_string(), "error": error }),
+        );
+        let body = serde_json::to_vec(&report).expect("a JSON object serializes");
+        self.catalog
+            .store(Some(Arc::new(published.with_status(body))));
+    }
+
+    /// Whether a catalog is loaded.
+    pub fn is_ready(&self) -> bool {
+        self.catalog.load().is_some()
+    }
+
+    /// The snapshot being served.
+    pub fn snapshot(&self) -> Option<Arc<Snapshot>> {
+        self.catalog.load_full()
+    }
+
+    /// Answers one request. Never fails: every error is a problem+json response.
+    pub fn handle<B>(&self, req: &Request<B>) -> Response<Body> {
+        let started = Instant::now();
+        let (label, response) = self.respond(req);
+        self.metrics
+            .record(label, response.status(), started.elapsed());
+        response
+    }
+
+    fn respond<B>(&self, req: &Request<B>) -> (usize, Response<Body>) {
+        let path = req.uri().path();
+        let route = match route(path, req.uri().query()) {
+            Ok(route) => route,
+            Err(problem) => return (LABEL_UNMATCHED, problem_response(&problem, path)),
+        };
+        let label = label(&route);
+        let head = match *req.method() {
+            Method::GET => false,
+            Method::HEAD => true,
+            Method::OPTIONS => return (LABEL_PREFLIGHT, preflight()),
+            _ => {
+                let problem = Problem::new(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    format!(
+                        "method {} is not allowed: this API is read-only (GET, HEAD, OPTIONS)",
+                        req.method()
+                    ),
+                );
+                return (label, problem_response(&problem, path));
+            }
+        };
+        let response = match &route {
+            Route::Healthz => small_json(StatusCode::OK, Bytes::from_static(br#"{"status":"ok"}"#)),
+            Route::Readyz => match self.catalog.load().as_deref() {
+                Some(s) => small_json(
+                    StatusCode::OK,
+                    format!(
+                        r#"{{"status":"ready","build":"{}","eggs":{}}}"#,
+                        s.id, s.eggs
+                    ),
+                ),
+                None => not_ready(path),
+            },
+            Route::Metrics => {
+                let eggs = self.catalog.load().as_deref().map(|s| s.eggs);
+                let mut r = Response::new(Full::new(Bytes::from(self.metrics.render(eggs))));
+                r.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
+                );
+                r.headers_mut().insert(header::CACHE_CONTROL, NO_STORE);
+                r
+            }
+            Route::OpenApi => {
+                self.document(req, &self.openapi, self.started_at, &self.started_header)
+            }
+            catalog_route => {
+                let Some(snapshot) = self.catalog.load_full() else {
+                    return (label, not_ready(path));
+                };
+                let key = catalog_route
+                    .document()
+                    .expect("the other routes are handled above");
+                match snapshot.get(&key) {
+                    Some(doc) => {
+                        self.document(req, doc, snapshot.built_at, &snapshot.last_modified)
+                    }
+                    None => match catalog_route {
+                        Route::Egg(slug) => problem_response(&no_egg(slug), path),
+                        _ => problem_response(
+                            &Problem::new(
+                                StatusCode::NOT_FOUND,
+                                "document missing from the catalog",
+                            ),
+                            path,
+                        ),
+                    },
+                }
+            }
+        };
+        (label, finish(response, head))
+    }
+
+    /// A document, in the coding the client prefers, or 304 when its copy is current.
+    fn document<B>(
+        &self,
+        req: &Request<B>,
+        doc: &Document,
+        modified: SystemTime,
+        last_modified: &HeaderValue,
+    ) -> Response<Body> {
+        let headers = req.headers();
+        let accept = headers
+            .get(header::ACCEPT_ENCODING)
+            .and_then(|v| v.to_str().ok());
+        let coding = choose(accept, doc.available());
+        let variant = doc.variant(coding);
+        let inm = headers
+            .get(header::IF_NONE_MATCH)
+            .map(HeaderValue::as_bytes);
+        let ims = headers
+            .get(header::IF_MODIFIED_SINCE)
+            .map(HeaderValue::as_bytes);
+        let fresh = not_modified(inm, ims, variant.etag.as_bytes(), modified);
+        let mut response = if fresh {
+            let mut r = Response::new(Full::new(Bytes::new()));
+            *r.status_mut() = StatusCode::NOT_MODIFIED;
+            r
+        } else {
+            let mut r = Response::new(Full::new(variant.body.clone()));
+            r.headers_mut().insert(header::CONTENT_TYPE, JSON);
+            if coding != Coding::Identity && doc.available()[coding.index()] {
+                r.headers_mut().insert(
+                    header::CONTENT_ENCODING,
+                    HeaderValue::from_static(coding.token()),
+                );
+            }
+            r
+        };
+        let h = response.headers_mut();
+        h.insert(header::ETAG, variant.etag.clone());
+        h.insert(header::LAST_MODIFIED, last_modified.clone());
+        h.insert(header::CACHE_CONTROL, self.cache_control.clone());
+        response
+    }
+}
+
+const LABEL_PREFLIGHT: usize = 8;
+const LABEL_UNMATCHED: usize = 9;
+
+fn label(route: &Route) -> usize {
+    match route {
+        Route::Index => 0,
+        Route::Names => 1,
+        Route::Egg(_) => 2,
+        Route::Status => 3,
+        Route::OpenApi => 4,
+        Route::Healthz => 5,
+        Route::Readyz => 6,
+        Route::Metrics => 7,
+    }
+}
+
+/// Headers every answer carries; for HEAD, the body is dropped and its length kept.
+fn finish(mut response: Response<Body>, head: bool) -> Response<Body> {
+    let h = response.headers_mut();
+    h.insert(header::VARY, VARY);
+    h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, ANY);
+    h.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSE);
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, NOSNIFF);
+    if head {
+        let len = hyper::body::Body::size_hint(response.body())
+            .exact()
+            .unwrap_or(0);
+        response
+            .headers_mut()
+            .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+        *response.body_mut() = Full::new(Bytes::new());
+    }
+    response
+}
+
+fn problem_response(problem: &Problem, path: &str) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::from(problem.body(path))));
+    *r.status_mut() = problem.status;
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, PROBLEM);
+    h.insert(header::CACHE_CONTROL, NO_STORE);
+    if problem.status == StatusCode::METHOD_NOT_ALLOWED {
+        h.insert(header::ALLOW, ALLOW);
+    }
+    if problem.status == StatusCode::SERVICE_UNAVAILABLE {
+        h.insert(header::RETRY_AFTER, HeaderValue::from_static("5"));
+    }
+    finish(r, false)
+}
+
+fn not_ready(path: &str) -> Response<Body> {
+    let problem = Problem::new(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "the first catalog is still being built; try again shortly",
+    );
+    problem_response(&problem, path)
+}
+
+fn small_json(status: StatusCode, body: impl Into<Bytes>) -> Response<Body> {
+    let mut r = Response::new(Full::new(body.into()));
+    *r.status_mut() = status;
+    r.headers_mut().insert(header::CONTENT_TYPE, JSON);
+    r.headers_mut().insert(header::CACHE_CONTROL, NO_STORE);
+    r
+}
+
+/// CORS preflight (and plain OPTIONS): what a browser may do here.
+fn preflight() -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::new()));
+    *r.status_mut() = StatusCode::NO_CONTENT;
+    let h = r.headers_mut();
+    h.insert(header::ALLOW, ALLOW);
+    h.insert(header::ACCESS_CONTROL_ALLOW_METHODS, ALLOW);
+    // `*` allows any request header: this API takes no credentials, so the wildcard applies.
+    h.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, ANY);
+    h.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("86400"),
+    );
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=86400"),
+    );
+    finish(r, false)
+}
+
+fn unix_ms(t: SystemTime) -> u64 {
+    u64::try_from(t.duration_since(UNIX_EPOCH).unwrap_or_default().as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,250 @@
+//! Routing: from a request path and query to what is asked for, or a precise 400/404.
+//!
+//! Paths are matched after percent-decoding (so `%61` is `a`, RFC 3986 section 6.2.2.2). A
+//! decoded path holding `..` or `.` segments, `//`, a backslash or NUL, invalid UTF-8, or more than
+//! [`MAX_PATH`] bytes is a 400: nothing is ever looked up on a file system, but a client sending
+//! such a path has a bug worth telling it about.
+
+use std::borrow::Cow;
+
+use http::StatusCode;
+use percent_encoding::percent_decode_str;
+
+use crate::problem::Problem;
+
+/// Longest path accepted.
+pub(crate) const MAX_PATH: usize = 1024;
+
+/// What a request asks for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Route {
+    Index,
+    Names,
+    Egg(String),
+    Status,
+    OpenApi,
+    Healthz,
+    Readyz,
+    Metrics,
+}
+
+impl Route {
+    /// The document path under the output root, for catalog routes.
+    pub(crate) fn document(&self) -> Option<Cow<'static, str>> {
+        use eggcat_catalog::paths;
+        match self {
+            Route::Index => Some(Cow::Borrowed(paths::INDEX)),
+            Route::Names => Some(Cow::Borrowed(paths::NAMES)),
+            Route::Status => Some(Cow::Borrowed(paths::STATUS)),
+            Route::Egg(slug) => Some(Cow::Owned(paths::egg(slug))),
+            _ => None,
+        }
+    }
+}
+
+/// Matches a path and query.
+pub(crate) fn route(raw_path: &str, query: Option<&str>) -> Result<Route, Problem> {
+    let path = decode_path(raw_path)?;
+    let route = match path.as_ref() {
+        "/healthz" => Route::Healthz,
+        "/readyz" => Route::Readyz,
+        "/metrics" => Route::Metrics,
+        "/api/v1/_status.json" => Route::Status,
+        "/api/v1/openapi.json" => Route::OpenApi,
+        "/api/v1/eggs" => fields(query)?,
+        "/api/v1/eggs/_index.json" => Route::Index,
+        "/api/v1/eggs/_names.json" => Route::Names,
+        other => match other.strip_prefix("/api/v1/eggs/") {
+            Some(tail) if !tail.is_empty() && !tail.contains('/') => {
+                let slug = tail.strip_suffix(".json").unwrap_or(tail);
+                if !is_slug(slug) {
+                    return Err(no_egg(slug));
+                }
+                Route::Egg(slug.to_owned())
+            }
+            _ => {
+                return Err(Problem::new(
+                    StatusCode::NOT_FOUND,
+                    format!("no resource at `{other}`"),
+                ));
+            }
+        },
+    };
+    Ok(route)
+}
+
+/// The 404 for a slug no egg has.
+pub(crate) fn no_egg(slug: &str) -> Problem {
+    Problem::new(
+        StatusCode::NOT_FOUND,
+        format!("no egg has the slug `{slug}`"),
+    )
+}
+
+/// `a-z`, `0-9` and `-`, not starting with `-` (what the catalog ever gives as a slug).
+fn is_slug(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('-')
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+fn decode_path(raw: &str) -> Result<Cow<'_, str>, Problem> {
+    let bad = |why: &str| Problem::new(StatusCode::BAD_REQUEST, format!("malformed path: {why}"));
+    if raw.len() > MAX_PATH {
+        return Err(bad(&format!("longer than {MAX_PATH} bytes")));
+    }
+    let path: Cow<'_, str> = if raw.contains('%') {
+        percent_decode_str(raw)
+            .decode_utf8()
+            .map_err(|_| bad("percent-encoding does not decode to UTF-8"))?
+    } else {
+        Cow::Borrowed(raw)
+    };
+    if path.contains('\0') {
+        return Err(bad("contains NUL"));
+    }
+    if path.contains('\\') {
+        return Err(bad("contains a backslash"));
+    }
+    if path.contains("//") {
+        return Err(bad("contains an empty segment (`//`)"));
+    }
+    if path.split('/').any(|s| s == "." || s == "..") {
+        return Err(bad("contains a `.` or `..` segment"));
+    }
+    Ok(path)
+}
+
+/// `/api/v1/eggs`: the index, or with `fields=name` the names list.
+fn fields(query: Option<&str>) -> Result<Route, Problem> {
+    let values: Vec<Cow<'_, str>> = query
+        .unwrap_or_default()
+        .split('&')
+        .filter_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (decode_query(k) == "fields").then(|| decode_query(v))
+        })
+        .collect();
+    match values.as_slice() {
+        [] => Ok(Route::Index),
+        [v] if v == "name" => Ok(Route::Names),
+        [v] => Err(Problem::new(
+            StatusCode::BAD_REQUEST,
+            format!("unsupported value `{v}` for `fields`: the only value allowed is `name`"),
+        )),
+        _ => Err(Problem::new(
+            StatusCode::BAD_REQUEST,
+            "`fields` is given more than once: give it once, as `fields=name`",
+        )),
+    }
+}
+
+fn decode_query(s: &str) -> Cow<'_, str> {
+    if s.contains(['%', '+']) {
+        let spaced = s.replace('+', " ");
+        Cow::Owned(percent_decode_str(&spaced).decode_utf8_lossy().into_owned())
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ok(path: &str, query: Option<&str>) -> Route {
+        route(path, query).unwrap()
+    }
+
+    fn err(path: &str, query: Option<&str>) -> (u16, String) {
+        let p = route(path, query).unwrap_err();
+        (p.status.as_u16(), p.detail)
+    }
+
+    #[test]
+    fn every_endpoint_and_alias() {
+        assert_eq!(ok("/api/v1/eggs/_index.json", None), Route::Index);
+        assert_eq!(ok("/api/v1/eggs", None), Route::Index);
+        assert_eq!(ok("/api/v1/eggs/_names.json", None), Route::Names);
+        assert_eq!(ok("/api/v1/eggs", Some("fields=name")), Route::Names);
+        assert_eq!(
+            ok("/api/v1/eggs/minecraft-paper.json", None),
+            Route::Egg("minecraft-paper".into())
+        );
+        assert_eq!(
+            ok("/api/v1/eggs/minecraft-paper", None),
+            Route::Egg("minecraft-paper".into())
+        );
+        assert_eq!(ok("/api/v1/_status.json", None), Route::Status);
+        assert_eq!(ok("/api/v1/openapi.json", None), Route::OpenApi);
+        assert_eq!(ok("/healthz", None), Route::Healthz);
+        assert_eq!(ok("/readyz", None), Route::Readyz);
+        assert_eq!(ok("/metrics", None), Route::Metrics);
+    }
+
+    #[test]
+    fn unknown_query_parameters_are_ignored() {
+        assert_eq!(
+            ok("/api/v1/eggs", Some("page=2&fields=name&x")),
+            Route::Names
+        );
+        assert_eq!(
+            ok("/api/v1/eggs/_index.json", Some("fields=bogus")),
+            Route::Index
+        );
+        assert_eq!(ok("/api/v1/eggs", Some("field=name")), Route::Index);
+        assert_eq!(ok("/api/v1/eggs", Some("fields=%6eame")), Route::Names);
+    }
+
+    #[test]
+    fn bad_fields_are_a_400_that_says_what_is_allowed() {
+        assert_eq!(
+            err("/api/v1/eggs", Some("fields=slug")),
+            (
+                400,
+                "unsupported value `slug` for `fields`: the only value allowed is `name`".into()
+            )
+        );
+        assert_eq!(err("/api/v1/eggs", Some("fields=")).0, 400);
+        assert_eq!(err("/api/v1/eggs", Some("fields=name&fields=name")).0, 400);
+    }
+
+    #[test]
+    fn unknown_paths_and_slugs_are_404() {
+        assert_eq!(err("/", None), (404, "no resource at `/`".into()));
+        assert_eq!(err("/api/v1/eggs/", None).0, 404);
+        assert_eq!(err("/api/v1/eggs/a/b.json", None).0, 404);
+        assert_eq!(
+            err("/api/v1/eggs/Paper.json", None),
+            (404, "no egg has the slug `Paper`".into())
+        );
+        assert_eq!(
+            err("/api/v1/eggs/_index", None),
+            (404, "no egg has the slug `_index`".into())
+        );
+        assert_eq!(err("/api/v2/eggs", None).0, 404);
+    }
+
+    #[test]
+    fn hostile_paths_are_refused() {
+        for p in [
+            "/api/v1/eggs/%2e%2e/%2e%2e/etc/passwd",
+            "/api/v1/eggs/../_status.json",
+            "/api/v1//eggs",
+            "/api/v1/eggs/a%5cb",
+            "/api/v1/eggs/a%00.json",
+            "/api/v1/eggs/%ff",
+            "/api/v1/eggs/./x",
+        ] {
+            assert_eq!(err(p, None).0, 400, "{p}");
+        }
+        let long = format!("/api/v1/eggs/{}", "a".repeat(MAX_PATH));
+        assert_eq!(
+            err(&long, None),
+            (400, "malformed path: longer than 1024 bytes".into())
+        );
+        // An encoded unreserved character is the character.
+        assert_eq!(ok("/api/v1/eggs/%61bc", None), Route::Egg("abc".into()));
+    }
+}

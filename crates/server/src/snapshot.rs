@@ -1,0 +1,176 @@
+//! A published snapshot in memory: every document with its precompressed variants and ETags.
+//!
+//! Architecture invariant: nothing is read from disk or compressed per request. A snapshot is
+//! loaded whole, compressed once, and then swapped in; a document whose bytes did not change
+//! since the previous snapshot reuses that snapshot's compressed variants.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use bytes::Bytes;
+use eggcat_catalog::paths;
+use eggcat_catalog::wire::Report;
+use eggcat_store::SnapshotFiles;
+use http::HeaderValue;
+use sha2::{Digest, Sha256};
+
+use crate::encoding::{Coding, MIN_COMPRESS_SIZE, compress};
+
+/// One representation of a document.
+#[derive(Debug, Clone)]
+pub(crate) struct Variant {
+    pub(crate) body: Bytes,
+    /// Strong ETag, quotes included.
+    pub(crate) etag: HeaderValue,
+}
+
+/// A document and its variants, indexed by [`Coding::index`]; identity is always present.
+#[derive(Debug)]
+pub struct Document {
+    digest: [u8; 32],
+    variants: [Option<Variant>; 4],
+}
+
+impl Document {
+    /// Compresses `body` into every coding that makes it smaller.
+    pub(crate) fn new(body: Vec<u8>) -> Document {
+        let digest: [u8; 32] = Sha256::digest(&body).into();
+        let hex: String = digest.iter().take(10).map(|b| format!("{b:02x}")).collect();
+        let mut variants: [Option<Variant>; 4] = Default::default();
+        if body.len() >= MIN_COMPRESS_SIZE {
+            for coding in [Coding::Brotli, Coding::Zstd, Coding::Gzip] {
+                let packed = compress(coding, &body);
+                if packed.len() < body.len() {
+                    let etag = format!("\"{hex}-{}\"", coding.token());
+                    variants[coding.index()] = Some(Variant {
+                        body: Bytes::from(packed),
+                        etag: header(&etag),
+                    });
+                }
+            }
+        }
+        variants[Coding::Identity.index()] = Some(Variant {
+            body: Bytes::from(body),
+            etag: header(&format!("\"{hex}\"")),
+        });
+        Document { digest, variants }
+    }
+
+    /// Which codings exist, by [`Coding::index`].
+    pub(crate) fn available(&self) -> [bool; 4] {
+        [0, 1, 2, 3].map(|i| self.variants[i].is_some())
+    }
+
+    /// The variant for `coding` (identity when that coding does not exist).
+    pub(crate) fn variant(&self, coding: Coding) -> &Variant {
+        self.variants[coding.index()]
+            .as_ref()
+            .or(self.variants[Coding::Identity.index()].as_ref())
+            .expect("identity is always present")
+    }
+
+    /// The uncompressed bytes.
+    pub fn identity(&self) -> &Bytes {
+        &self.variant(Coding::Identity).body
+    }
+}
+
+fn header(value: &str) -> HeaderValue {
+    HeaderValue::from_str(value).expect("ETags and dates are visible ASCII")
+}
+
+/// A snapshot ready to serve.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// The build id.
+    pub id: String,
+    /// Eggs in the catalog.
+    pub eggs: usize,
+    /// When the build finished (whole seconds): `Last-Modified` of every document.
+    pub built_at: SystemTime,
+    pub(crate) last_modified: HeaderValue,
+    docs: HashMap<String, Arc<Document>>,
+}
+
+impl Snapshot {
+    /// Loads a published tree; documents identical to `previous`'s reuse its variants.
+    pub fn load(files: SnapshotFiles, previous: Option<&Snapshot>) -> Result<Snapshot, String> {
+        let status = files.files.get(paths::STATUS).ok_or("no status document")?;
+        let report: Report =
+            serde_json::from_slice(status).map_err(|e| format!("status document: {e}"))?;
+        let built_at = humantime::parse_rfc3339(&report.finished_at)
+            .map_err(|e| format!("status document: finishedAt: {e}"))?;
+        let built_at = UNIX_EPOCH
+            + Duration::from_secs(
+                built_at
+                    .duration_since(UNIX_EPOCH)
+                    .unwrap_or_default()
+                    .as_secs(),
+            );
+
+        let mut docs = HashMap::with_capacity(files.files.len());
+        let mut todo: Vec<(String, Vec<u8>)> = Vec::new();
+        for (path, body) in files.files {
+            let digest: [u8; 32] = Sha256::digest(&body).into();
+            match previous
+                .and_then(|p| p.docs.get(&path))
+                .filter(|d| d.digest == digest)
+            {
+                Some(same) => {
+                    docs.insert(path, Arc::clone(same));
+                }
+                None => todo.push((path, body)),
+            }
+        }
+        docs.extend(compress_all(todo));
+        Ok(Snapshot {
+            id: files.id,
+            eggs: report.eggs,
+            built_at,
+            last_modified: header(&httpdate::fmt_http_date(built_at)),
+            docs,
+        })
+    }
+
+    /// The document at `path` under the output root (`api/v1/...`).
+    pub fn get(&self, path: &str) -> Option<&Arc<Document>> {
+        self.docs.get(path)
+    }
+
+    /// The same snapshot with another status document (the published one plus the last failed
+    /// rebuild).
+    pub(crate) fn with_status(&self, status: Vec<u8>) -> Snapshot {
+        let mut next = self.clone();
+        next.docs
+            .insert(paths::STATUS.to_owned(), Arc::new(Document::new(status)));
+        next
+    }
+}
+
+/// Compresses documents on every core: a snapshot load is the only time this happens.
+fn compress_all(todo: Vec<(String, Vec<u8>)>) -> Vec<(String, Arc<Document>)> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 8);
+    let mut chunks: Vec<Vec<(String, Vec<u8>)>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, item) in todo.into_iter().enumerate() {
+        chunks[i % threads].push(item);
+    }
+    std::thread::scope(|s| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|c| {
+                s.spawn(move || {
+                    c.into_iter()
+                        .map(|(p, b)| (p, Arc::new(Document::new(b))))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("compression does not panic"))
+            .collect()
+    })
+}
