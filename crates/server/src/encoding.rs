@@ -49,7 +49,9 @@ fn weights(header: &str) -> [Option<u16>; 4] {
         let mut q = 1000;
         for param in parts {
             match param.split_once('=') {
-                Some((k, v)) if k.trim().eq_ignore_ascii_case("q") => q = parse_q(v.trim()).unwrap_or(0),
+                Some((k, v)) if k.trim().eq_ignore_ascii_case("q") => {
+                    q = parse_q(v.trim()).unwrap_or(0)
+                }
                 _ => {}
             }
         }

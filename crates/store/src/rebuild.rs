@@ -76,9 +76,8 @@ pub fn rebuild(
     std::fs::create_dir_all(data_dir).map_err(io_error("create", data_dir))?;
     let lock_path = data_dir.join(".lock");
     let lock = File::create(&lock_path).map_err(io_error("open", &lock_path))?;
-    if lock.try_lock().is_err() {
-        return Err(StoreError::Locked(data_dir.display().to_string()));
-    }
+    lock_within(&lock, Duration::from_secs(2))
+        .map_err(|()| StoreError::Locked(data_dir.display().to_string()))?;
 
     let started_at_ms = now_ms();
     let previous = match store.load_previous() {
@@ -148,6 +147,21 @@ pub fn rebuild(
         snapshot_dir,
         files: catalog.files,
     })
+}
+
+/// Takes the build lock, waiting a little: a child process forked by another thread may hold a
+/// copy of a just-released lock until it execs.
+fn lock_within(lock: &File, patience: Duration) -> Result<(), ()> {
+    let deadline = std::time::Instant::now() + patience;
+    loop {
+        match lock.try_lock() {
+            Ok(()) => return Ok(()),
+            Err(_) if std::time::Instant::now() < deadline => {
+                thread::sleep(Duration::from_millis(10))
+            }
+            Err(_) => return Err(()),
+        }
+    }
 }
 
 /// Runs `fetch` for every source on a few threads; results in configuration order.

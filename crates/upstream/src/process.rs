@@ -114,7 +114,8 @@ pub(crate) fn run(
     }
 }
 
-/// The informative end of git's stderr, on one line.
+/// git's own explanation, on one line: its `fatal:`/`error:` lines when it printed any (the
+/// advice after them says less), else the last lines of stderr.
 fn last_lines(stderr: &[u8], status: std::process::ExitStatus) -> String {
     let text = String::from_utf8_lossy(stderr);
     let lines: Vec<&str> = text
@@ -122,11 +123,23 @@ fn last_lines(stderr: &[u8], status: std::process::ExitStatus) -> String {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    let tail = &lines[lines.len().saturating_sub(2)..];
-    if tail.is_empty() {
+    let fatal: Vec<&str> = lines
+        .iter()
+        .filter_map(|l| {
+            l.strip_prefix("fatal: ")
+                .or_else(|| l.strip_prefix("error: "))
+        })
+        .take(2)
+        .collect();
+    let chosen = if fatal.is_empty() {
+        &lines[lines.len().saturating_sub(2)..]
+    } else {
+        &fatal[..]
+    };
+    if chosen.is_empty() {
         format!("exited with {status}")
     } else {
-        tail.join("; ")
+        chosen.join("; ")
     }
 }
 

@@ -1,0 +1,318 @@
+//! The build over real git upstreams: incremental fetches, kept eggs, indexedAt, determinism,
+//! atomic publishing.
+
+use std::path::Path;
+
+use eggcat_catalog::wire::SourceStatus;
+use eggcat_store::Store;
+
+use crate::support::*;
+
+fn two_sources(root: &Path) -> (Repo, Repo) {
+    let a = Repo::init(root.join("a"));
+    a.write("games/paper/egg-paper.json", egg_json("Paper"))
+        .write("games/paper/pterodactyl-egg-paper.json", egg_json("Paper"))
+        .write("games/paper/README.md", "paper readme")
+        .write("egg-root.yml", egg_yaml("Root"));
+    a.commit("a");
+    let b = Repo::init(root.join("b"));
+    b.write(
+        "voice/mumble/egg-mumble.yaml",
+        egg_yaml("  Mumble\n  Server "),
+    );
+    b.commit("b");
+    (a, b)
+}
+
+fn sources(a: &Repo, b: &Repo) -> Vec<eggcat_upstream::Source> {
+    vec![
+        source(&a.url(), "owner", "alpha"),
+        source(&b.url(), "owner", "beta"),
+    ]
+}
+
+#[test]
+fn catalog_rules_end_to_end() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_sources(tmp.path());
+    let out = build(
+        &tmp.path().join("data"),
+        sources(&a, &b),
+        &Clock::new(1_700_000_000_000),
+    );
+    let index: serde_json::Value =
+        serde_json::from_slice(&out.files["api/v1/eggs/_index.json"]).unwrap();
+    assert_eq!(
+        index,
+        serde_json::json!([
+            {"slug": "alpha-paper", "name": "Paper", "category": "games", "repo": "alpha", "source": "test"},
+            {"slug": "alpha-pterodactyl-paper", "name": "Paper (Pterodactyl)", "category": "games", "repo": "alpha", "source": "test"},
+            {"slug": "alpha-root", "name": "Root", "category": "alpha", "repo": "alpha", "source": "test"},
+            {"slug": "beta-mumble", "name": "Mumble Server", "category": "voice", "repo": "beta", "source": "test"},
+        ])
+    );
+    let names: Vec<String> = serde_json::from_slice(&out.files["api/v1/eggs/_names.json"]).unwrap();
+    assert_eq!(
+        names,
+        ["Mumble Server", "Paper", "Paper (Pterodactyl)", "Root"]
+    );
+    let paper = egg_doc(&out, "alpha-paper");
+    assert_eq!(paper["readme"], "paper readme");
+    assert_eq!(
+        egg_doc(&out, "alpha-root")["readme"],
+        serde_json::Value::Null
+    );
+    let meta = &paper["meta"];
+    let keys: Vec<&str> = meta
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        keys,
+        [
+            "slug",
+            "name",
+            "category",
+            "source",
+            "owner",
+            "repo",
+            "branch",
+            "path",
+            "rawUrl",
+            "indexedAt",
+            "format",
+            "sha256",
+            "commit"
+        ]
+    );
+    assert_eq!(meta["path"], "games/paper/egg-paper.json");
+    assert_eq!(
+        meta["rawUrl"],
+        format!("file://{}/games/paper/egg-paper.json", a.dir.display())
+    );
+    assert_eq!(meta["indexedAt"], 1_700_000_001_000u64);
+    assert_eq!(meta["format"], "PTDL_v2");
+    // The published egg is the upstream file, compact: same keys, same order, same values.
+    let upstream: serde_json::Value = serde_json::from_str(&egg_json("Paper")).unwrap();
+    assert_eq!(paper["egg"].to_string(), upstream.to_string());
+}
+
+#[test]
+fn unchanged_upstreams_are_not_refetched_and_output_is_byte_identical() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_sources(tmp.path());
+    let data = tmp.path().join("data");
+    let clock = Clock::new(1_700_000_000_000);
+    let first = build(&data, sources(&a, &b), &clock);
+    let second = build(&data, sources(&a, &b), &clock);
+    assert!(
+        second
+            .report
+            .sources
+            .iter()
+            .all(|s| s.status == SourceStatus::Ok && !s.changed)
+    );
+    assert_ne!(first.report.build_id, second.report.build_id);
+    for (path, bytes) in &first.files {
+        if path != "api/v1/_status.json" {
+            assert_eq!(
+                bytes, &second.files[path],
+                "{path} changed between identical builds"
+            );
+        }
+    }
+    assert_eq!(first.files.len(), second.files.len());
+}
+
+#[test]
+fn indexed_at_is_kept_for_unchanged_files_and_renewed_for_changed_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_sources(tmp.path());
+    let data = tmp.path().join("data");
+    let clock = Clock::new(1_000_000);
+    let first = build(&data, sources(&a, &b), &clock);
+    a.write("games/paper/egg-paper.json", egg_json("Paper 2"));
+    a.commit("change paper");
+    let second = build(&data, sources(&a, &b), &clock);
+    let at = |o: &eggcat_store::Outcome, slug: &str| {
+        egg_doc(o, slug)["meta"]["indexedAt"].as_u64().unwrap()
+    };
+    assert_eq!(at(&first, "alpha-root"), at(&second, "alpha-root"));
+    assert_eq!(at(&first, "beta-mumble"), at(&second, "beta-mumble"));
+    assert!(at(&second, "alpha-paper") > at(&first, "alpha-paper"));
+    assert_eq!(egg_doc(&second, "alpha-paper")["egg"]["name"], "Paper 2");
+    let alpha = &second.report.sources[0];
+    assert!(alpha.changed && alpha.status == SourceStatus::Ok);
+    assert!(!second.report.sources[1].changed, "beta did not change");
+}
+
+#[test]
+fn history_rewritten_upstream_is_fetched_anew() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_sources(tmp.path());
+    let data = tmp.path().join("data");
+    let clock = Clock::new(0);
+    let first = build(&data, sources(&a, &b), &clock);
+    a.write("egg-root.yml", egg_yaml("Root Rewritten"));
+    let rewritten = a.amend();
+    let second = build(&data, sources(&a, &b), &clock);
+    assert_eq!(
+        second.report.sources[0].status,
+        SourceStatus::Ok,
+        "{:#?}",
+        second.report.sources[0]
+    );
+    assert_eq!(
+        second.report.sources[0].commit.as_deref(),
+        Some(rewritten.as_str())
+    );
+    assert_ne!(
+        first.report.sources[0].commit,
+        second.report.sources[0].commit
+    );
+    assert_eq!(
+        egg_doc(&second, "alpha-root")["egg"]["name"],
+        "Root Rewritten"
+    );
+}
+
+#[test]
+fn an_upstream_that_deletes_all_its_eggs_keeps_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_sources(tmp.path());
+    let data = tmp.path().join("data");
+    let clock = Clock::new(0);
+    let first = build(&data, sources(&a, &b), &clock);
+    b.remove("voice/mumble/egg-mumble.yaml");
+    b.commit("delete everything");
+    let second = build(&data, sources(&a, &b), &clock);
+    let beta = &second.report.sources[1];
+    assert_eq!(beta.status, SourceStatus::Failed);
+    assert!(beta.kept_previous);
+    assert_eq!(
+        beta.error.as_deref(),
+        Some("no eggs found where the previous build had 1: kept the previous eggs")
+    );
+    assert_eq!(
+        beta.commit, first.report.sources[1].commit,
+        "the kept eggs' commit is reported"
+    );
+    assert_eq!(
+        second.files["api/v1/eggs/beta-mumble.json"],
+        first.files["api/v1/eggs/beta-mumble.json"]
+    );
+    // Still empty next time: still kept, still reported.
+    let third = build(&data, sources(&a, &b), &clock);
+    assert!(third.report.sources[1].kept_previous);
+    assert_eq!(third.report.eggs, 4);
+}
+
+#[test]
+fn a_source_that_fails_to_fetch_keeps_its_previous_eggs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_sources(tmp.path());
+    let data = tmp.path().join("data");
+    let clock = Clock::new(0);
+    build(&data, sources(&a, &b), &clock);
+    std::fs::rename(&b.dir, tmp.path().join("moved")).unwrap();
+    let second = build(&data, sources(&a, &b), &clock);
+    let beta = &second.report.sources[1];
+    assert_eq!(beta.status, SourceStatus::Failed);
+    assert!(beta.kept_previous);
+    assert!(
+        beta.error
+            .as_deref()
+            .unwrap()
+            .contains("does not appear to be a git repository"),
+        "{beta:?}"
+    );
+    assert!(second.files.contains_key("api/v1/eggs/beta-mumble.json"));
+}
+
+#[test]
+fn missing_url_and_missing_branch_are_reported_and_others_still_indexed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, _) = two_sources(tmp.path());
+    let mut sources = vec![source(&a.url(), "owner", "alpha")];
+    sources.push(source(
+        &format!("file://{}/nowhere", tmp.path().display()),
+        "owner",
+        "nowhere",
+    ));
+    let mut branchy = source(&a.url(), "owner", "alpha-dev");
+    branchy.branch = Some("dev".into());
+    sources.push(branchy);
+    let out = build(&tmp.path().join("data"), sources, &Clock::new(0));
+    assert_eq!(out.report.eggs, 3);
+    let nowhere = &out.report.sources[1];
+    assert_eq!(nowhere.status, SourceStatus::Failed);
+    assert!(
+        nowhere
+            .error
+            .as_deref()
+            .unwrap()
+            .starts_with("git ls-remote failed: "),
+        "{nowhere:?}"
+    );
+    assert!(!nowhere.kept_previous);
+    assert_eq!(
+        out.report.sources[2].error.as_deref(),
+        Some("branch `dev` not found upstream")
+    );
+}
+
+#[test]
+fn nothing_is_published_when_every_source_fails_on_the_first_build() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = source(
+        &format!("file://{}/nowhere", tmp.path().display()),
+        "o",
+        "r",
+    );
+    let data = tmp.path().join("data");
+    let err = try_build(&data, vec![bad], &Clock::new(0)).unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("nothing to publish: no source could be fetched (git ls-remote failed"),
+        "{err}"
+    );
+    assert!(Store::new(&data).current_dir().is_none());
+}
+
+#[test]
+fn snapshots_are_pruned_and_leftovers_of_killed_builds_removed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_sources(tmp.path());
+    let data = tmp.path().join("data");
+    let clock = Clock::new(0);
+    std::fs::create_dir_all(data.join("snapshots/.tmp-killed/api")).unwrap();
+    for _ in 0..6 {
+        build(&data, sources(&a, &b), &clock);
+    }
+    let mut left: Vec<String> = std::fs::read_dir(data.join("snapshots"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    left.sort();
+    assert_eq!(left.len(), 3, "{left:?}");
+    assert!(!left.iter().any(|n| n.starts_with(".tmp")));
+    let current = Store::new(&data).current_dir().unwrap();
+    assert_eq!(current.file_name().unwrap().to_str().unwrap(), left[2]);
+}
+
+#[test]
+fn unchanged_documents_are_hard_linked_between_snapshots() {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_sources(tmp.path());
+    let data = tmp.path().join("data");
+    let clock = Clock::new(0);
+    let first = build(&data, sources(&a, &b), &clock);
+    let second = build(&data, sources(&a, &b), &clock);
+    let doc = "api/v1/eggs/alpha-paper.json";
+    let ino =
+        |o: &eggcat_store::Outcome| std::fs::metadata(o.snapshot_dir.join(doc)).unwrap().ino();
+    assert_eq!(ino(&first), ino(&second));
+}

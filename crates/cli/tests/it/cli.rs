@@ -1,0 +1,204 @@
+//! The `eggcat` binary as a user runs it.
+
+use std::process::Command;
+
+use crate::support::*;
+
+fn eggcat() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_eggcat"))
+}
+
+#[test]
+fn help_explains_every_option() {
+    let out = eggcat().args(["build", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success());
+    for option in ["--config <FILE>", "--out <DIR>", "eggcat.toml"] {
+        assert!(text.contains(option), "{option} missing from:\n{text}");
+    }
+    let out = eggcat().args(["serve", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for option in ["--config <FILE>", "--listen <ADDR>", "--refresh <DURATION>"] {
+        assert!(text.contains(option), "{option} missing from:\n{text}");
+    }
+}
+
+#[test]
+fn build_publishes_writes_out_and_summarizes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Repo::init(tmp.path().join("eggs"));
+    repo.write("games/egg-a.json", egg_json("A"))
+        .write(".github/egg-request.yml", "name: x\n");
+    repo.commit("one egg");
+    let config = tmp.path().join("eggcat.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n",
+            repo.url()
+        ),
+    )
+    .unwrap();
+    let site = tmp.path().join("site");
+    let out = eggcat()
+        .arg("build")
+        .arg("--config")
+        .arg(&config)
+        .arg("--out")
+        .arg(&site)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.starts_with("published 1 eggs (1 skipped files, 0 warnings) as "),
+        "{stdout}"
+    );
+    assert!(stdout.contains("o/eggs"), "{stdout}");
+    assert!(stdout.contains("ok"), "{stdout}");
+    for path in [
+        "api/v1/eggs/_index.json",
+        "api/v1/eggs/_names.json",
+        "api/v1/eggs/eggs-a.json",
+        "api/v1/_status.json",
+    ] {
+        assert!(site.join(path).is_file(), "{path}");
+    }
+    // A stale document in --out is removed on the next build.
+    std::fs::write(site.join("api/v1/eggs/gone.json"), "{}").unwrap();
+    let out = eggcat()
+        .arg("build")
+        .arg("--config")
+        .arg(&config)
+        .arg("--out")
+        .arg(&site)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!site.join("api/v1/eggs/gone.json").exists());
+    assert!(
+        data_current(&tmp.path().join("data"))
+            .join("state.json")
+            .is_file()
+    );
+}
+
+fn data_current(data: &std::path::Path) -> std::path::PathBuf {
+    eggcat_store::Store::new(data).current_dir().unwrap()
+}
+
+#[test]
+fn invalid_config_is_one_clear_line_and_a_failure() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("eggcat.toml");
+    std::fs::write(&config, "[[source]]\nurl = \"ssh://git@github.com/a/b\"\n").unwrap();
+    let out = eggcat()
+        .arg("build")
+        .arg("--config")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("eggcat: error: invalid config"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("unsupported URL"), "{stderr}");
+}
+
+#[test]
+fn nothing_to_publish_is_a_failure() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("eggcat.toml");
+    std::fs::write(
+        &config,
+        "[[source]]\nurl = \"file:///nonexistent/eggcat/x\"\nowner = \"o\"\n",
+    )
+    .unwrap();
+    let out = eggcat()
+        .arg("build")
+        .arg("--config")
+        .arg(&config)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let last = stderr.lines().last().unwrap();
+    assert!(
+        last.starts_with("eggcat: error: build failed: nothing to publish"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_killed_build_leaves_the_previous_snapshot_current_and_intact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Repo::init(tmp.path().join("eggs"));
+    for i in 0..300 {
+        repo.write(
+            &format!("games/g{i}/egg-game-{i}.json"),
+            egg_json(&format!("Game {i}")),
+        );
+    }
+    repo.commit("many eggs");
+    let config = tmp.path().join("eggcat.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n",
+            repo.url()
+        ),
+    )
+    .unwrap();
+    assert!(
+        eggcat()
+            .arg("build")
+            .arg("--config")
+            .arg(&config)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let data = tmp.path().join("data");
+    let store = eggcat_store::Store::new(&data);
+    let before = store.read_current().unwrap().unwrap();
+    for delay_ms in [5u64, 20, 40, 60, 80, 120, 160] {
+        // Each time, a change that forces a real rebuild, killed part-way.
+        repo.write(
+            "games/g0/egg-game-0.json",
+            egg_json(&format!("Game 0 at {delay_ms}")),
+        );
+        repo.commit("change");
+        let mut child = eggcat()
+            .arg("build")
+            .arg("--config")
+            .arg(&config)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+        let now = store
+            .read_current()
+            .unwrap()
+            .expect("a current snapshot always exists");
+        // Whichever snapshot is current is complete: every egg of its index has its document.
+        let index: Vec<serde_json::Value> =
+            serde_json::from_slice(&now.files["api/v1/eggs/_index.json"]).unwrap();
+        assert_eq!(index.len(), 300);
+        for item in index {
+            let doc = &now.files[&format!("api/v1/eggs/{}.json", item["slug"].as_str().unwrap())];
+            serde_json::from_slice::<serde_json::Value>(doc).unwrap();
+        }
+    }
+    assert_eq!(before.files.len(), 303);
+}

@@ -1,0 +1,392 @@
+//! Test fixtures: real git repositories in temp dirs, real git servers on 127.0.0.1 (git daemon
+//! and git http-backend behind a small CGI host), and helpers to run a build.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use eggcat_catalog::wire::Report;
+use eggcat_store::{BuildOptions, Outcome, Store, rebuild};
+use eggcat_upstream::{Limits, Source, SourceSpec};
+
+/// Runs git in `dir` with a fixed identity and dates; panics with git's stderr on failure.
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=eggcat-test",
+            "-c",
+            "user.email=test@eggcat.invalid",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A work-tree repository used as an upstream.
+pub(crate) struct Repo {
+    pub(crate) dir: PathBuf,
+}
+
+impl Repo {
+    /// `git init -b main` in `dir`.
+    pub(crate) fn init(dir: impl Into<PathBuf>) -> Repo {
+        let dir = dir.into();
+        std::fs::create_dir_all(&dir).unwrap();
+        git(&dir, &["init", "-q", "-b", "main"]);
+        Repo { dir }
+    }
+
+    /// Writes a file (creating folders).
+    pub(crate) fn write(&self, path: &str, bytes: impl AsRef<[u8]>) -> &Repo {
+        let full = self.dir.join(path);
+        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+        std::fs::write(full, bytes).unwrap();
+        self
+    }
+
+    /// Removes a file.
+    pub(crate) fn remove(&self, path: &str) -> &Repo {
+        std::fs::remove_file(self.dir.join(path)).unwrap();
+        self
+    }
+
+    /// Commits everything; returns the commit id.
+    pub(crate) fn commit(&self, message: &str) -> String {
+        git(&self.dir, &["add", "-A"]);
+        git(&self.dir, &["commit", "-q", "--allow-empty", "-m", message]);
+        git(&self.dir, &["rev-parse", "HEAD"])
+    }
+
+    /// Replaces the last commit (a history rewrite, as after a force-push).
+    pub(crate) fn amend(&self) -> String {
+        git(&self.dir, &["add", "-A"]);
+        git(&self.dir, &["commit", "-q", "--amend", "-m", "rewritten"]);
+        git(&self.dir, &["rev-parse", "HEAD"])
+    }
+
+    /// `file://` URL of the repository.
+    pub(crate) fn url(&self) -> String {
+        format!("file://{}", self.dir.display())
+    }
+}
+
+/// The shared real upstream data, or `None` (with a message) when it is missing.
+pub(crate) fn shared_upstream() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/upstream/pelican-eggs");
+    if dir.is_dir() {
+        Some(dir)
+    } else {
+        eprintln!(
+            "SKIPPED: {} is missing; the tests on real upstream data need ../shared beside the checkout",
+            dir.display()
+        );
+        None
+    }
+}
+
+/// Copies a folder of the shared data into a new git repository and commits it.
+pub(crate) fn repo_from(src: &Path, dst: &Path) -> Repo {
+    copy_dir(src, dst);
+    let repo = Repo::init(dst);
+    repo.commit("snapshot");
+    repo
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), to).unwrap();
+        }
+    }
+}
+
+/// A source with owner/label set, from a URL.
+pub(crate) fn source(url: &str, owner: &str, repo: &str) -> Source {
+    let spec = SourceSpec {
+        url: url.into(),
+        owner: Some(owner.into()),
+        repo: Some(repo.into()),
+        label: Some("test".into()),
+        ..SourceSpec::default()
+    };
+    Source::resolve(&spec, Path::new("/")).unwrap()
+}
+
+/// A clock that starts at a fixed time and advances 1 s per reading.
+pub(crate) struct Clock(AtomicU64);
+
+impl Clock {
+    pub(crate) fn new(start_ms: u64) -> Clock {
+        Clock(AtomicU64::new(start_ms))
+    }
+
+    pub(crate) fn now(&self) -> u64 {
+        self.0.fetch_add(1000, Ordering::SeqCst)
+    }
+}
+
+/// Builds with the library, a fixed clock and default limits.
+pub(crate) fn build(data_dir: &Path, sources: Vec<Source>, clock: &Clock) -> Outcome {
+    try_build(data_dir, sources, clock).expect("build publishes")
+}
+
+pub(crate) fn try_build(
+    data_dir: &Path,
+    sources: Vec<Source>,
+    clock: &Clock,
+) -> Result<Outcome, eggcat_store::StoreError> {
+    let options = BuildOptions {
+        sources,
+        limits: Limits {
+            timeout: Duration::from_secs(60),
+            ..Limits::default()
+        },
+    };
+    rebuild(&Store::new(data_dir), &options, &|| clock.now(), &|_| {})
+}
+
+/// The egg document of `slug` in a build, parsed.
+pub(crate) fn egg_doc(outcome: &Outcome, slug: &str) -> serde_json::Value {
+    let bytes = outcome
+        .files
+        .get(&format!("api/v1/eggs/{slug}.json"))
+        .unwrap_or_else(|| panic!("no egg {slug}"));
+    serde_json::from_slice(bytes).unwrap()
+}
+
+/// Skipped entries as (path, message).
+pub(crate) fn skipped(report: &Report) -> Vec<(String, String)> {
+    report
+        .skipped
+        .iter()
+        .map(|s| (s.path.clone(), s.message.clone()))
+        .collect()
+}
+
+/// A free port on 127.0.0.1.
+pub(crate) fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn wait_for_port(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "server on port {port} did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `git daemon` serving every repository below `base` on 127.0.0.1 (git:// URLs).
+pub(crate) struct GitDaemon {
+    child: Child,
+    pub(crate) port: u16,
+}
+
+impl GitDaemon {
+    pub(crate) fn start(base: &Path) -> GitDaemon {
+        let port = free_port();
+        let child = Command::new("git")
+            .args([
+                "daemon",
+                "--export-all",
+                "--reuseaddr",
+                "--informative-errors",
+                "--listen=127.0.0.1",
+            ])
+            .arg(format!("--port={port}"))
+            .arg(format!("--base-path={}", base.display()))
+            .arg(base)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("git daemon starts");
+        wait_for_port(port);
+        GitDaemon { child, port }
+    }
+}
+
+impl Drop for GitDaemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `git http-backend` behind a minimal CGI host on 127.0.0.1 (smart HTTP, protocol v2 when the
+/// client asks for it).
+pub(crate) struct GitHttp {
+    pub(crate) port: u16,
+}
+
+impl GitHttp {
+    pub(crate) fn start(root: &Path) -> GitHttp {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let root = root.to_path_buf();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let root = root.clone();
+                std::thread::spawn(move || {
+                    let _ = cgi(stream, &root);
+                });
+            }
+        });
+        GitHttp { port }
+    }
+}
+
+/// One HTTP/1.1 exchange, answered by `git http-backend`, then the connection is closed.
+fn cgi(stream: TcpStream, root: &Path) -> std::io::Result<()> {
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut line = String::new();
+    reader.read_line(&mut line)?;
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or_default().to_owned();
+    let target = parts.next().unwrap_or_default().to_owned();
+    let mut headers = Vec::new();
+    loop {
+        let mut h = String::new();
+        reader.read_line(&mut h)?;
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            headers.push((k.trim().to_ascii_lowercase(), v.trim().to_owned()));
+        }
+    }
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    };
+    let mut body = Vec::new();
+    if let Some(len) = header("content-length") {
+        let mut buf = vec![0; len.parse().unwrap_or(0)];
+        reader.read_exact(&mut buf)?;
+        body = buf;
+    } else if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+        loop {
+            let mut size = String::new();
+            reader.read_line(&mut size)?;
+            let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+            let mut chunk = vec![0; n + 2];
+            reader.read_exact(&mut chunk)?;
+            if n == 0 {
+                break;
+            }
+            body.extend_from_slice(&chunk[..n]);
+        }
+    }
+    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
+    let mut cmd = Command::new("git");
+    cmd.arg("http-backend")
+        .env("GIT_PROJECT_ROOT", root)
+        .env("GIT_HTTP_EXPORT_ALL", "1")
+        .env("REQUEST_METHOD", &method)
+        .env("PATH_INFO", path)
+        .env("QUERY_STRING", query)
+        .env("CONTENT_LENGTH", body.len().to_string())
+        .env("SERVER_PROTOCOL", "HTTP/1.1")
+        .env("REMOTE_ADDR", "127.0.0.1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    if let Some(ct) = header("content-type") {
+        cmd.env("CONTENT_TYPE", ct);
+    }
+    if let Some(ce) = header("content-encoding") {
+        cmd.env("HTTP_CONTENT_ENCODING", ce);
+    }
+    if let Some(proto) = header("git-protocol") {
+        cmd.env("GIT_PROTOCOL", proto);
+    }
+    let mut child = cmd.spawn()?;
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || stdin.write_all(&body));
+    let out = child.wait_with_output()?;
+    let _ = writer.join();
+    let split = out
+        .stdout
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .map(|i| (i, 4))
+        .or_else(|| {
+            out.stdout
+                .windows(2)
+                .position(|w| w == b"\n\n")
+                .map(|i| (i, 2))
+        })
+        .unwrap_or((out.stdout.len(), 0));
+    let head = String::from_utf8_lossy(&out.stdout[..split.0]).into_owned();
+    let payload = &out.stdout[(split.0 + split.1).min(out.stdout.len())..];
+    let mut status = "200 OK".to_owned();
+    let mut response = Vec::new();
+    for h in head.lines().map(str::trim).filter(|h| !h.is_empty()) {
+        match h.split_once(':') {
+            Some((k, v)) if k.eq_ignore_ascii_case("status") => status = v.trim().to_owned(),
+            _ => response.extend_from_slice(format!("{h}\r\n").as_bytes()),
+        }
+    }
+    let mut stream = stream;
+    write!(
+        stream,
+        "HTTP/1.1 {status}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        payload.len()
+    )?;
+    stream.write_all(&response)?;
+    stream.write_all(b"\r\n")?;
+    stream.write_all(payload)?;
+    stream.flush()
+}
+
+/// A minimal PTDL_v2 egg.
+pub(crate) fn egg_json(name: &str) -> String {
+    format!(
+        r#"{{
+    "_comment": "DO NOT EDIT: FILE GENERATED AUTOMATICALLY BY PTERODACTYL PANEL",
+    "meta": {{ "version": "PTDL_v2", "update_url": null }},
+    "name": "{name}",
+    "author": "test@eggcat.invalid",
+    "startup": "./server --port {{{{SERVER_PORT}}}}",
+    "variables": []
+}}
+"#
+    )
+}
+
+/// A minimal PLCN_v3 egg in the panel's YAML style.
+pub(crate) fn egg_yaml(name: &str) -> String {
+    format!(
+        "_comment: 'DO NOT EDIT: FILE GENERATED AUTOMATICALLY BY PANEL'\nmeta:\n  version: PLCN_v3\n  update_url: null\nname: '{name}'\ntags: {{  }}\nvariables: []\n"
+    )
+}
