@@ -202,3 +202,132 @@ fn a_killed_build_leaves_the_previous_snapshot_current_and_intact() {
     }
     assert_eq!(before.files.len(), 303);
 }
+
+/// `GET path` over a fresh connection; the status code, or `None` when nothing answers.
+fn status_of(port: u16, path: &str) -> Option<u16> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+        .ok()?;
+    s.write_all(format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").as_bytes())
+        .ok()?;
+    let mut out = String::new();
+    s.read_to_string(&mut out).ok()?;
+    out.get(9..12)?.parse().ok()
+}
+
+#[test]
+fn serve_builds_when_there_is_no_catalog_then_becomes_ready_and_stops_on_sigterm() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Repo::init(tmp.path().join("eggs"));
+    repo.write("games/egg-a.json", egg_json("A"));
+    repo.commit("one egg");
+    let config = tmp.path().join("eggcat.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n",
+            repo.url()
+        ),
+    )
+    .unwrap();
+    let port = free_port();
+    let mut child = eggcat()
+        .args([
+            "serve",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--config",
+        ])
+        .arg(&config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let mut seen = Vec::new();
+    loop {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "never ready: {seen:?}"
+        );
+        match status_of(port, "/readyz") {
+            Some(200) => break,
+            Some(s) => seen.push(s),
+            None => {}
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        seen.iter().all(|&s| s == 503),
+        "before ready, /readyz says 503: {seen:?}"
+    );
+    assert_eq!(status_of(port, "/api/v1/eggs/eggs-a.json"), Some(200));
+    assert_eq!(status_of(port, "/healthz"), Some(200));
+    let term = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success());
+    let status = child.wait().unwrap();
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut log).unwrap();
+    assert!(status.success(), "exit {status:?}\n{log}");
+    assert!(log.contains("build published"), "{log}");
+    assert!(log.contains("shutting down"), "{log}");
+}
+
+#[test]
+fn serve_keeps_the_last_good_catalog_when_a_rebuild_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Repo::init(tmp.path().join("eggs"));
+    repo.write("games/egg-a.json", egg_json("A"));
+    repo.commit("one egg");
+    let config = tmp.path().join("eggcat.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n",
+            repo.url()
+        ),
+    )
+    .unwrap();
+    assert!(
+        eggcat()
+            .arg("build")
+            .arg("--config")
+            .arg(&config)
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    // The upstream disappears; the server rebuilds every second.
+    std::fs::rename(&repo.dir, tmp.path().join("gone")).unwrap();
+    let port = free_port();
+    let mut child = eggcat()
+        .args([
+            "serve",
+            "--refresh",
+            "1s",
+            "--listen",
+            &format!("127.0.0.1:{port}"),
+            "--config",
+        ])
+        .arg(&config)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(3000));
+    let egg = status_of(port, "/api/v1/eggs/eggs-a.json");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(egg, Some(200), "the kept egg is still served");
+    let status: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(data_current(&tmp.path().join("data")).join("api/v1/_status.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(status["sources"][0]["status"], "failed");
+    assert_eq!(status["sources"][0]["keptPrevious"], true);
+}

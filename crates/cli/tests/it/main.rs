@@ -4,6 +4,8 @@
 mod bad_input;
 mod build;
 mod cli;
+mod http;
 mod real_data;
+mod serve;
 mod support;
 mod transports;

@@ -1,0 +1,491 @@
+//! End to end on a real port: a real HTTP client, hostile clients, the connection cap, graceful
+//! shutdown, and catalogs swapped while many clients read.
+
+use std::collections::HashMap;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use eggcat_server::{App, AppOptions, ServeOptions, serve};
+use http_body_util::{BodyExt, Empty};
+use hyper_util::client::legacy::Client;
+use hyper_util::rt::TokioExecutor;
+use tokio::sync::oneshot;
+
+use crate::http::served_catalog;
+use crate::support::*;
+
+struct Running {
+    addr: SocketAddr,
+    stop: Option<oneshot::Sender<()>>,
+    done: tokio::task::JoinHandle<()>,
+}
+
+async fn start(app: Arc<App>, options: ServeOptions) -> Running {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    let done = tokio::spawn(serve(listener, app, options, async {
+        let _ = stopped.await;
+    }));
+    Running {
+        addr,
+        stop: Some(stop),
+        done,
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+type HttpClient = Client<hyper_util::client::legacy::connect::HttpConnector, Empty<Bytes>>;
+
+fn client() -> HttpClient {
+    Client::builder(TokioExecutor::new()).build_http()
+}
+
+async fn fetch(
+    client: &HttpClient,
+    addr: SocketAddr,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> (u16, http::HeaderMap, Bytes) {
+    let mut req = http::Request::get(format!("http://{addr}{path}"));
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let res = client
+        .request(req.body(Empty::new()).unwrap())
+        .await
+        .expect("request succeeds");
+    let status = res.status().as_u16();
+    let headers = res.headers().clone();
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    (status, headers, body)
+}
+
+/// Sends raw bytes and returns everything the server answers until it closes (or `wait` ends).
+fn raw(addr: SocketAddr, request: &[u8], wait: Duration) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(wait)).unwrap();
+    s.write_all(request).unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+#[test]
+fn a_real_client_gets_documents_encodings_and_304s() {
+    let (_tmp, app, files) = served_catalog();
+    runtime().block_on(async {
+        let mut server = start(app, ServeOptions::default()).await;
+        let c = client();
+        let (status, headers, body) = fetch(&c, server.addr, "/api/v1/eggs/_index.json", &[]).await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            body.as_ref(),
+            files.files["api/v1/eggs/_index.json"].as_slice()
+        );
+        let etag = headers["etag"].to_str().unwrap().to_owned();
+        let (status, headers, body) = fetch(
+            &c,
+            server.addr,
+            "/api/v1/eggs/_index.json",
+            &[("if-none-match", &etag)],
+        )
+        .await;
+        assert_eq!((status, body.len()), (304, 0));
+        assert_eq!(headers["vary"], "Accept-Encoding");
+        let (status, headers, body) = fetch(
+            &c,
+            server.addr,
+            "/api/v1/eggs/eggs-paper",
+            &[("accept-encoding", "gzip")],
+        )
+        .await;
+        assert_eq!(status, 200);
+        assert_eq!(headers["content-encoding"], "gzip");
+        let mut plain = Vec::new();
+        flate2::read::GzDecoder::new(body.as_ref())
+            .read_to_end(&mut plain)
+            .unwrap();
+        assert_eq!(plain, files.files["api/v1/eggs/eggs-paper.json"]);
+        let (status, _, _) = fetch(&c, server.addr, "/api/v1/eggs/missing", &[]).await;
+        assert_eq!(status, 404);
+        server.stop.take().unwrap().send(()).unwrap();
+        server.done.await.unwrap();
+    });
+}
+
+#[test]
+fn head_over_the_wire_has_the_length_and_no_body() {
+    let (_tmp, app, files) = served_catalog();
+    runtime().block_on(async {
+        let server = start(app, ServeOptions::default()).await;
+        let addr = server.addr;
+        let answer = tokio::task::spawn_blocking(move || {
+            raw(
+                addr,
+                b"HEAD /api/v1/eggs/_index.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                Duration::from_secs(5),
+            )
+        })
+        .await
+        .unwrap();
+        let len = files.files["api/v1/eggs/_index.json"].len();
+        assert!(answer.starts_with("HTTP/1.1 200 OK\r\n"), "{answer}");
+        assert!(
+            answer.contains(&format!("content-length: {len}\r\n")),
+            "{answer}"
+        );
+        assert!(
+            answer.ends_with("\r\n\r\n"),
+            "no body after the head: {answer}"
+        );
+    });
+}
+
+#[test]
+fn hostile_requests_get_4xx_and_never_a_file() {
+    let (_tmp, app, _) = served_catalog();
+    runtime().block_on(async {
+        let server = start(app, ServeOptions::default()).await;
+        let addr = server.addr;
+        tokio::task::spawn_blocking(move || {
+            let wait = Duration::from_secs(5);
+            let huge = format!(
+                "GET /api/v1/eggs HTTP/1.1\r\nHost: x\r\nX-Big: {}\r\n\r\n",
+                "a".repeat(20 * 1024)
+            );
+            assert!(raw(addr, huge.as_bytes(), wait).starts_with("HTTP/1.1 431"));
+            for path in [
+                "/api/v1/eggs/%2e%2e/%2e%2e/etc/passwd",
+                "/../../etc/passwd",
+                "/api/v1/eggs/..\\..\\x",
+                "/api/v1//eggs",
+            ] {
+                let answer = raw(
+                    addr,
+                    format!("GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                        .as_bytes(),
+                    wait,
+                );
+                let status = &answer[9..12];
+                assert!(status == "400" || status == "404", "{path}: {answer}");
+                assert!(!answer.contains("root:"), "{path}");
+            }
+            let nul = raw(
+                addr,
+                b"GET /api/v1/eggs/\0 HTTP/1.1\r\nHost: x\r\n\r\n",
+                wait,
+            );
+            assert!(nul.starts_with("HTTP/1.1 400"), "{nul}");
+            let garbage = raw(addr, b"\x16\x03\x01\x02\x00 not http\r\n\r\n", wait);
+            assert!(
+                garbage.starts_with("HTTP/1.1 400") || garbage.is_empty(),
+                "{garbage}"
+            );
+        })
+        .await
+        .unwrap();
+    });
+}
+
+#[test]
+fn a_slowloris_client_is_closed_within_ten_seconds() {
+    let (_tmp, app, _) = served_catalog();
+    runtime().block_on(async {
+        let server = start(app, ServeOptions::default()).await;
+        let addr = server.addr;
+        let took = tokio::task::spawn_blocking(move || {
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.set_read_timeout(Some(Duration::from_millis(200)))
+                .unwrap();
+            let started = Instant::now();
+            s.write_all(b"GET /api/v1/eggs HTTP/1.1\r\nHost: x\r\n")
+                .unwrap();
+            let mut buf = [0u8; 1024];
+            loop {
+                assert!(
+                    started.elapsed() < Duration::from_secs(15),
+                    "still open after 15 s"
+                );
+                // One header line a second, never finishing the request.
+                if s.write_all(b"X-Slow: 1\r\n").is_err() {
+                    return started.elapsed();
+                }
+                match s.read(&mut buf) {
+                    Ok(0) => return started.elapsed(),
+                    Ok(_) => {}
+                    Err(e)
+                        if e.kind() == std::io::ErrorKind::WouldBlock
+                            || e.kind() == std::io::ErrorKind::TimedOut => {}
+                    Err(_) => return started.elapsed(),
+                }
+                std::thread::sleep(Duration::from_millis(800));
+            }
+        })
+        .await
+        .unwrap();
+        assert!(took < Duration::from_secs(10), "closed after {took:?}");
+    });
+}
+
+#[test]
+fn past_the_connection_cap_new_clients_wait_while_existing_ones_are_served() {
+    let (_tmp, app, _) = served_catalog();
+    runtime().block_on(async {
+        let options = ServeOptions {
+            max_connections: 2,
+            ..ServeOptions::default()
+        };
+        let server = start(app, options).await;
+        let addr = server.addr;
+        tokio::task::spawn_blocking(move || {
+            let request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+            let mut first = TcpStream::connect(addr).unwrap();
+            let mut second = TcpStream::connect(addr).unwrap();
+            for s in [&mut first, &mut second] {
+                s.write_all(request).unwrap();
+                s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+                let mut buf = [0u8; 512];
+                assert!(s.read(&mut buf).unwrap() > 0);
+            }
+            // A third client is not served while two are open...
+            let mut third = TcpStream::connect(addr).unwrap();
+            third.write_all(request).unwrap();
+            third
+                .set_read_timeout(Some(Duration::from_millis(500)))
+                .unwrap();
+            let mut buf = [0u8; 512];
+            assert!(
+                third.read(&mut buf).is_err(),
+                "the third connection must wait"
+            );
+            // ...the existing ones still are...
+            first.write_all(request).unwrap();
+            assert!(first.read(&mut buf).unwrap() > 0);
+            // ...and once one leaves, the third is served.
+            drop(second);
+            third
+                .set_read_timeout(Some(Duration::from_secs(5)))
+                .unwrap();
+            let n = third.read(&mut buf).unwrap();
+            assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+        })
+        .await
+        .unwrap();
+    });
+}
+
+#[test]
+fn shutdown_stops_accepting_and_finishes_in_flight_requests() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Repo::init(tmp.path().join("eggs"));
+    // A document of several MiB that a slow client reads while the server shuts down.
+    let big = egg_json("Big").replace(
+        "\"variables\": []",
+        &format!(
+            "\"description\": \"{}\", \"variables\": []",
+            "x".repeat(6 << 20)
+        ),
+    );
+    repo.write("big/egg-big.json", big);
+    repo.commit("big");
+    let data = tmp.path().join("data");
+    build(
+        &data,
+        vec![source(&repo.url(), "o", "eggs")],
+        &Clock::new(0),
+    );
+    let app = App::new(&AppOptions {
+        cache_control: "no-cache".into(),
+    })
+    .unwrap();
+    app.install(
+        eggcat_store::Store::new(&data)
+            .read_current()
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    let expected = app
+        .snapshot()
+        .unwrap()
+        .get("api/v1/eggs/eggs-big.json")
+        .unwrap()
+        .identity()
+        .len();
+    runtime().block_on(async {
+        let mut server = start(app, ServeOptions::default()).await;
+        let addr = server.addr;
+        let reader = tokio::task::spawn_blocking(move || {
+            let mut s = TcpStream::connect(addr).unwrap();
+            s.write_all(b"GET /api/v1/eggs/eggs-big.json HTTP/1.1\r\nHost: x\r\n\r\n")
+                .unwrap();
+            std::thread::sleep(Duration::from_millis(300));
+            let mut out = Vec::new();
+            let mut buf = [0u8; 64 * 1024];
+            loop {
+                match s.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => out.extend_from_slice(&buf[..n]),
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            out
+        });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        server.stop.take().unwrap().send(()).unwrap();
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(
+            TcpStream::connect(addr).is_err(),
+            "no new connections after shutdown began"
+        );
+        let got = reader.await.unwrap();
+        let head_end = got.windows(4).position(|w| w == b"\r\n\r\n").unwrap() + 4;
+        assert_eq!(
+            got.len() - head_end,
+            expected,
+            "the in-flight response was delivered whole"
+        );
+        server.done.await.unwrap();
+    });
+}
+
+#[test]
+fn rebuilds_swapped_in_under_load_never_show_a_mixed_or_partial_catalog() {
+    // Two different catalogs, A and B, each with its own documents.
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Repo::init(tmp.path().join("eggs"));
+    for i in 0..20 {
+        repo.write(
+            &format!("g/egg-e{i}.json"),
+            egg_json(&format!("Egg {i} version A")),
+        );
+    }
+    repo.commit("a");
+    let (data_a, data_b) = (tmp.path().join("a"), tmp.path().join("b"));
+    build(
+        &data_a,
+        vec![source(&repo.url(), "o", "eggs")],
+        &Clock::new(0),
+    );
+    for i in 0..20 {
+        repo.write(
+            &format!("g/egg-e{i}.json"),
+            egg_json(&format!("Egg {i} version B")),
+        );
+    }
+    repo.commit("b");
+    build(
+        &data_b,
+        vec![source(&repo.url(), "o", "eggs")],
+        &Clock::new(0),
+    );
+    let read = |d: &std::path::Path| eggcat_store::Store::new(d).read_current().unwrap().unwrap();
+    let mut allowed: HashMap<String, Vec<Vec<u8>>> = HashMap::new();
+    for files in [read(&data_a), read(&data_b)] {
+        for (path, bytes) in files.files {
+            allowed.entry(path).or_default().push(bytes);
+        }
+    }
+    let allowed = Arc::new(allowed);
+    let app = App::new(&AppOptions {
+        cache_control: "no-cache".into(),
+    })
+    .unwrap();
+    app.install(read(&data_a)).unwrap();
+
+    runtime().block_on(async {
+        let server = start(Arc::clone(&app), ServeOptions::default()).await;
+        let stop = Arc::new(AtomicBool::new(false));
+        let checked = Arc::new(AtomicUsize::new(0));
+        let mut clients = Vec::new();
+        for n in 0..16 {
+            let (allowed, stop, checked) = (
+                Arc::clone(&allowed),
+                Arc::clone(&stop),
+                Arc::clone(&checked),
+            );
+            let addr = server.addr;
+            clients.push(tokio::spawn(async move {
+                let c = client();
+                let mut i = n;
+                while !stop.load(Ordering::Relaxed) {
+                    let (path, file) = match i % 3 {
+                        0 => (
+                            "/api/v1/eggs".to_owned(),
+                            "api/v1/eggs/_index.json".to_owned(),
+                        ),
+                        1 => (
+                            "/api/v1/eggs?fields=name".to_owned(),
+                            "api/v1/eggs/_names.json".to_owned(),
+                        ),
+                        _ => (
+                            format!("/api/v1/eggs/eggs-e{}", i % 20),
+                            format!("api/v1/eggs/eggs-e{}.json", i % 20),
+                        ),
+                    };
+                    let coding = ["gzip", "br", "identity"][i % 3];
+                    let (status, headers, body) =
+                        fetch(&c, addr, &path, &[("accept-encoding", coding)]).await;
+                    assert_eq!(status, 200, "{path}");
+                    let plain = match headers.get("content-encoding").map(|v| v.to_str().unwrap()) {
+                        Some("gzip") => {
+                            let mut out = Vec::new();
+                            flate2::read::GzDecoder::new(body.as_ref())
+                                .read_to_end(&mut out)
+                                .unwrap();
+                            out
+                        }
+                        Some("br") => {
+                            let mut out = Vec::new();
+                            brotli::BrotliDecompress(&mut body.as_ref(), &mut out).unwrap();
+                            out
+                        }
+                        None => body.to_vec(),
+                        Some(other) => panic!("unexpected coding {other}"),
+                    };
+                    assert!(
+                        allowed[&file].contains(&plain),
+                        "{path}: a body that is neither catalog A's nor B's"
+                    );
+                    checked.fetch_add(1, Ordering::Relaxed);
+                    i += 1;
+                }
+            }));
+        }
+        // Swap A and B back and forth while the clients read.
+        for round in 0..30 {
+            let data = if round % 2 == 0 {
+                data_b.clone()
+            } else {
+                data_a.clone()
+            };
+            let app = Arc::clone(&app);
+            tokio::task::spawn_blocking(move || app.install(read(&data)).unwrap())
+                .await
+                .unwrap();
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        stop.store(true, Ordering::Relaxed);
+        for c in clients {
+            c.await
+                .expect("no client saw an error or a dropped connection");
+        }
+        assert!(
+            checked.load(Ordering::Relaxed) > 500,
+            "only {} requests checked",
+            checked.load(Ordering::Relaxed)
+        );
+    });
+}
