@@ -80,20 +80,26 @@ impl App {
         let previous = self.published.load_full();
         let snapshot = Arc::new(Snapshot::load(files, previous.as_deref())?);
         tracing::info!(build = %snapshot.id, eggs = snapshot.eggs, "serving catalog");
-        self.metrics.record_build(unix_ms(snapshot.built_at), true);
         self.published.store(Some(Arc::clone(&snapshot)));
         self.catalog.store(Some(snapshot));
         Ok(())
     }
 
+    /// Records a successful rebuild run by this process (for `/metrics`).
+    pub fn rebuild_succeeded(&self, at_unix_ms: u64) {
+        self.metrics.record_build(at_unix_ms, true);
+    }
+
     /// Records a failed rebuild: the last good catalog stays, and its status document gains a
-    /// `lastRebuild` member saying what failed and when.
+    /// `lastRebuild` member saying what failed and when (and takes that time as its
+    /// `Last-Modified`, so that clients polling with `If-Modified-Since` see it too).
     pub fn rebuild_failed(&self, error: &str, at_unix_ms: u64) {
-        tracing::error!(%error, "rebuild failed: still serving the last good catalog");
         self.metrics.record_build(at_unix_ms, false);
         let Some(published) = self.published.load_full() else {
+            tracing::error!(%error, "build failed: no catalog to serve yet");
             return;
         };
+        tracing::error!(%error, "rebuild failed: still serving the last good catalog");
         let Some(status) = published.get(eggcat_catalog::paths::STATUS) else {
             return;
         };
@@ -109,8 +115,9 @@ impl App {
             serde_json::json!({ "outcome": "failed", "at": at.to_string(), "error": error }),
         );
         let body = serde_json::to_vec(&report).expect("a JSON object serializes");
+        let at = UNIX_EPOCH + std::time::Duration::from_secs(at_unix_ms / 1000);
         self.catalog
-            .store(Some(Arc::new(published.with_status(body))));
+            .store(Some(Arc::new(published.with_status(body, at))));
     }
 
     /// Whether a catalog is loaded.
@@ -167,8 +174,12 @@ impl App {
                 None => not_ready(path),
             },
             Route::Metrics => {
-                let eggs = self.catalog.load().as_deref().map(|s| s.eggs);
-                let mut r = Response::new(Full::new(Bytes::from(self.metrics.render(eggs))));
+                let catalog = self
+                    .catalog
+                    .load()
+                    .as_deref()
+                    .map(|s| (s.eggs, unix_ms(s.built_at) / 1000));
+                let mut r = Response::new(Full::new(Bytes::from(self.metrics.render(catalog))));
                 r.headers_mut().insert(
                     header::CONTENT_TYPE,
                     HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"),
@@ -187,9 +198,10 @@ impl App {
                     .document()
                     .expect("the other routes are handled above");
                 match snapshot.get(&key) {
-                    Some(doc) => {
-                        self.document(req, doc, snapshot.built_at, &snapshot.last_modified)
-                    }
+                    Some(doc) => match doc.modified() {
+                        Some((at, header)) => self.document(req, doc, at, header),
+                        None => self.document(req, doc, snapshot.built_at, &snapshot.last_modified),
+                    },
                     None => match catalog_route {
                         Route::Egg(slug) => problem_response(&no_egg(slug), path),
                         _ => problem_response(

@@ -3,7 +3,7 @@
 //!
 //! The server keeps every document precompressed in gzip, br and zstd; per request it only picks
 //! one. The choice is the acceptable coding with the highest q-value; among equal q-values the
-//! smallest representation wins. `identity` is acceptable unless refused (`identity;q=0`, or
+//! order is br, zstd, gzip (on JSON, usually smallest first), then identity. `identity` is acceptable unless refused (`identity;q=0`, or
 //! `*;q=0` without a mention of identity); when nothing is acceptable the server still sends
 //! identity rather than a 406, as most servers do.
 
@@ -160,7 +160,7 @@ mod tests {
     }
 
     #[test]
-    fn highest_q_wins_and_ties_go_to_the_smallest() {
+    fn highest_q_wins_and_ties_follow_br_zstd_gzip() {
         assert_eq!(choose(Some("gzip"), ALL), Coding::Gzip);
         assert_eq!(choose(Some("gzip, deflate, br, zstd"), ALL), Coding::Brotli);
         assert_eq!(choose(Some("gzip;q=1.0, br;q=0.5"), ALL), Coding::Gzip);

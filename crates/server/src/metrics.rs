@@ -26,7 +26,7 @@ pub(crate) const ROUTES: [&str; 10] = [
 
 /// The statuses this server answers with; anything else (hyper's own 431, ...) never reaches the
 /// handler.
-const STATUSES: [u16; 9] = [200, 204, 304, 400, 404, 405, 413, 500, 503];
+const STATUSES: [u16; 7] = [200, 204, 304, 400, 404, 405, 503];
 
 /// Upper bounds of the latency buckets, in seconds.
 const BUCKETS: [f64; 10] = [
@@ -72,7 +72,7 @@ impl Metrics {
             .fetch_add(u64::try_from(took.as_nanos()).unwrap_or(u64::MAX), Relaxed);
     }
 
-    /// Records a build's outcome at `unix_ms`.
+    /// Records the outcome of a build run by this process, at `unix_ms`.
     pub(crate) fn record_build(&self, unix_ms: u64, ok: bool) {
         if ok {
             &self.builds_ok
@@ -83,8 +83,9 @@ impl Metrics {
         *self.last_build.lock().expect("metrics lock") = Some((unix_ms, ok));
     }
 
-    /// The exposition text; `eggs` is the size of the catalog being served, if any.
-    pub(crate) fn render(&self, eggs: Option<usize>) -> String {
+    /// The exposition text; `catalog` is the size and build time (Unix s) of the catalog being
+    /// served, if any.
+    pub(crate) fn render(&self, catalog: Option<(usize, u64)>) -> String {
         let mut o = String::with_capacity(4096);
         o.push_str(
             "# HELP eggcat_http_requests_total HTTP requests answered, by route and status.\n",
@@ -120,7 +121,12 @@ impl Metrics {
         let _ = writeln!(o, "eggcat_http_request_duration_seconds_sum {sum}");
         let _ = writeln!(o, "eggcat_http_request_duration_seconds_count {count}");
         o.push_str("# HELP eggcat_catalog_eggs Eggs in the catalog being served.\n# TYPE eggcat_catalog_eggs gauge\n");
-        let _ = writeln!(o, "eggcat_catalog_eggs {}", eggs.unwrap_or(0));
+        let _ = writeln!(o, "eggcat_catalog_eggs {}", catalog.map_or(0, |c| c.0));
+        if let Some((_, built)) = catalog {
+            o.push_str("# HELP eggcat_catalog_build_timestamp_seconds When the catalog being served was built.\n");
+            o.push_str("# TYPE eggcat_catalog_build_timestamp_seconds gauge\n");
+            let _ = writeln!(o, "eggcat_catalog_build_timestamp_seconds {built}");
+        }
         o.push_str("# HELP eggcat_builds_total Builds run by this process, by outcome.\n# TYPE eggcat_builds_total counter\n");
         let _ = writeln!(
             o,
@@ -134,7 +140,7 @@ impl Metrics {
         );
         if let Some((at, ok)) = *self.last_build.lock().expect("metrics lock") {
             o.push_str(
-                "# HELP eggcat_last_build_timestamp_seconds When the last build (or load) ended.\n",
+                "# HELP eggcat_last_build_timestamp_seconds When the last build run by this process ended.\n",
             );
             o.push_str("# TYPE eggcat_last_build_timestamp_seconds gauge\n");
             let _ = writeln!(

@@ -30,6 +30,8 @@ pub(crate) struct Variant {
 pub struct Document {
     digest: [u8; 32],
     variants: [Option<Variant>; 4],
+    /// Its own modification time, when it differs from the snapshot's build time.
+    modified: Option<(SystemTime, HeaderValue)>,
 }
 
 impl Document {
@@ -54,7 +56,16 @@ impl Document {
             body: Bytes::from(body),
             etag: header(&format!("\"{hex}\"")),
         });
-        Document { digest, variants }
+        Document {
+            digest,
+            variants,
+            modified: None,
+        }
+    }
+
+    /// Its own modification time (whole seconds) and `Last-Modified` value, when it has one.
+    pub(crate) fn modified(&self) -> Option<(SystemTime, &HeaderValue)> {
+        self.modified.as_ref().map(|(t, h)| (*t, h))
     }
 
     /// Which codings exist, by [`Coding::index`].
@@ -139,11 +150,12 @@ impl Snapshot {
     }
 
     /// The same snapshot with another status document (the published one plus the last failed
-    /// rebuild).
-    pub(crate) fn with_status(&self, status: Vec<u8>) -> Snapshot {
+    /// rebuild), modified at `at` (whole seconds).
+    pub(crate) fn with_status(&self, status: Vec<u8>, at: SystemTime) -> Snapshot {
         let mut next = self.clone();
-        next.docs
-            .insert(paths::STATUS.to_owned(), Arc::new(Document::new(status)));
+        let mut doc = Document::new(status);
+        doc.modified = Some((at, header(&httpdate::fmt_http_date(at))));
+        next.docs.insert(paths::STATUS.to_owned(), Arc::new(doc));
         next
     }
 }

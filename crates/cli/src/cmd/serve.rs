@@ -87,11 +87,19 @@ async fn rebuild_loop(store: Store, config: Config, app: Arc<App>, build_now: bo
     if build_now {
         rebuild_once(&store, &options, &app).await;
     }
+    // Until there is a first catalog, retry sooner than `refresh`: 10 s, 20 s, 40 s, ...
+    let mut retry = Duration::from_secs(10);
     loop {
         // Sleeping after each build (not on a fixed schedule) means missed ticks are never
         // replayed and builds never overlap; the jitter keeps a fleet of mirrors from fetching
         // upstream at the same instant.
-        tokio::time::sleep(jittered(config.refresh)).await;
+        let wait = if app.is_ready() {
+            config.refresh
+        } else {
+            retry.min(config.refresh)
+        };
+        retry = retry.saturating_mul(2);
+        tokio::time::sleep(jittered(wait)).await;
         rebuild_once(&store, &options, &app).await;
     }
 }
@@ -107,6 +115,7 @@ async fn rebuild_once(store: &Store, options: &BuildOptions, app: &Arc<App>) {
             .map_err(|e| e.to_string())?
             .ok_or("no current snapshot after publishing")?;
         app_.install(files)?;
+        app_.rebuild_succeeded(crate::now_ms());
         Ok(outcome.report)
     })
     .await;

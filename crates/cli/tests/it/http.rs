@@ -148,8 +148,7 @@ fn every_endpoint_and_alias_serves_the_published_bytes() {
         "eggcat_http_requests_total{route=\"egg\",status=\"200\"} 6",
         "eggcat_http_request_duration_seconds_bucket{le=\"+Inf\"}",
         "eggcat_catalog_eggs 10",
-        "eggcat_last_build_success 1",
-        "eggcat_last_build_timestamp_seconds 1700000",
+        "eggcat_catalog_build_timestamp_seconds 1700000",
     ] {
         assert!(text.contains(needle), "{needle} not in:\n{text}");
     }
@@ -427,9 +426,27 @@ fn a_failed_rebuild_is_shown_in_the_status_and_nothing_else_changes() {
     assert_eq!(index_before.body(), index_after.body());
     assert_eq!(header(&index_before, "etag"), header(&index_after, "etag"));
     let metrics = get(&app, "/metrics", &[]);
+    let text = std::str::from_utf8(metrics.body()).unwrap();
+    assert!(text.contains("eggcat_last_build_success 0"), "{text}");
     assert!(
-        std::str::from_utf8(metrics.body())
-            .unwrap()
-            .contains("eggcat_last_build_success 0")
+        text.contains("eggcat_builds_total{outcome=\"failed\"} 1"),
+        "{text}"
+    );
+    // Clients polling with If-Modified-Since alone see the change too.
+    let since = httpdate::fmt_http_date(
+        std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_700_000_050),
+    );
+    let r = get(
+        &app,
+        "/api/v1/_status.json",
+        &[("if-modified-since", &since)],
+    );
+    assert_eq!(r.status(), StatusCode::OK);
+    assert_eq!(header(&r, "last-modified"), "Tue, 14 Nov 2023 22:15:00 GMT");
+    let r = get(&app, "/api/v1/eggs", &[("if-modified-since", &since)]);
+    assert_eq!(
+        r.status(),
+        StatusCode::NOT_MODIFIED,
+        "the other documents did not change"
     );
 }
