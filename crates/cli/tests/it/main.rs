@@ -4,6 +4,7 @@
 mod bad_input;
 mod build;
 mod cli;
+mod golden;
 mod http;
 mod real_data;
 mod serve;
