@@ -2,7 +2,7 @@
 //! files that were skipped with the reason why.
 //!
 //! Architecture invariant: one bad file never fails a scan. Every file whose name looks like an
-//! egg is either an egg in the output or a [`Skipped`](crate::wire::Skipped) entry with a reason.
+//! egg is either an egg in the output or a skipped entry ([`Problem`]) with a reason.
 
 use std::collections::{BTreeMap, HashMap};
 

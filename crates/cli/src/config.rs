@@ -58,8 +58,18 @@ impl Config {
         };
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read config {}", path.display()))?;
-        let file: File =
-            toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))?;
+        let file: File = toml::from_str(&text).map_err(|e| {
+            // TOML errors draw a multi-line snippet; the reason fits on one line.
+            let line = e
+                .span()
+                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
+            let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
+            anyhow::anyhow!(
+                "invalid config {}{at}: {}",
+                path.display(),
+                e.message().trim()
+            )
+        })?;
         let base = path
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
@@ -82,6 +92,9 @@ impl Config {
         keys.sort();
         if let Some(w) = keys.windows(2).find(|w| w[0] == w[1]) {
             bail!("source `{}` is configured twice", w[0]);
+        }
+        if file.max_connections == Some(0) {
+            bail!("`max_connections` must be at least 1");
         }
         let defaults = Limits::default();
         Ok(Config {

@@ -129,22 +129,37 @@ fn parse_yaml(text: &str) -> Result<Parsed, ParseError> {
         strict_booleans: true,
         with_snippet: false,
     };
-    let value: FaithfulValue = serde_saphyr::from_str_with_options(text, options).map_err(|e| {
-        let message = one_line(&e.to_string());
-        ParseError::Yaml(match message.strip_prefix("budget breached: Depth") {
-            Some(rest) => format!(
-                "nesting deeper than {MAX_YAML_DEPTH} levels{}",
-                rest.split_once(" at ")
-                    .map(|(_, at)| format!(" at {at}"))
-                    .unwrap_or_default()
-            ),
-            None => message,
-        })
-    })?;
+    let value: FaithfulValue = serde_saphyr::from_str_with_options(text, options)
+        .map_err(|e| ParseError::Yaml(yaml_message(&one_line(&e.to_string()))))?;
     Ok(Parsed {
         value: value.0,
         warnings: Vec::new(),
     })
+}
+
+/// The YAML library's message, reworded for an egg maintainer where it speaks to a programmer.
+fn yaml_message(message: &str) -> String {
+    let (what, at) = match message.rsplit_once(" at line ") {
+        Some((what, at)) => (what, format!(" at line {at}")),
+        None => (message, String::new()),
+    };
+    if let Some(key) = what.strip_prefix("duplicate mapping key: ") {
+        let key = key.split(", set DuplicateKeyPolicy").next().unwrap_or(key);
+        format!("duplicate key `{key}`{at} (the panel refuses duplicate YAML keys)")
+    } else if what.starts_with("multiple YAML documents detected") {
+        format!("more than one YAML document in the file (the second starts{at})")
+    } else if what.starts_with("budget breached: Depth") {
+        format!("nesting deeper than {MAX_YAML_DEPTH} levels{at}")
+    } else if let Some(limit) = what.strip_prefix("budget breached: ") {
+        let kind = limit
+            .split([' ', '{'])
+            .next()
+            .unwrap_or(limit)
+            .to_lowercase();
+        format!("document too large: over the parser's limit on {kind}{at} (an alias bomb?)")
+    } else {
+        message.to_owned()
+    }
 }
 
 /// Error messages go into a one-line report entry.
@@ -327,7 +342,26 @@ mod tests {
     #[test]
     fn duplicate_yaml_keys_are_refused() {
         let e = yaml("a: 1\nb:\n  c: 1\n  c: 2\n").unwrap_err();
-        assert!(e.to_string().to_lowercase().contains("duplicate"), "{e}");
+        assert_eq!(
+            e.to_string(),
+            "invalid YAML: duplicate key `c` at line 4, column 3 (the panel refuses duplicate YAML keys)"
+        );
+    }
+
+    #[test]
+    fn yaml_messages_speak_to_maintainers() {
+        let e = yaml("a: 1\n---\nb: 2\n").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid YAML: more than one YAML document in the file (the second starts at line 3, column 1)"
+        );
+        let e = yaml(&"- 1\n".repeat(300_000)).unwrap_err();
+        assert!(
+            e.to_string().starts_with(
+                "invalid YAML: document too large: over the parser's limit on nodes at line"
+            ),
+            "{e}"
+        );
     }
 
     #[test]
@@ -369,10 +403,9 @@ mod tests {
         );
         assert!(yaml(&nest(MAX_YAML_DEPTH)).is_ok());
         let e = yaml(&nest(MAX_YAML_DEPTH + 1)).unwrap_err();
-        assert!(
-            e.to_string()
-                .starts_with("invalid YAML: nesting deeper than 64 levels at line 1"),
-            "{e}"
+        assert_eq!(
+            e.to_string(),
+            "invalid YAML: nesting deeper than 64 levels at line 1, column 65"
         );
         // Far past the limit, the refusal comes before the stack runs out.
         assert!(json(&nest(100_000)).is_err());

@@ -16,7 +16,7 @@ use crate::{StoreError, io_error};
 /// Sources fetched at once. Fetching is mostly waiting on git and the network.
 const PARALLEL_FETCHES: usize = 4;
 
-/// Snapshots kept besides the current one.
+/// Snapshots kept, the current one included.
 const KEEP_SNAPSHOTS: usize = 3;
 
 /// What a rebuild needs.

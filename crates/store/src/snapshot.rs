@@ -182,8 +182,8 @@ impl Store {
         fs::rename(&tmp_link, &link).map_err(io_error("rename", &link))
     }
 
-    /// Removes all but the `keep` newest snapshots (never the current one) and any snapshot left
-    /// half-written by a killed build.
+    /// Keeps the `keep` newest snapshots (and always the current one), and removes any snapshot
+    /// left half-written by a killed build.
     pub fn prune(&self, keep: usize) -> Result<(), StoreError> {
         let snapshots = self.snapshots_dir();
         let current = self
@@ -212,7 +212,12 @@ impl Store {
 /// Writes a published tree into `out` (for `--out`): each file replaced atomically, and egg
 /// documents that are no longer in the catalog removed.
 pub fn write_tree(files: &BTreeMap<String, Vec<u8>>, out: &Path) -> Result<(), StoreError> {
-    for (path, bytes) in files {
+    // Egg documents first, the lists that name them last: a reader of `out` never finds an
+    // index entry whose document is not there yet.
+    let lists = [paths::NAMES, paths::INDEX, paths::STATUS];
+    let eggs = files.iter().filter(|(p, _)| !lists.contains(&p.as_str()));
+    let ordered = eggs.chain(lists.iter().filter_map(|l| files.get_key_value(*l)));
+    for (path, bytes) in ordered {
         let target = out.join(path);
         let parent = target.parent().expect("every published path has a folder");
         fs::create_dir_all(parent).map_err(io_error("create", parent))?;

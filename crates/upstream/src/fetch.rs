@@ -48,6 +48,15 @@ pub fn fetch(
         &mut branch,
     ) {
         Ok(fetched) => fetched,
+        // The limit that ran out is the source's, whichever command it caught.
+        Err(FetchError::Timeout { command, .. }) => Fetched::Failed {
+            branch,
+            error: FetchError::Timeout {
+                command,
+                seconds: limits.timeout.as_secs(),
+            }
+            .to_string(),
+        },
         Err(error) => Fetched::Failed {
             branch,
             error: error.to_string(),

@@ -41,8 +41,8 @@ pub enum FetchError {
         /// The limit.
         seconds: u64,
     },
-    /// The mirror grew past its size cap.
-    #[error("upstream is larger than the limit of {limit} bytes")]
+    /// One fetch added more than the size cap to the mirror.
+    #[error("fetch is larger than the limit of {limit} bytes")]
     TooLarge {
         /// The cap in bytes.
         limit: u64,

@@ -64,6 +64,8 @@ pub(crate) fn run(
     });
 
     let started = Instant::now();
+    // The cap is on what this command adds, not on what earlier fetches left in the folder.
+    let baseline = limits.watch.map_or(0, |(dir, _)| dir_size(dir));
     let mut pause = Duration::from_micros(200);
     let mut last_size_check = started;
     let status = loop {
@@ -87,7 +89,8 @@ pub(crate) fn run(
             .filter(|_| last_size_check.elapsed() > Duration::from_millis(100))
         {
             last_size_check = Instant::now();
-            (dir_size(dir) > max).then_some(FetchError::TooLarge { limit: max })
+            (dir_size(dir).saturating_sub(baseline) > max)
+                .then_some(FetchError::TooLarge { limit: max })
         } else {
             None
         };

@@ -83,11 +83,26 @@ impl Source {
     /// configuration file).
     pub fn resolve(spec: &SourceSpec, base_dir: &Path) -> Result<Source, ConfigError> {
         let url = spec.url.trim().to_owned();
+        let location = location(&url, base_dir).map_err(|e| match e {
+            ConfigError::UnsupportedUrl { url } => {
+                ConfigError::UnsupportedUrl { url: redact(&url) }
+            }
+            other => other,
+        })?;
+        let authority = url
+            .split_once("://")
+            .map_or("", |(_, rest)| rest.split('/').next().unwrap_or_default());
+        if authority.contains('@') {
+            // Credentials in a URL would be published in the build report.
+            return Err(ConfigError::Invalid {
+                url: redact(&url),
+                message: "credentials in the URL are not accepted (they would be published in the report)".into(),
+            });
+        }
         let invalid = |message: String| ConfigError::Invalid {
             url: url.clone(),
             message,
         };
-        let location = location(&url, base_dir)?;
         let segments: Vec<&str> = match &location {
             Location::Git(u) => u
                 .split_once("://")
@@ -96,9 +111,11 @@ impl Source {
                 .skip(1)
                 .filter(|s| !s.is_empty())
                 .collect(),
-            Location::Local(_) => url
+            Location::Local(path) => path
+                .to_str()
+                .unwrap_or(&url)
                 .split(['/', '\\'])
-                .filter(|s| !s.is_empty() && *s != ".")
+                .filter(|s| !s.is_empty() && *s != "." && *s != "..")
                 .collect(),
         };
         let last = segments.last().map(|s| s.strip_suffix(".git").unwrap_or(s));
@@ -210,7 +227,40 @@ fn location(url: &str, base_dir: &Path) -> Result<Location, ConfigError> {
         None if url.contains(':') && !url.starts_with('/') && !url.starts_with('.') => {
             Err(unsupported())
         }
-        None => Ok(Location::Local(base_dir.join(url))),
+        None => {
+            let path = base_dir.join(url);
+            Ok(Location::Local(
+                std::path::absolute(&path)
+                    .map(|p| normalize(&p))
+                    .unwrap_or(path),
+            ))
+        }
+    }
+}
+
+/// `a/./b/../c` as `a/c`, without touching the file system (the folder may not exist yet).
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The URL without a `user:password@` part.
+fn redact(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => match rest.split_once('@') {
+            Some((_, host)) => format!("{scheme}://***@{host}"),
+            None => url.to_owned(),
+        },
+        None => url.to_owned(),
     }
 }
 
@@ -219,7 +269,10 @@ fn is_loopback(host_port: &str) -> bool {
         Some(v6) => v6.split(']').next().unwrap_or_default(),
         None => host_port.split(':').next().unwrap_or_default(),
     };
-    host == "localhost" || host == "::1" || host.starts_with("127.")
+    host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Conservative branch names: what git accepts minus the oddities that could be read as options
@@ -358,6 +411,35 @@ mod tests {
         ] {
             assert!(resolve(good).is_ok(), "{good}");
         }
+        // Looks like loopback, is not.
+        assert!(resolve("http://127.evil.example/a/b").is_err());
+    }
+
+    #[test]
+    fn credentials_in_urls_are_refused_and_not_repeated() {
+        let e = resolve("https://user:s3cret@github.com/a/b")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("credentials in the URL are not accepted"), "{e}");
+        assert!(!e.contains("s3cret"), "{e}");
+    }
+
+    #[test]
+    fn relative_local_paths_become_absolute() {
+        let s = Source::resolve(
+            &spec("../eggs/./pelican/minecraft"),
+            Path::new("/etc/eggcat"),
+        )
+        .unwrap();
+        assert_eq!(
+            s.location,
+            Location::Local(PathBuf::from("/etc/eggs/pelican/minecraft"))
+        );
+        assert_eq!(
+            (s.owner.as_str(), s.repo.as_str()),
+            ("pelican", "minecraft")
+        );
+        assert_eq!(s.raw_url, "file:///etc/eggs/pelican/minecraft/{path}");
     }
 
     #[test]

@@ -31,6 +31,7 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
         {
             let mut done = done.lock().expect("progress lock");
             *done += 1;
+            let failed = note.as_deref().is_some_and(|n| n != "unchanged");
             let what = match note {
                 Some(note) => note,
                 None => format!("{parsed} eggs parsed, {skipped} skipped"),
@@ -43,6 +44,8 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
                 if *done == total {
                     eprintln!();
                 }
+            } else if failed {
+                tracing::warn!(source = %source.url, "{what}");
             } else {
                 tracing::info!(source = %source.url, "{what}");
             }
@@ -77,7 +80,15 @@ fn print_summary(report: &Report, snapshot: &Path, out: Option<&Path>) -> Result
             (SourceStatus::Failed, _) => format!(
                 "FAILED: {}{}",
                 s.error.as_deref().unwrap_or("unknown error"),
-                if s.kept_previous {
+                // The "no eggs found" error already says the previous eggs were kept.
+                if s.kept_previous
+                    && s.eggs > 0
+                    && !s
+                        .error
+                        .as_deref()
+                        .unwrap_or("")
+                        .ends_with("kept the previous eggs")
+                {
                     " (previous eggs kept)"
                 } else {
                     ""

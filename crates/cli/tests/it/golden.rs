@@ -9,7 +9,10 @@ use eggcat_upstream::{Source, SourceSpec};
 use crate::support::*;
 
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// Where the expected documents live.
@@ -31,13 +34,24 @@ fn demo_catalog_matches_the_golden_files() {
     let demo = root.join("demo");
     let source = Source::resolve(&spec, &demo).unwrap();
     let tmp = tempfile::tempdir().unwrap();
-    let out = build(&tmp.path().join("data"), vec![source], &Clock::new(1_767_225_600_000));
+    let out = build(
+        &tmp.path().join("data"),
+        vec![source],
+        &Clock::new(1_767_225_600_000),
+    );
     // The checkout's location is the one thing that differs between machines.
     let here = format!("file://{}", demo.join("upstream").display());
     let actual: BTreeMap<String, String> = out
         .files
         .iter()
-        .map(|(path, bytes)| (path.clone(), String::from_utf8(bytes.clone()).unwrap().replace(&here, "file://<demo>")))
+        .map(|(path, bytes)| {
+            (
+                path.clone(),
+                String::from_utf8(bytes.clone())
+                    .unwrap()
+                    .replace(&here, "file://<demo>"),
+            )
+        })
         .collect();
 
     let dir = expected_dir();
@@ -58,7 +72,10 @@ fn demo_catalog_matches_the_golden_files() {
     );
     for (path, text) in &actual {
         if text != &expected[path] {
-            panic!("{path} differs from its golden file (re-bless with EGGCAT_BLESS=1 if intended)\n{}", first_difference(&expected[path], text));
+            panic!(
+                "{path} differs from its golden file (re-bless with EGGCAT_BLESS=1 if intended)\n{}",
+                first_difference(&expected[path], text)
+            );
         }
     }
     assert_eq!(out.report.eggs, 7);
@@ -66,13 +83,19 @@ fn demo_catalog_matches_the_golden_files() {
 }
 
 fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for e in entries {
         let path = e.unwrap().path();
         if path.is_dir() {
             collect(root, &path, out);
         } else {
-            let rel = path.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
             out.insert(rel, std::fs::read_to_string(&path).unwrap());
         }
     }
@@ -80,8 +103,16 @@ fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<String, String>) {
 
 /// Where two texts part, with some context, for a readable failure.
 fn first_difference(expected: &str, actual: &str) -> String {
-    let at = expected.bytes().zip(actual.bytes()).position(|(a, b)| a != b).unwrap_or(expected.len().min(actual.len()));
+    let at = expected
+        .bytes()
+        .zip(actual.bytes())
+        .position(|(a, b)| a != b)
+        .unwrap_or(expected.len().min(actual.len()));
     let from = at.saturating_sub(80);
     let window = |s: &str| s.get(from..(at + 80).min(s.len())).unwrap_or("").to_owned();
-    format!("at byte {at}:\nexpected: …{}…\n  actual: …{}…", window(expected), window(actual))
+    format!(
+        "at byte {at}:\nexpected: …{}…\n  actual: …{}…",
+        window(expected),
+        window(actual)
+    )
 }
