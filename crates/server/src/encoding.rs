@@ -128,8 +128,9 @@ pub(crate) fn compress(coding: Coding, data: &[u8]) -> Vec<u8> {
         Coding::Brotli => {
             let mut out = Vec::new();
             let params = brotli::enc::BrotliEncoderParams {
-                quality: 9,
-                lgwin: 22,
+                quality: 5,
+                lgwin: window_bits(data.len(), 22) as i32,
+                size_hint: data.len(),
                 ..Default::default()
             };
             brotli::BrotliCompress(&mut &data[..], &mut out, &params)
@@ -139,12 +140,20 @@ pub(crate) fn compress(coding: Coding, data: &[u8]) -> Vec<u8> {
         Coding::Zstd => {
             let mut c = zstd::bulk::Compressor::new(12).expect("zstd level 12 is valid");
             // Browsers refuse windows over 8 MiB (RFC 9659).
-            c.set_parameter(zstd::zstd_safe::CParameter::WindowLog(23))
-                .expect("window log 23 is valid");
+            let window = zstd::zstd_safe::CParameter::WindowLog(window_bits(data.len(), 23));
+            c.set_parameter(window)
+                .expect("window logs 10 to 23 are valid");
             c.compress(data)
                 .expect("compressing from memory cannot fail")
         }
     }
+}
+
+/// The smallest window (as a power of two, at least 2^10, at most 2^`max`) that holds the whole
+/// document: a window larger than the input only costs memory.
+fn window_bits(len: usize, max: u32) -> u32 {
+    let bits = usize::BITS - len.max(1).saturating_sub(1).leading_zeros();
+    bits.clamp(10, max)
 }
 
 #[cfg(test)]

@@ -15,5 +15,5 @@ mod routes;
 mod snapshot;
 
 pub use app::{App, AppOptions, Body};
-pub use listener::{ServeOptions, serve};
+pub use listener::{ServeOptions, Server};
 pub use snapshot::{Document, Snapshot};

@@ -1,27 +1,32 @@
-//! The accept loop: hyper's HTTP/1.1 connection driver with the limits `axum::serve` lacks.
+//! The accept loops: hyper's HTTP/1.1 connection driver with the limits `axum::serve` lacks.
 //!
+//! - one worker thread per core, each with its own single-threaded runtime and its own
+//!   `SO_REUSEPORT` listener on the same address: the kernel spreads connections over the
+//!   workers, and a request never hops between threads (as nginx's workers do);
 //! - a header read timeout (hyper's, which needs a timer): a slowloris client is closed;
 //! - a write timeout ([`TimedIo`]): a client that stops reading is closed;
-//! - a cap on open connections: past it, new connections wait in the kernel's backlog while
-//!   existing clients keep being served;
+//! - a cap on open connections, shared by the workers: past it, new connections wait in the
+//!   kernel's backlog while existing clients keep being served;
 //! - a maximum header size (431 past it) and a bounded read buffer per connection;
 //! - graceful shutdown: stop accepting, let in-flight requests finish (bounded by a grace time).
 
 use std::convert::Infallible;
-use std::future::Future;
 use std::io;
+use std::net::{SocketAddr, ToSocketAddrs};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
+use socket2::{Domain, Protocol, Socket, Type};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
 use tokio::time::Sleep;
 
 use crate::app::App;
@@ -29,7 +34,9 @@ use crate::app::App;
 /// Limits of the HTTP layer.
 #[derive(Debug, Clone)]
 pub struct ServeOptions {
-    /// Open connections at most.
+    /// Worker threads (each with its own listener); default: one per core.
+    pub workers: usize,
+    /// Open connections at most, over all workers.
     pub max_connections: usize,
     /// Time a client has to send a request's headers (also closes idle keep-alive connections).
     pub header_read_timeout: Duration,
@@ -44,6 +51,7 @@ pub struct ServeOptions {
 impl Default for ServeOptions {
     fn default() -> Self {
         ServeOptions {
+            workers: std::thread::available_parallelism().map_or(1, |n| n.get()),
             max_connections: 1024,
             header_read_timeout: Duration::from_secs(5),
             write_timeout: Duration::from_secs(30),
@@ -53,14 +61,97 @@ impl Default for ServeOptions {
     }
 }
 
-/// Serves `app` on `listener` until `shutdown` completes, then shuts down gracefully.
-pub async fn serve(
+/// A running server: its workers, and the switch that stops them.
+#[derive(Debug)]
+pub struct Server {
+    addr: SocketAddr,
+    stop: watch::Sender<bool>,
+    workers: Vec<JoinHandle<()>>,
+}
+
+impl Server {
+    /// Binds `listen` (port 0 picks a free port) and starts the workers.
+    pub fn start(listen: &str, app: Arc<App>, options: ServeOptions) -> io::Result<Server> {
+        let wanted = listen.to_socket_addrs()?.next().ok_or_else(|| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("`{listen}` names no address"),
+            )
+        })?;
+        let first = bind(wanted)?;
+        // Every other listener joins the first one's port (which port 0 chose).
+        let addr = first.local_addr()?;
+        let mut listeners = vec![first];
+        for _ in 1..options.workers.max(1) {
+            listeners.push(bind(addr)?);
+        }
+        let (stop, stopped) = watch::channel(false);
+        let permits = Arc::new(Semaphore::new(options.max_connections.max(1)));
+        let mut workers = Vec::new();
+        for (n, listener) in listeners.into_iter().enumerate() {
+            let (app, options, permits, stopped) = (
+                Arc::clone(&app),
+                options.clone(),
+                Arc::clone(&permits),
+                stopped.clone(),
+            );
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            let worker = std::thread::Builder::new()
+                .name(format!("http-{n}"))
+                .spawn(move || {
+                    runtime.block_on(async move {
+                        match TcpListener::from_std(listener) {
+                            Ok(listener) => {
+                                accept_loop(listener, app, &options, permits, stopped).await
+                            }
+                            Err(e) => tracing::error!(error = %e, "cannot use the listener"),
+                        }
+                    });
+                })?;
+            workers.push(worker);
+        }
+        Ok(Server {
+            addr,
+            stop,
+            workers,
+        })
+    }
+
+    /// The address the server listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// Stops accepting, lets in-flight requests finish (up to the grace time), and returns when
+    /// every worker is done. Blocking.
+    pub fn stop(self) {
+        let _ = self.stop.send(true);
+        for worker in self.workers {
+            let _ = worker.join();
+        }
+    }
+}
+
+/// A non-blocking listener with `SO_REUSEPORT`, so that every worker can bind the address.
+fn bind(addr: SocketAddr) -> io::Result<std::net::TcpListener> {
+    let socket = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    socket.set_reuse_address(true)?;
+    socket.set_reuse_port(true)?;
+    socket.set_nonblocking(true)?;
+    socket.bind(&addr.into())?;
+    socket.listen(1024)?;
+    Ok(socket.into())
+}
+
+async fn accept_loop(
     listener: TcpListener,
     app: Arc<App>,
-    options: ServeOptions,
-    shutdown: impl Future<Output = ()>,
+    options: &ServeOptions,
+    permits: Arc<Semaphore>,
+    mut stopped: watch::Receiver<bool>,
 ) {
-    let permits = Arc::new(Semaphore::new(options.max_connections));
     let graceful = GracefulShutdown::new();
     let mut builder = http1::Builder::new();
     builder
@@ -69,12 +160,11 @@ pub async fn serve(
         .max_header_size(options.max_header_bytes)
         .max_buf_size(64 * 1024)
         .keep_alive(true);
+    let shutdown = async move {
+        let _ = stopped.wait_for(|stop| *stop).await;
+    };
     tokio::pin!(shutdown);
     loop {
-        let permit = tokio::select! {
-            permit = Arc::clone(&permits).acquire_owned() => permit.expect("the semaphore is never closed"),
-            () = &mut shutdown => break,
-        };
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => stream,
@@ -85,6 +175,14 @@ pub async fn serve(
                     continue;
                 }
             },
+            () = &mut shutdown => break,
+        };
+        // Past the cap, this connection waits for a permit, and this worker accepts no other
+        // until then: at most one waiting connection per worker, the rest wait in the kernel's
+        // backlog. (Taking the permit before `accept` would let an idle worker hold a permit
+        // while connections queue on another worker's listener.)
+        let permit = tokio::select! {
+            permit = Arc::clone(&permits).acquire_owned() => permit.expect("the semaphore is never closed"),
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
@@ -102,7 +200,7 @@ pub async fn serve(
     }
     drop(listener);
     tokio::select! {
-        () = graceful.shutdown() => tracing::info!("all connections closed"),
+        () = graceful.shutdown() => {},
         () = tokio::time::sleep(options.shutdown_grace) => tracing::warn!("grace time over: closing remaining connections"),
     }
 }

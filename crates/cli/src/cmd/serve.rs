@@ -8,9 +8,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use eggcat_catalog::wire::SourceStatus;
-use eggcat_server::{App, AppOptions, ServeOptions, serve};
+use eggcat_server::{App, AppOptions, ServeOptions, Server};
 use eggcat_store::{BuildOptions, Store, rebuild};
-use tokio::net::TcpListener;
 
 use crate::config::Config;
 
@@ -31,14 +30,16 @@ async fn main(config: Config) -> Result<()> {
         cache_control: config.cache_control.clone(),
     })
     .map_err(anyhow::Error::msg)?;
-    let listener = TcpListener::bind(&config.listen)
-        .await
+    let options = ServeOptions {
+        max_connections: config.max_connections,
+        ..ServeOptions::default()
+    };
+    let server = Server::start(&config.listen, Arc::clone(&app), options)
         .with_context(|| format!("cannot listen on {}", config.listen))?;
-    let address = listener
-        .local_addr()
-        .map(|a| a.to_string())
-        .unwrap_or_else(|_| config.listen.clone());
-    tracing::info!(config = %config.origin, data_dir = %config.data_dir.display(), "listening on http://{address}");
+    tracing::info!(
+        config = %config.origin, data_dir = %config.data_dir.display(),
+        "listening on http://{}", server.local_addr()
+    );
 
     let store = Store::new(&config.data_dir);
     let loaded = {
@@ -47,13 +48,12 @@ async fn main(config: Config) -> Result<()> {
             .await
             .unwrap_or(false)
     };
-    let options = ServeOptions {
-        max_connections: config.max_connections,
-        ..ServeOptions::default()
-    };
-    let builder = tokio::spawn(rebuild_loop(store, config, Arc::clone(&app), !loaded));
-    serve(listener, app, options, shutdown_signal()).await;
+    let builder = tokio::spawn(rebuild_loop(store, config, app, !loaded));
+    shutdown_signal().await;
     builder.abort();
+    tokio::task::spawn_blocking(move || server.stop())
+        .await
+        .context("stopping the server")?;
     tracing::info!("stopped");
     Ok(())
 }

@@ -9,32 +9,40 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
-use eggcat_server::{App, AppOptions, ServeOptions, serve};
+use eggcat_server::{App, AppOptions, ServeOptions, Server};
 use http_body_util::{BodyExt, Empty};
 use hyper_util::client::legacy::Client;
 use hyper_util::rt::TokioExecutor;
-use tokio::sync::oneshot;
 
 use crate::http::served_catalog;
 use crate::support::*;
 
 struct Running {
     addr: SocketAddr,
-    stop: Option<oneshot::Sender<()>>,
-    done: tokio::task::JoinHandle<()>,
+    server: Option<Server>,
 }
 
-async fn start(app: Arc<App>, options: ServeOptions) -> Running {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = oneshot::channel::<()>();
-    let done = tokio::spawn(serve(listener, app, options, async {
-        let _ = stopped.await;
-    }));
+fn start(app: Arc<App>, options: ServeOptions) -> Running {
+    let server = Server::start("127.0.0.1:0", app, options).unwrap();
     Running {
-        addr,
-        stop: Some(stop),
-        done,
+        addr: server.local_addr(),
+        server: Some(server),
+    }
+}
+
+impl Running {
+    /// Stops the server without blocking the runtime; the handle completes when it has stopped.
+    fn stop(&mut self) -> tokio::task::JoinHandle<()> {
+        let server = self.server.take().expect("stopped once");
+        tokio::task::spawn_blocking(move || server.stop())
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(server) = self.server.take() {
+            std::thread::spawn(move || server.stop());
+        }
     }
 }
 
@@ -86,7 +94,7 @@ fn raw(addr: SocketAddr, request: &[u8], wait: Duration) -> String {
 fn a_real_client_gets_documents_encodings_and_304s() {
     let (_tmp, app, files) = served_catalog();
     runtime().block_on(async {
-        let mut server = start(app, ServeOptions::default()).await;
+        let mut server = start(app, ServeOptions::default());
         let c = client();
         let (status, headers, body) = fetch(&c, server.addr, "/api/v1/eggs/_index.json", &[]).await;
         assert_eq!(status, 200);
@@ -120,8 +128,7 @@ fn a_real_client_gets_documents_encodings_and_304s() {
         assert_eq!(plain, files.files["api/v1/eggs/eggs-paper.json"]);
         let (status, _, _) = fetch(&c, server.addr, "/api/v1/eggs/missing", &[]).await;
         assert_eq!(status, 404);
-        server.stop.take().unwrap().send(()).unwrap();
-        server.done.await.unwrap();
+        server.stop().await.unwrap();
     });
 }
 
@@ -129,7 +136,7 @@ fn a_real_client_gets_documents_encodings_and_304s() {
 fn head_over_the_wire_has_the_length_and_no_body() {
     let (_tmp, app, files) = served_catalog();
     runtime().block_on(async {
-        let server = start(app, ServeOptions::default()).await;
+        let server = start(app, ServeOptions::default());
         let addr = server.addr;
         let answer = tokio::task::spawn_blocking(move || {
             raw(
@@ -157,7 +164,7 @@ fn head_over_the_wire_has_the_length_and_no_body() {
 fn hostile_requests_get_4xx_and_never_a_file() {
     let (_tmp, app, _) = served_catalog();
     runtime().block_on(async {
-        let server = start(app, ServeOptions::default()).await;
+        let server = start(app, ServeOptions::default());
         let addr = server.addr;
         tokio::task::spawn_blocking(move || {
             let wait = Duration::from_secs(5);
@@ -203,7 +210,7 @@ fn hostile_requests_get_4xx_and_never_a_file() {
 fn a_slowloris_client_is_closed_within_ten_seconds() {
     let (_tmp, app, _) = served_catalog();
     runtime().block_on(async {
-        let server = start(app, ServeOptions::default()).await;
+        let server = start(app, ServeOptions::default());
         let addr = server.addr;
         let took = tokio::task::spawn_blocking(move || {
             let mut s = TcpStream::connect(addr).unwrap();
@@ -247,7 +254,7 @@ fn past_the_connection_cap_new_clients_wait_while_existing_ones_are_served() {
             max_connections: 2,
             ..ServeOptions::default()
         };
-        let server = start(app, options).await;
+        let server = start(app, options);
         let addr = server.addr;
         tokio::task::spawn_blocking(move || {
             let request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
@@ -325,7 +332,7 @@ fn shutdown_stops_accepting_and_finishes_in_flight_requests() {
         .identity()
         .len();
     runtime().block_on(async {
-        let mut server = start(app, ServeOptions::default()).await;
+        let mut server = start(app, ServeOptions::default());
         let addr = server.addr;
         let reader = tokio::task::spawn_blocking(move || {
             let mut s = TcpStream::connect(addr).unwrap();
@@ -344,7 +351,7 @@ fn shutdown_stops_accepting_and_finishes_in_flight_requests() {
             out
         });
         tokio::time::sleep(Duration::from_millis(100)).await;
-        server.stop.take().unwrap().send(()).unwrap();
+        let stopped = server.stop();
         tokio::time::sleep(Duration::from_millis(100)).await;
         assert!(
             TcpStream::connect(addr).is_err(),
@@ -357,7 +364,7 @@ fn shutdown_stops_accepting_and_finishes_in_flight_requests() {
             expected,
             "the in-flight response was delivered whole"
         );
-        server.done.await.unwrap();
+        stopped.await.unwrap();
     });
 }
 
@@ -406,7 +413,7 @@ fn rebuilds_swapped_in_under_load_never_show_a_mixed_or_partial_catalog() {
     app.install(read(&data_a)).unwrap();
 
     runtime().block_on(async {
-        let server = start(Arc::clone(&app), ServeOptions::default()).await;
+        let server = start(Arc::clone(&app), ServeOptions::default());
         let stop = Arc::new(AtomicBool::new(false));
         let checked = Arc::new(AtomicUsize::new(0));
         let mut clients = Vec::new();
