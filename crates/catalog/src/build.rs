@@ -122,6 +122,19 @@ struct Merged {
     warnings: Vec<Problem>,
 }
 
+impl Merged {
+    /// A source with no eggs and nothing to remember (failed, with no previous eggs).
+    fn empty(report: SourceReport) -> Merged {
+        Merged {
+            eggs: Vec::new(),
+            state: None,
+            report,
+            skipped: Vec::new(),
+            warnings: Vec::new(),
+        }
+    }
+}
+
 /// Builds the catalog from every source's outcome and the previous catalog.
 pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContext) -> Catalog {
     let merged: Vec<(SourceInfo, Merged)> = inputs
@@ -293,13 +306,7 @@ fn merge(info: &SourceInfo, fetched: Fetched, prev: Option<PreviousSource>, now_
         (Fetched::Unchanged, None) => {
             report.status = SourceStatus::Failed;
             report.error = Some("unchanged upstream but no previous catalog to reuse".to_owned());
-            Merged {
-                eggs: Vec::new(),
-                state: None,
-                report,
-                skipped: Vec::new(),
-                warnings: Vec::new(),
-            }
+            Merged::empty(report)
         }
         (Fetched::Failed { branch, error }, prev) => {
             report.status = SourceStatus::Failed;
@@ -312,13 +319,7 @@ fn merge(info: &SourceInfo, fetched: Fetched, prev: Option<PreviousSource>, now_
                 }
                 None => {
                     report.branch = branch;
-                    Merged {
-                        eggs: Vec::new(),
-                        state: None,
-                        report,
-                        skipped: Vec::new(),
-                        warnings: Vec::new(),
-                    }
+                    Merged::empty(report)
                 }
             }
         }

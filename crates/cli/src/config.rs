@@ -23,6 +23,7 @@ struct File {
     fetch_timeout: Option<String>,
     max_source_bytes: Option<u64>,
     max_connections: Option<usize>,
+    workers: Option<usize>,
     #[serde(default)]
     source: Vec<SourceSpec>,
 }
@@ -37,6 +38,8 @@ pub(crate) struct Config {
     pub(crate) refresh: Duration,
     pub(crate) cache_control: String,
     pub(crate) max_connections: usize,
+    /// HTTP worker threads; `None`: one per core.
+    pub(crate) workers: Option<usize>,
     pub(crate) sources: Vec<Source>,
     pub(crate) limits: Limits,
 }
@@ -96,6 +99,9 @@ impl Config {
         if file.max_connections == Some(0) {
             bail!("`max_connections` must be at least 1");
         }
+        if file.workers == Some(0) {
+            bail!("`workers` must be at least 1");
+        }
         let defaults = Limits::default();
         Ok(Config {
             origin,
@@ -109,6 +115,7 @@ impl Config {
                 .cache_control
                 .unwrap_or_else(|| DEFAULT_CACHE_CONTROL.into()),
             max_connections: file.max_connections.unwrap_or(1024),
+            workers: file.workers,
             limits: Limits {
                 timeout: match file.fetch_timeout {
                     Some(t) => parse_duration("fetch_timeout", &t)?,

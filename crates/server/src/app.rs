@@ -194,10 +194,11 @@ impl App {
                 let Some(snapshot) = self.catalog.load_full() else {
                     return (label, not_ready(path));
                 };
-                let key = catalog_route
-                    .document()
-                    .expect("the other routes are handled above");
-                match snapshot.get(&key) {
+                let doc = match catalog_route {
+                    Route::Egg(slug) => snapshot.egg(slug),
+                    list => snapshot.get(list.list().expect("the other routes are handled above")),
+                };
+                match doc {
                     Some(doc) => match doc.modified() {
                         Some((at, header)) => self.document(req, doc, at, header),
                         None => self.document(req, doc, snapshot.built_at, &snapshot.last_modified),

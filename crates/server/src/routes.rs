@@ -17,10 +17,11 @@ pub(crate) const MAX_PATH: usize = 1024;
 
 /// What a request asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Route {
+pub(crate) enum Route<'a> {
     Index,
     Names,
-    Egg(String),
+    /// The slug, borrowed from the request path unless it had to be percent-decoded.
+    Egg(Cow<'a, str>),
     Status,
     OpenApi,
     Healthz,
@@ -28,22 +29,21 @@ pub(crate) enum Route {
     Metrics,
 }
 
-impl Route {
-    /// The document path under the output root, for catalog routes.
-    pub(crate) fn document(&self) -> Option<Cow<'static, str>> {
+impl Route<'_> {
+    /// The document path under the output root, for the catalog's lists and report.
+    pub(crate) fn list(&self) -> Option<&'static str> {
         use eggcat_catalog::paths;
         match self {
-            Route::Index => Some(Cow::Borrowed(paths::INDEX)),
-            Route::Names => Some(Cow::Borrowed(paths::NAMES)),
-            Route::Status => Some(Cow::Borrowed(paths::STATUS)),
-            Route::Egg(slug) => Some(Cow::Owned(paths::egg(slug))),
+            Route::Index => Some(paths::INDEX),
+            Route::Names => Some(paths::NAMES),
+            Route::Status => Some(paths::STATUS),
             _ => None,
         }
     }
 }
 
 /// Matches a path and query.
-pub(crate) fn route(raw_path: &str, query: Option<&str>) -> Result<Route, Problem> {
+pub(crate) fn route<'a>(raw_path: &'a str, query: Option<&str>) -> Result<Route<'a>, Problem> {
     let path = decode_path(raw_path)?;
     let route = match path.as_ref() {
         "/healthz" => Route::Healthz,
@@ -60,7 +60,13 @@ pub(crate) fn route(raw_path: &str, query: Option<&str>) -> Result<Route, Proble
                 if !is_slug(slug) {
                     return Err(no_egg(slug));
                 }
-                Route::Egg(slug.to_owned())
+                // The slug is the end of the path, minus `.json`: borrow it when the path could be.
+                let start = other.len() - tail.len();
+                let end = start + slug.len();
+                Route::Egg(match &path {
+                    Cow::Borrowed(p) => Cow::Borrowed(&p[start..end]),
+                    Cow::Owned(p) => Cow::Owned(p[start..end].to_owned()),
+                })
             }
             _ => {
                 return Err(Problem::new(
@@ -117,7 +123,7 @@ fn decode_path(raw: &str) -> Result<Cow<'_, str>, Problem> {
 }
 
 /// `/api/v1/eggs`: the index, or with `fields=name` the names list.
-fn fields(query: Option<&str>) -> Result<Route, Problem> {
+fn fields(query: Option<&str>) -> Result<Route<'static>, Problem> {
     let values: Vec<Cow<'_, str>> = query
         .unwrap_or_default()
         .split('&')
@@ -153,7 +159,7 @@ fn decode_query(s: &str) -> Cow<'_, str> {
 mod tests {
     use super::*;
 
-    fn ok(path: &str, query: Option<&str>) -> Route {
+    fn ok<'a>(path: &'a str, query: Option<&str>) -> Route<'a> {
         route(path, query).unwrap()
     }
 

@@ -101,7 +101,10 @@ pub struct Snapshot {
     /// When the build finished (whole seconds): `Last-Modified` of every document.
     pub built_at: SystemTime,
     pub(crate) last_modified: HeaderValue,
+    /// The lists and the report, by path under the output root.
     docs: HashMap<String, Arc<Document>>,
+    /// The egg documents, by slug (looked up without building a path per request).
+    egg_docs: HashMap<String, Arc<Document>>,
 }
 
 impl Snapshot {
@@ -120,33 +123,47 @@ impl Snapshot {
                     .as_secs(),
             );
 
-        let mut docs = HashMap::with_capacity(files.files.len());
+        let mut loaded = Vec::with_capacity(files.files.len());
         let mut todo: Vec<(String, Vec<u8>)> = Vec::new();
         for (path, body) in files.files {
             let digest: [u8; 32] = Sha256::digest(&body).into();
             match previous
-                .and_then(|p| p.docs.get(&path))
+                .and_then(|p| p.get(&path))
                 .filter(|d| d.digest == digest)
             {
-                Some(same) => {
-                    docs.insert(path, Arc::clone(same));
-                }
+                Some(same) => loaded.push((path, Arc::clone(same))),
                 None => todo.push((path, body)),
             }
         }
-        docs.extend(compress_all(todo));
+        loaded.extend(compress_all(todo));
+        let (mut docs, mut egg_docs) = (HashMap::new(), HashMap::new());
+        for (path, doc) in loaded {
+            match egg_slug(&path) {
+                Some(slug) => egg_docs.insert(slug.to_owned(), doc),
+                None => docs.insert(path, doc),
+            };
+        }
         Ok(Snapshot {
             id: files.id,
             eggs: report.eggs,
             built_at,
             last_modified: header(&httpdate::fmt_http_date(built_at)),
             docs,
+            egg_docs,
         })
     }
 
     /// The document at `path` under the output root (`api/v1/...`).
     pub fn get(&self, path: &str) -> Option<&Arc<Document>> {
-        self.docs.get(path)
+        match egg_slug(path) {
+            Some(slug) => self.egg_docs.get(slug),
+            None => self.docs.get(path),
+        }
+    }
+
+    /// The document of the egg `slug`.
+    pub fn egg(&self, slug: &str) -> Option<&Arc<Document>> {
+        self.egg_docs.get(slug)
     }
 
     /// The same snapshot with another status document (the published one plus the last failed
@@ -160,29 +177,21 @@ impl Snapshot {
     }
 }
 
-/// Compresses documents on every core: a snapshot load is the only time this happens.
+/// The slug of an egg document's path (`api/v1/eggs/<slug>.json`, not the `_` lists).
+fn egg_slug(path: &str) -> Option<&str> {
+    let name = path
+        .strip_prefix(paths::EGGS_DIR)?
+        .strip_prefix('/')?
+        .strip_suffix(".json")?;
+    (!name.starts_with('_') && !name.contains('/')).then_some(name)
+}
+
+/// Compresses the documents, on one thread: a load is rare (startup, and the changed documents of
+/// a rebuild), and one thread bounds its peak memory (every brotli, zstd and gzip encoder is
+/// sized to its document, but each allocates its tables anew) and leaves the other cores to the
+/// HTTP workers, which keep serving the previous snapshot meanwhile.
 fn compress_all(todo: Vec<(String, Vec<u8>)>) -> Vec<(String, Arc<Document>)> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 8);
-    let mut chunks: Vec<Vec<(String, Vec<u8>)>> = (0..threads).map(|_| Vec::new()).collect();
-    for (i, item) in todo.into_iter().enumerate() {
-        chunks[i % threads].push(item);
-    }
-    std::thread::scope(|s| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|c| {
-                s.spawn(move || {
-                    c.into_iter()
-                        .map(|(p, b)| (p, Arc::new(Document::new(b))))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("compression does not panic"))
-            .collect()
-    })
+    todo.into_iter()
+        .map(|(path, body)| (path, Arc::new(Document::new(body))))
+        .collect()
 }

@@ -30,9 +30,11 @@ async fn main(config: Config) -> Result<()> {
         cache_control: config.cache_control.clone(),
     })
     .map_err(anyhow::Error::msg)?;
+    let defaults = ServeOptions::default();
     let options = ServeOptions {
         max_connections: config.max_connections,
-        ..ServeOptions::default()
+        workers: config.workers.unwrap_or(defaults.workers),
+        ..defaults
     };
     let server = Server::start(&config.listen, Arc::clone(&app), options)
         .with_context(|| format!("cannot listen on {}", config.listen))?;

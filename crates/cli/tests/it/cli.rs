@@ -8,6 +8,27 @@ fn eggcat() -> Command {
     Command::new(env!("CARGO_BIN_EXE_eggcat"))
 }
 
+/// An `eggcat.toml` in `dir` with `repo` as its one source and `data` as its data_dir.
+fn config_for(dir: &std::path::Path, repo: &Repo) -> std::path::PathBuf {
+    let config = dir.join("eggcat.toml");
+    let text = format!(
+        "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n",
+        repo.url()
+    );
+    std::fs::write(&config, text).unwrap();
+    config
+}
+
+/// `eggcat build --config <config>`.
+fn build_with(config: &std::path::Path) -> std::process::Output {
+    eggcat()
+        .arg("build")
+        .arg("--config")
+        .arg(config)
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn help_explains_every_option() {
     let out = eggcat().args(["build", "--help"]).output().unwrap();
@@ -30,15 +51,7 @@ fn build_publishes_writes_out_and_summarizes() {
     repo.write("games/egg-a.json", egg_json("A"))
         .write(".github/egg-request.yml", "name: x\n");
     repo.commit("one egg");
-    let config = tmp.path().join("eggcat.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n",
-            repo.url()
-        ),
-    )
-    .unwrap();
+    let config = config_for(tmp.path(), &repo);
     let site = tmp.path().join("site");
     let out = eggcat()
         .arg("build")
@@ -147,25 +160,8 @@ fn a_killed_build_leaves_the_previous_snapshot_current_and_intact() {
         );
     }
     repo.commit("many eggs");
-    let config = tmp.path().join("eggcat.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n",
-            repo.url()
-        ),
-    )
-    .unwrap();
-    assert!(
-        eggcat()
-            .arg("build")
-            .arg("--config")
-            .arg(&config)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
+    let config = config_for(tmp.path(), &repo);
+    assert!(build_with(&config).status.success());
     let data = tmp.path().join("data");
     let store = eggcat_store::Store::new(&data);
     let before = store.read_current().unwrap().unwrap();
@@ -222,15 +218,7 @@ fn serve_builds_when_there_is_no_catalog_then_becomes_ready_and_stops_on_sigterm
     let repo = Repo::init(tmp.path().join("eggs"));
     repo.write("games/egg-a.json", egg_json("A"));
     repo.commit("one egg");
-    let config = tmp.path().join("eggcat.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n",
-            repo.url()
-        ),
-    )
-    .unwrap();
+    let config = config_for(tmp.path(), &repo);
     let port = free_port();
     let mut child = eggcat()
         .args([
@@ -283,25 +271,8 @@ fn serve_keeps_the_last_good_catalog_when_a_rebuild_fails() {
     let repo = Repo::init(tmp.path().join("eggs"));
     repo.write("games/egg-a.json", egg_json("A"));
     repo.commit("one egg");
-    let config = tmp.path().join("eggcat.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n",
-            repo.url()
-        ),
-    )
-    .unwrap();
-    assert!(
-        eggcat()
-            .arg("build")
-            .arg("--config")
-            .arg(&config)
-            .output()
-            .unwrap()
-            .status
-            .success()
-    );
+    let config = config_for(tmp.path(), &repo);
+    assert!(build_with(&config).status.success());
     // The upstream disappears; the server rebuilds every second.
     std::fs::rename(&repo.dir, tmp.path().join("gone")).unwrap();
     let port = free_port();
