@@ -5,7 +5,7 @@
 # repositories in a temp dir) is built once with `eggcat build --out`. nginx (sendfile,
 # gzip_static on precompressed .json.gz files) serves that tree on 127.0.0.1:18081;
 # `eggcat serve` serves its own snapshot on 127.0.0.1:18080. For each server, wrk
-# (-t1 -c64, 10 s, after a 2 s warm-up that is not reported) loads:
+# (-t1 -c64, 5 s, after a 2 s warm-up that is not reported, three rounds) loads:
 #   the index (_index.json), one egg document of median size, and a 404,
 #   each without and with `Accept-Encoding: gzip`,
 # and records requests/s and the 99th percentile latency. Then eggcat's resident memory
@@ -20,8 +20,9 @@
 #
 # Run from anywhere:  bash bench/serve.sh        (KEEP_TMP=1 keeps the temp dir and logs)
 # Needs: cargo, git, curl, python3, gzip, nginx, wrk (nginx and wrk installed with apt-get
-# when missing, as root). Takes about 3 minutes. Both servers share the machine's cores with
-# wrk, so compare the ratio, not the absolute numbers. Exits 0 even on FAIL.
+# when missing, as root). Takes about 5 minutes. Absolute numbers drift from run to run and
+# machine to machine: compare the ratios, measured side by side. Nothing else should run
+# meanwhile. Exits 0 even on FAIL.
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh

@@ -139,8 +139,8 @@ fn parse_yaml(text: &str) -> Result<Parsed, ParseError> {
 
 /// The YAML library's message, reworded for an egg maintainer where it speaks to a programmer.
 fn yaml_message(message: &str) -> String {
-    let (what, at) = match message.rsplit_once(" at line ") {
-        Some((what, at)) => (what, format!(" at line {at}")),
+    let (what, at) = match message.split_once(" at line ") {
+        Some((what, at)) => (what, format!(" at line {}", at.trim_end_matches(')'))),
         None => (message, String::new()),
     };
     if let Some(key) = what.strip_prefix("duplicate mapping key: ") {
@@ -152,7 +152,7 @@ fn yaml_message(message: &str) -> String {
         format!("nesting deeper than {MAX_YAML_DEPTH} levels{at}")
     } else if let Some(limit) = what.strip_prefix("budget breached: ") {
         let kind = limit
-            .split([' ', '{'])
+            .split([' ', '{', '('])
             .next()
             .unwrap_or(limit)
             .to_lowercase();

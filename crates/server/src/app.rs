@@ -61,7 +61,12 @@ impl App {
     pub fn new(options: &AppOptions) -> Result<Arc<App>, String> {
         let cache_control = HeaderValue::from_str(&options.cache_control)
             .map_err(|_| format!("invalid cache_control `{}`", options.cache_control))?;
-        let started_at = SystemTime::now();
+        // Whole seconds, as `Last-Modified` carries them, so that `If-Modified-Since` with the
+        // value sent matches.
+        let since_epoch = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        let started_at = UNIX_EPOCH + std::time::Duration::from_secs(since_epoch.as_secs());
         Ok(Arc::new(App {
             catalog: ArcSwapOption::empty(),
             published: ArcSwapOption::empty(),
