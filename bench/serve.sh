@@ -256,15 +256,30 @@ check_response() {
     fi
 }
 
-# Runs the warm-up and the measured wrk run; stores requests/s and p99 (ms).
+# CPU time (clock ticks, user + system) used so far by a server: its process and, for nginx,
+# its worker processes.
+server_ticks() {
+    local pid=$1 total=0 p
+    for p in "$pid" $(pgrep -P "$pid" || true); do
+        total=$((total + $(awk '{ print $14 + $15 }' "/proc/$p/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$total"
+}
+
+# Runs the warm-up and the measured wrk run; stores requests/s, p99 (ms), and the server's CPU
+# time per 1000 requests (ms).
 load() {
-    local server=$1 case=$2 enc=$3 url hdr=() out="$TMP/wrk.out" key rps p99
+    local server=$1 case=$2 enc=$3 url hdr=() out="$TMP/wrk.out" key rps p99 pid before after requests
     url="http://${ADDR_OF[$server]}${PATH_OF[$case]}"
     key="$server|$case|$enc"
     [[ "$enc" == gzip ]] && hdr=(-H 'Accept-Encoding: gzip')
+    pid=$EGGCAT_PID
+    [[ "$server" == nginx ]] && pid=$NGINX_PID
     say "wrk $server $case ($enc)"
     if ! "${LOAD_PIN[@]}" wrk "${WRK_ARGS[@]}" -d"$WARMUP" "${hdr[@]}" "$url" >"$out" 2>&1 ||
-        ! "${LOAD_PIN[@]}" wrk "${WRK_ARGS[@]}" -d"$DURATION" --latency "${hdr[@]}" "$url" >"$out" 2>&1; then
+        ! { before=$(server_ticks "$pid") &&
+            "${LOAD_PIN[@]}" wrk "${WRK_ARGS[@]}" -d"$DURATION" --latency "${hdr[@]}" "$url" >"$out" 2>&1 &&
+            after=$(server_ticks "$pid"); }; then
         cat "$out" >&2
         die "wrk failed against $url (output above)"
     fi
@@ -286,6 +301,9 @@ load() {
     fi
     RPS_ALL[$key]+="$rps "
     P99_ALL[$key]+="$p99 "
+    requests=$(awk '$2 == "requests" && $3 == "in" { print $1 }' "$out")
+    CPU_ALL[$key]+="$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="${requests:-0}" \
+        'BEGIN { if (n > 0) printf "%.1f", t * 1000 / hz / (n / 1000); else print 0 }') "
 }
 
 # The median of the numbers given as arguments.
@@ -305,7 +323,7 @@ median() {
     done
 } >"$TMP/responses.txt"
 
-declare -A RPS_ALL=() P99_ALL=()
+declare -A RPS_ALL=() P99_ALL=() CPU_ALL=() CPU=()
 for round in $(seq 1 "$ROUNDS"); do
     say "round $round of $ROUNDS"
     for case in "${CASES[@]}"; do
@@ -321,6 +339,8 @@ for key in "${!RPS_ALL[@]}"; do
     RPS[$key]=$(median ${RPS_ALL[$key]})
     # shellcheck disable=SC2086
     P99[$key]=$(median ${P99_ALL[$key]})
+    # shellcheck disable=SC2086
+    CPU[$key]=$(median ${CPU_ALL[$key]})
 done
 
 # 5. eggcat's memory after the load.
@@ -338,11 +358,13 @@ echo "eggcat serve vs nginx: $EGG_COUNT egg documents, index $INDEX_BYTES bytes,
     "$(date -u +%Y-%m-%dT%H:%MZ)"
 cat "$TMP/responses.txt"
 echo
-FMT='%-16s %13s %12s %13s %14s %13s  %s\n'
+FMT='%-16s %13s %12s %13s %14s %13s  %-6s %14s %13s\n'
 # shellcheck disable=SC2059 # the format is a constant
 {
-    printf "$FMT" case "eggcat req/s" "nginx req/s" "eggcat/nginx" "eggcat p99 ms" "nginx p99 ms" result
-    printf "$FMT" ---- ------------ ----------- ------------ ------------- ------------ ------
+    printf "$FMT" case "eggcat req/s" "nginx req/s" "eggcat/nginx" "eggcat p99 ms" "nginx p99 ms" result \
+        "eggcat cpu ms" "nginx cpu ms"
+    printf "$FMT" ---- ------------ ----------- ------------ ------------- ------------ ------ \
+        ------------- ------------
 }
 for case in "${CASES[@]}"; do
     for enc in identity gzip; do
@@ -355,7 +377,8 @@ for case in "${CASES[@]}"; do
         result=$(awk -v a="${RPS[$e]}" -v b="${RPS[$n]}" -v pa="${P99[$e]}" -v pb="${P99[$n]}" \
             'BEGIN { print (a >= b && pa <= pb) ? "PASS" : "FAIL" }')
         # shellcheck disable=SC2059 # the format is a constant
-        printf "$FMT" "$label" "${RPS[$e]}" "${RPS[$n]}" "$ratio" "${P99[$e]}" "${P99[$n]}" "$result"
+        printf "$FMT" "$label" "${RPS[$e]}" "${RPS[$n]}" "$ratio" "${P99[$e]}" "${P99[$n]}" "$result" \
+            "${CPU[$e]}" "${CPU[$n]}"
     done
 done
 echo
@@ -366,6 +389,9 @@ verdict() {
 printf 'eggcat memory (target %d MiB): %.1f MiB resident after the load: %s; %.1f MiB peak (VmHWM): %s\n' \
     "$TARGET_RSS_MIB" "$(awk -v k="$RSS_KIB" 'BEGIN { print k / 1024 }')" "$(verdict "$RSS_KIB")" \
     "$(awk -v k="$HWM_KIB" 'BEGIN { print k / 1024 }')" "$(verdict "$HWM_KIB")"
+echo "cpu ms: the server's CPU time (user + system) per 1000 requests, median of the rounds."
+echo "A server well under one core's worth while wrk's core is saturated is bounded by the load"
+echo "generator, not by itself: compare its cpu ms then."
 if ((${#WARNINGS[@]} > 0)); then
     echo
     echo "WARNINGS:"
