@@ -19,6 +19,27 @@ fn config_for(dir: &std::path::Path, repo: &Repo) -> std::path::PathBuf {
     config
 }
 
+/// `eggcat serve --listen 127.0.0.1:<port> --config <config>` and `extra` arguments, in the
+/// background.
+fn spawn_serve(
+    config: &std::path::Path,
+    port: u16,
+    extra: &[&str],
+    stderr: std::process::Stdio,
+) -> std::process::Child {
+    eggcat()
+        .arg("serve")
+        .args(extra)
+        .arg("--listen")
+        .arg(format!("127.0.0.1:{port}"))
+        .arg("--config")
+        .arg(config)
+        .stdout(std::process::Stdio::null())
+        .stderr(stderr)
+        .spawn()
+        .unwrap()
+}
+
 /// `eggcat build --config <config>`.
 fn build_with(config: &std::path::Path) -> std::process::Output {
     eggcat()
@@ -220,18 +241,7 @@ fn serve_builds_when_there_is_no_catalog_then_becomes_ready_and_stops_on_sigterm
     repo.commit("one egg");
     let config = config_for(tmp.path(), &repo);
     let port = free_port();
-    let mut child = eggcat()
-        .args([
-            "serve",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--config",
-        ])
-        .arg(&config)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_serve(&config, port, &[], std::process::Stdio::piped());
     let started = std::time::Instant::now();
     let mut seen = Vec::new();
     loop {
@@ -276,20 +286,12 @@ fn serve_keeps_the_last_good_catalog_when_a_rebuild_fails() {
     // The upstream disappears; the server rebuilds every second.
     std::fs::rename(&repo.dir, tmp.path().join("gone")).unwrap();
     let port = free_port();
-    let mut child = eggcat()
-        .args([
-            "serve",
-            "--refresh",
-            "1s",
-            "--listen",
-            &format!("127.0.0.1:{port}"),
-            "--config",
-        ])
-        .arg(&config)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_serve(
+        &config,
+        port,
+        &["--refresh", "1s"],
+        std::process::Stdio::null(),
+    );
     std::thread::sleep(std::time::Duration::from_millis(3000));
     let egg = status_of(port, "/api/v1/eggs/eggs-a.json");
     let _ = child.kill();
