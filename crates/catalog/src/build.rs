@@ -87,6 +87,8 @@ pub struct PreviousSource {
 /// The previous catalog, by source key.
 #[derive(Debug, Clone, Default)]
 pub struct Previous {
+    /// The rules version its eggs were parsed with ([`crate::RULES_VERSION`] or older).
+    pub rules: u32,
     /// Keyed by [`SourceInfo::key`].
     pub sources: HashMap<String, PreviousSource>,
 }
@@ -204,7 +206,10 @@ pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContex
         skipped: Vec::new(),
         warnings: Vec::new(),
     };
-    let mut state = State::default();
+    let mut state = State {
+        rules: crate::RULES_VERSION,
+        ..State::default()
+    };
     for ((info, m), mut slugs) in merged.into_iter().zip(slugs_by_source) {
         let source = format!("{}/{}", info.owner, info.repo);
         let tag = |p: Problem| SourceProblem {

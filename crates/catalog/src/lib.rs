@@ -27,6 +27,11 @@ pub use scan::{
 };
 pub use slug::{SlugKey, assign_slugs, kebab, stem};
 
+/// The version of the parsing and catalog rules. A previous catalog built under other rules is
+/// not reused as is: every source is fetched and parsed again (its eggs are still kept if the
+/// source fails). Bump it whenever a change to `egg` or `scan` could change a parsed egg.
+pub const RULES_VERSION: u32 = 1;
+
 /// The interface version the published documents follow.
 pub const INTERFACE_VERSION: &str = "2.0.0";
 

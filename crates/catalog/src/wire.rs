@@ -151,6 +151,9 @@ pub struct Problem {
 /// needs to reuse this one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
+    /// The [`crate::RULES_VERSION`] the eggs were parsed with (0 when absent).
+    #[serde(default)]
+    pub rules: u32,
     /// One entry per source that has eggs or a known commit.
     pub sources: Vec<SourceState>,
 }

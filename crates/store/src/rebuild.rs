@@ -91,7 +91,12 @@ pub fn rebuild(
     let fetched = fetch_all(&options.sources, |index, source| {
         progress(Progress::Started { index, source });
         let key = source.key();
-        let previous_commit = previous.sources.get(&key).map(|p| p.commit.as_str());
+        // Eggs parsed under older rules are parsed again, even from an unchanged upstream.
+        let previous_commit = previous
+            .sources
+            .get(&key)
+            .filter(|_| previous.rules == eggcat_catalog::RULES_VERSION)
+            .map(|p| p.commit.as_str());
         let fetched = eggcat_upstream::fetch(source, &mirrors, previous_commit, options.limits);
         let (parsed, skipped, note) = match &fetched {
             Fetched::Scanned { scan, .. } => (scan.eggs.len(), scan.skipped.len(), None),

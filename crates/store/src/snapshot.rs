@@ -96,7 +96,10 @@ impl Store {
         let bytes = fs::read(&state_path).map_err(io_error("read", &state_path))?;
         let state: State =
             serde_json::from_slice(&bytes).map_err(|e| damaged(format!("{STATE_FILE}: {e}")))?;
-        let mut previous = Previous::default();
+        let mut previous = Previous {
+            rules: state.rules,
+            ..Previous::default()
+        };
         for source in state.sources {
             let mut eggs = Vec::with_capacity(source.eggs.len());
             for slug in &source.eggs {

@@ -316,3 +316,37 @@ fn unchanged_documents_are_hard_linked_between_snapshots() {
         |o: &eggcat_store::Outcome| std::fs::metadata(o.snapshot_dir.join(doc)).unwrap().ino();
     assert_eq!(ino(&first), ino(&second));
 }
+
+#[test]
+fn eggs_parsed_under_older_rules_are_parsed_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_sources(tmp.path());
+    let data = tmp.path().join("data");
+    let clock = Clock::new(0);
+    let first = build(&data, sources(&a, &b), &clock);
+    // A snapshot written by an eggcat with older rules: same commits, rules version 0.
+    let state_path = first.snapshot_dir.join("state.json");
+    let mut state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
+    assert_eq!(state["rules"], eggcat_catalog::RULES_VERSION);
+    state["rules"] = 0.into();
+    std::fs::write(&state_path, serde_json::to_vec(&state).unwrap()).unwrap();
+    let second = build(&data, sources(&a, &b), &clock);
+    assert!(
+        second.report.sources.iter().all(|s| s.changed),
+        "every source is parsed again"
+    );
+    for (path, bytes) in &first.files {
+        if path != "api/v1/_status.json" {
+            assert_eq!(
+                bytes, &second.files[path],
+                "{path}: same rules, same documents"
+            );
+        }
+    }
+    let third = build(&data, sources(&a, &b), &clock);
+    assert!(
+        third.report.sources.iter().all(|s| !s.changed),
+        "and then reused again"
+    );
+}
