@@ -83,50 +83,36 @@ impl Store {
     }
 
     /// What the next build needs of the current snapshot: each source's commit and eggs. A
-    /// missing snapshot gives an empty [`Previous`].
+    /// missing snapshot gives an empty [`Previous`]. When the current snapshot cannot be read
+    /// (damaged on disk), the newest older snapshot that can be read stands in for it, so that
+    /// failing sources still keep eggs; the error is returned only when none can be read.
     pub fn load_previous(&self) -> Result<Previous, StoreError> {
-        let Some(dir) = self.current_dir() else {
+        let Some(current) = self.current_dir() else {
             return Ok(Previous::default());
         };
-        let damaged = |detail: String| StoreError::Damaged {
-            path: dir.display().to_string(),
-            detail,
+        let error = match read_state(&current) {
+            Ok(previous) => return Ok(previous),
+            Err(error) => error,
         };
-        let state_path = dir.join(STATE_FILE);
-        let bytes = fs::read(&state_path).map_err(io_error("read", &state_path))?;
-        let state: State =
-            serde_json::from_slice(&bytes).map_err(|e| damaged(format!("{STATE_FILE}: {e}")))?;
-        let mut previous = Previous {
-            rules: state.rules,
-            ..Previous::default()
-        };
-        for source in state.sources {
-            let mut eggs = Vec::with_capacity(source.eggs.len());
-            for slug in &source.eggs {
-                let path = dir.join(paths::egg(slug));
-                let bytes = fs::read(&path).map_err(io_error("read", &path))?;
-                let doc: EggDocument = serde_json::from_slice(&bytes)
-                    .map_err(|e| damaged(format!("{}: {e}", paths::egg(slug))))?;
-                let egg = ParsedEgg {
-                    path: doc.meta.path,
-                    name: doc.meta.name,
-                    format: doc.meta.format,
-                    sha256: doc.meta.sha256,
-                    egg: doc.egg,
-                    readme: doc.readme,
-                };
-                eggs.push((egg, doc.meta.indexed_at));
+        let mut older: Vec<PathBuf> = fs::read_dir(self.snapshots_dir())
+            .map_err(io_error("list", &self.snapshots_dir()))?
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| {
+                p != &current
+                    && !p
+                        .file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .collect();
+        older.sort();
+        for dir in older.iter().rev() {
+            if let Ok(previous) = read_state(dir) {
+                tracing::warn!(%error, instead = %dir.display(), "current snapshot unreadable: reusing an older one");
+                return Ok(previous);
             }
-            let prev = PreviousSource {
-                branch: source.branch,
-                commit: source.commit,
-                eggs,
-                skipped: source.skipped,
-                warnings: source.warnings,
-            };
-            previous.sources.insert(source.key, prev);
         }
-        Ok(previous)
+        Err(error)
     }
 
     /// Writes `catalog` as a new snapshot and makes it current. Files identical to the current
@@ -210,6 +196,49 @@ impl Store {
         }
         Ok(())
     }
+}
+
+/// Reads a snapshot's `state.json` and the egg documents it names.
+fn read_state(dir: &Path) -> Result<Previous, StoreError> {
+    let damaged = |detail: String| StoreError::Damaged {
+        path: dir.display().to_string(),
+        detail,
+    };
+    let state_path = dir.join(STATE_FILE);
+    let bytes = fs::read(&state_path).map_err(io_error("read", &state_path))?;
+    let state: State =
+        serde_json::from_slice(&bytes).map_err(|e| damaged(format!("{STATE_FILE}: {e}")))?;
+    let mut previous = Previous {
+        rules: state.rules,
+        ..Previous::default()
+    };
+    for source in state.sources {
+        let mut eggs = Vec::with_capacity(source.eggs.len());
+        for slug in &source.eggs {
+            let path = dir.join(paths::egg(slug));
+            let bytes = fs::read(&path).map_err(io_error("read", &path))?;
+            let doc: EggDocument = serde_json::from_slice(&bytes)
+                .map_err(|e| damaged(format!("{}: {e}", paths::egg(slug))))?;
+            let egg = ParsedEgg {
+                path: doc.meta.path,
+                name: doc.meta.name,
+                format: doc.meta.format,
+                sha256: doc.meta.sha256,
+                egg: doc.egg,
+                readme: doc.readme,
+            };
+            eggs.push((egg, doc.meta.indexed_at));
+        }
+        let prev = PreviousSource {
+            branch: source.branch,
+            commit: source.commit,
+            eggs,
+            skipped: source.skipped,
+            warnings: source.warnings,
+        };
+        previous.sources.insert(source.key, prev);
+    }
+    Ok(previous)
 }
 
 /// Writes a published tree into `out` (for `--out`): each file replaced atomically, and egg

@@ -350,3 +350,28 @@ fn eggs_parsed_under_older_rules_are_parsed_again() {
         "and then reused again"
     );
 }
+
+#[test]
+fn a_damaged_current_snapshot_falls_back_to_an_older_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_sources(tmp.path());
+    let data = tmp.path().join("data");
+    let clock = Clock::new(0);
+    build(&data, sources(&a, &b), &clock);
+    let second = build(&data, sources(&a, &b), &clock);
+    // The current snapshot's own state file is damaged (as a file written last before a power
+    // loss can be; replaced, not written through, since unchanged files are hard links shared
+    // with the older snapshot), and then a source fails.
+    let state = second.snapshot_dir.join("state.json");
+    std::fs::remove_file(&state).unwrap();
+    std::fs::write(&state, "{ not json").unwrap();
+    std::fs::rename(&b.dir, tmp.path().join("moved")).unwrap();
+    let third = build(&data, sources(&a, &b), &clock);
+    let beta = &third.report.sources[1];
+    assert_eq!(beta.status, SourceStatus::Failed);
+    assert!(
+        beta.kept_previous,
+        "the older snapshot still provides the failing source's eggs"
+    );
+    assert!(third.files.contains_key("api/v1/eggs/beta-mumble.json"));
+}
