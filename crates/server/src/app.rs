@@ -16,7 +16,7 @@ use http_body_util::Full;
 
 use crate::conditional::not_modified;
 use crate::encoding::{Coding, choose};
-use crate::metrics::Metrics;
+use crate::metrics::{Label, Metrics};
 use crate::problem::Problem;
 use crate::routes::{Route, no_egg, route};
 use crate::snapshot::{Document, Snapshot};
@@ -144,17 +144,17 @@ impl App {
         response
     }
 
-    fn respond<B>(&self, req: &Request<B>) -> (usize, Response<Body>) {
+    fn respond<B>(&self, req: &Request<B>) -> (Label, Response<Body>) {
         let path = req.uri().path();
         let route = match route(path, req.uri().query()) {
             Ok(route) => route,
-            Err(problem) => return (LABEL_UNMATCHED, problem_response(&problem, path)),
+            Err(problem) => return (Label::Unmatched, problem_response(&problem, path)),
         };
         let label = label(&route);
         let head = match *req.method() {
             Method::GET => false,
             Method::HEAD => true,
-            Method::OPTIONS => return (LABEL_PREFLIGHT, preflight()),
+            Method::OPTIONS => return (Label::Preflight, preflight()),
             _ => {
                 let problem = Problem::new(
                     StatusCode::METHOD_NOT_ALLOWED,
@@ -268,19 +268,16 @@ impl App {
     }
 }
 
-const LABEL_PREFLIGHT: usize = 8;
-const LABEL_UNMATCHED: usize = 9;
-
-fn label(route: &Route) -> usize {
+fn label(route: &Route) -> Label {
     match route {
-        Route::Index => 0,
-        Route::Names => 1,
-        Route::Egg(_) => 2,
-        Route::Status => 3,
-        Route::OpenApi => 4,
-        Route::Healthz => 5,
-        Route::Readyz => 6,
-        Route::Metrics => 7,
+        Route::Index => Label::Index,
+        Route::Names => Label::Names,
+        Route::Egg(_) => Label::Egg,
+        Route::Status => Label::Status,
+        Route::OpenApi => Label::OpenApi,
+        Route::Healthz => Label::Healthz,
+        Route::Readyz => Label::Readyz,
+        Route::Metrics => Label::Metrics,
     }
 }
 

@@ -10,8 +10,23 @@ use std::time::Duration;
 
 use http::StatusCode;
 
-/// Route labels, in the order of [`crate::routes::Route`] plus `preflight` and `unmatched`.
-pub(crate) const ROUTES: [&str; 10] = [
+/// The route label of a request in `eggcat_http_requests_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Label {
+    Index,
+    Names,
+    Egg,
+    Status,
+    OpenApi,
+    Healthz,
+    Readyz,
+    Metrics,
+    Preflight,
+    Unmatched,
+}
+
+/// Label values, indexed by [`Label`].
+const ROUTES: [&str; 10] = [
     "index",
     "names",
     "egg",
@@ -59,9 +74,9 @@ impl Metrics {
     }
 
     /// Counts one answered request.
-    pub(crate) fn record(&self, route: usize, status: StatusCode, took: Duration) {
+    pub(crate) fn record(&self, label: Label, status: StatusCode, took: Duration) {
         if let Some(s) = STATUSES.iter().position(|&c| c == status.as_u16()) {
-            self.requests[route][s].fetch_add(1, Relaxed);
+            self.requests[label as usize][s].fetch_add(1, Relaxed);
         }
         let secs = took.as_secs_f64();
         if let Some(b) = BUCKETS.iter().position(|&le| secs <= le) {

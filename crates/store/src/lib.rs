@@ -17,7 +17,7 @@
 mod rebuild;
 mod snapshot;
 
-pub use rebuild::{BuildOptions, Outcome, Progress, rebuild};
+pub use rebuild::{BuildOptions, FetchProgress, Outcome, Progress, rebuild};
 pub use snapshot::{SnapshotFiles, Store, write_tree};
 
 /// Why the store or a rebuild failed as a whole. A failing source is not an error: it is in the

@@ -44,13 +44,25 @@ pub enum Progress<'a> {
         index: usize,
         /// The source.
         source: &'a Source,
-        /// Eggs parsed (0 when unchanged or failed).
-        parsed: usize,
+        /// What fetching it gave.
+        fetched: FetchProgress,
+    },
+}
+
+/// How a source's fetch ended, for progress display.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FetchProgress {
+    /// Fetched and parsed.
+    Parsed {
+        /// Eggs parsed.
+        eggs: usize,
         /// Files skipped.
         skipped: usize,
-        /// `None` when fetched; `Some("unchanged")`, or the error.
-        note: Option<String>,
     },
+    /// The tip commit is the previous catalog's: nothing fetched or parsed.
+    Unchanged,
+    /// The fetch failed, with the reason.
+    Failed(String),
 }
 
 /// A published rebuild.
@@ -98,17 +110,18 @@ pub fn rebuild(
             .filter(|_| previous.rules == eggcat_catalog::RULES_VERSION)
             .map(|p| p.commit.as_str());
         let fetched = eggcat_upstream::fetch(source, &mirrors, previous_commit, options.limits);
-        let (parsed, skipped, note) = match &fetched {
-            Fetched::Scanned { scan, .. } => (scan.eggs.len(), scan.skipped.len(), None),
-            Fetched::Unchanged => (0, 0, Some("unchanged".to_owned())),
-            Fetched::Failed { error, .. } => (0, 0, Some(error.clone())),
+        let summary = match &fetched {
+            Fetched::Scanned { scan, .. } => FetchProgress::Parsed {
+                eggs: scan.eggs.len(),
+                skipped: scan.skipped.len(),
+            },
+            Fetched::Unchanged => FetchProgress::Unchanged,
+            Fetched::Failed { error, .. } => FetchProgress::Failed(error.clone()),
         };
         progress(Progress::Finished {
             index,
             source,
-            parsed,
-            skipped,
-            note,
+            fetched: summary,
         });
         fetched
     });

@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use eggcat_catalog::wire::{Report, SourceStatus};
-use eggcat_store::{BuildOptions, Progress, Store, rebuild, write_tree};
+use eggcat_store::{BuildOptions, FetchProgress, Progress, Store, rebuild, write_tree};
 
 use crate::config::Config;
 
@@ -22,19 +22,18 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     let done = Mutex::new(0usize);
     let show = |event: Progress<'_>| {
         if let Progress::Finished {
-            source,
-            parsed,
-            skipped,
-            note,
-            ..
+            source, fetched, ..
         } = event
         {
             let mut done = done.lock().expect("progress lock");
             *done += 1;
-            let failed = note.as_deref().is_some_and(|n| n != "unchanged");
-            let what = match note {
-                Some(note) => note,
-                None => format!("{parsed} eggs parsed, {skipped} skipped"),
+            let failed = matches!(fetched, FetchProgress::Failed(_));
+            let what = match fetched {
+                FetchProgress::Parsed { eggs, skipped } => {
+                    format!("{eggs} eggs parsed, {skipped} skipped")
+                }
+                FetchProgress::Unchanged => "unchanged".to_owned(),
+                FetchProgress::Failed(error) => error,
             };
             if terminal {
                 eprint!(

@@ -74,14 +74,16 @@ fn build_publishes_writes_out_and_summarizes() {
     repo.commit("one egg");
     let config = config_for(tmp.path(), &repo);
     let site = tmp.path().join("site");
-    let out = eggcat()
-        .arg("build")
-        .arg("--config")
-        .arg(&config)
-        .arg("--out")
-        .arg(&site)
-        .output()
-        .unwrap();
+    let build_out = || {
+        let mut cmd = eggcat();
+        cmd.arg("build")
+            .arg("--config")
+            .arg(&config)
+            .arg("--out")
+            .arg(&site);
+        cmd.output().unwrap()
+    };
+    let out = build_out();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -104,14 +106,7 @@ fn build_publishes_writes_out_and_summarizes() {
     }
     // A stale document in --out is removed on the next build.
     std::fs::write(site.join("api/v1/eggs/gone.json"), "{}").unwrap();
-    let out = eggcat()
-        .arg("build")
-        .arg("--config")
-        .arg(&config)
-        .arg("--out")
-        .arg(&site)
-        .output()
-        .unwrap();
+    let out = build_out();
     assert!(out.status.success());
     assert!(!site.join("api/v1/eggs/gone.json").exists());
     assert!(
