@@ -1,5 +1,5 @@
 //! The application: the catalog being served, and the request pipeline, top to bottom in
-//! [`App::handle`]: route, method, readiness, document, encoding, conditional, headers.
+//! [`App::handle`]: path, method, query, readiness, document, encoding, conditional, headers.
 //!
 //! Architecture invariant: the catalog is swapped whole ([`ArcSwapOption`]). A request loads the
 //! current snapshot once and answers from it alone, so it never sees a mix of two builds.
@@ -14,7 +14,7 @@ use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
 
-use crate::conditional::not_modified;
+use crate::conditional::{self, Conditions, Outcome};
 use crate::encoding::{Coding, choose};
 use crate::metrics::{Label, Metrics};
 use crate::problem::Problem;
@@ -146,11 +146,17 @@ impl App {
 
     fn respond<B>(&self, req: &Request<B>) -> (Label, Response<Body>) {
         let path = req.uri().path();
-        let route = match route(path, req.uri().query()) {
+        // `OPTIONS *` asks about the server as a whole (RFC 9110 section 9.3.7).
+        if path == "*" && req.method() == Method::OPTIONS {
+            return (Label::Preflight, preflight());
+        }
+        let route = match route(path) {
             Ok(route) => route,
             Err(problem) => return (Label::Unmatched, problem_response(&problem, path)),
         };
-        let label = label(&route);
+        let label = route_label(&route);
+        // The method before the query: a preflight or a POST is answered for the path, whatever
+        // its `fields`.
         let head = match *req.method() {
             Method::GET => false,
             Method::HEAD => true,
@@ -166,6 +172,11 @@ impl App {
                 return (label, problem_response(&problem, path));
             }
         };
+        let route = match route.with_query(req.uri().query()) {
+            Ok(route) => route,
+            Err(problem) => return (label, problem_response(&problem, path)),
+        };
+        let label = route_label(&route);
         let response = match &route {
             Route::Healthz => small_json(StatusCode::OK, Bytes::from_static(br#"{"status":"ok"}"#)),
             Route::Readyz => match self.catalog.load().as_deref() {
@@ -206,6 +217,13 @@ impl App {
                 match doc {
                     Some(doc) => match doc.modified() {
                         Some((at, header)) => self.document(req, doc, at, header),
+                        // The status document may have said "failed" (with the failure's time)
+                        // before a restart: its date never goes back past this server's start.
+                        None if *catalog_route == Route::Status
+                            && self.started_at > snapshot.built_at =>
+                        {
+                            self.document(req, doc, self.started_at, &self.started_header)
+                        }
                         None => self.document(req, doc, snapshot.built_at, &snapshot.last_modified),
                     },
                     None => match catalog_route {
@@ -224,7 +242,8 @@ impl App {
         (label, finish(response, head))
     }
 
-    /// A document, in the coding the client prefers, or 304 when its copy is current.
+    /// A document, in the coding the client prefers; 304 when the client's copy is current, 412
+    /// when a precondition fails.
     fn document<B>(
         &self,
         req: &Request<B>,
@@ -233,32 +252,39 @@ impl App {
         last_modified: &HeaderValue,
     ) -> Response<Body> {
         let headers = req.headers();
-        let accept = headers
-            .get(header::ACCEPT_ENCODING)
-            .and_then(|v| v.to_str().ok());
+        let accept = conditional::list(headers, &header::ACCEPT_ENCODING);
+        let accept = accept.as_deref().and_then(|v| std::str::from_utf8(v).ok());
         let coding = choose(accept, doc.available());
         let variant = doc.variant(coding);
-        let inm = headers
-            .get(header::IF_NONE_MATCH)
-            .map(HeaderValue::as_bytes);
-        let ims = headers
-            .get(header::IF_MODIFIED_SINCE)
-            .map(HeaderValue::as_bytes);
-        let fresh = not_modified(inm, ims, variant.etag.as_bytes(), modified);
-        let mut response = if fresh {
-            let mut r = Response::new(Full::new(Bytes::new()));
-            *r.status_mut() = StatusCode::NOT_MODIFIED;
-            r
-        } else {
-            let mut r = Response::new(Full::new(variant.body.clone()));
-            r.headers_mut().insert(header::CONTENT_TYPE, JSON);
-            if coding != Coding::Identity && doc.available()[coding.index()] {
-                r.headers_mut().insert(
-                    header::CONTENT_ENCODING,
-                    HeaderValue::from_static(coding.token()),
+        let outcome = Conditions::from_headers(headers).evaluate(variant.etag.as_bytes(), modified);
+        let mut response = match outcome {
+            Outcome::Failed => {
+                let problem = Problem::new(
+                    StatusCode::PRECONDITION_FAILED,
+                    format!(
+                        "If-Match or If-Unmodified-Since does not hold for this document (ETag {}, Last-Modified {})",
+                        String::from_utf8_lossy(variant.etag.as_bytes()),
+                        String::from_utf8_lossy(last_modified.as_bytes()),
+                    ),
                 );
+                return problem_response(&problem, req.uri().path());
             }
-            r
+            Outcome::NotModified => {
+                let mut r = Response::new(Full::new(Bytes::new()));
+                *r.status_mut() = StatusCode::NOT_MODIFIED;
+                r
+            }
+            Outcome::Send => {
+                let mut r = Response::new(Full::new(variant.body.clone()));
+                r.headers_mut().insert(header::CONTENT_TYPE, JSON);
+                if coding != Coding::Identity && doc.available()[coding.index()] {
+                    r.headers_mut().insert(
+                        header::CONTENT_ENCODING,
+                        HeaderValue::from_static(coding.token()),
+                    );
+                }
+                r
+            }
         };
         let h = response.headers_mut();
         h.insert(header::ETAG, variant.etag.clone());
@@ -268,9 +294,10 @@ impl App {
     }
 }
 
-fn label(route: &Route) -> Label {
+fn route_label(route: &Route) -> Label {
     match route {
-        Route::Index => Label::Index,
+        // Until its query is read, `/api/v1/eggs` counts as the index.
+        Route::Eggs | Route::Index => Label::Index,
         Route::Names => Label::Names,
         Route::Egg(_) => Label::Egg,
         Route::Status => Label::Status,
@@ -281,7 +308,8 @@ fn label(route: &Route) -> Label {
     }
 }
 
-/// Headers every answer carries; for HEAD, the body is dropped and its length kept.
+/// Headers every answer carries; for HEAD, the body is dropped and its length kept (a 304 has
+/// neither, RFC 9110 section 8.6).
 fn finish(mut response: Response<Body>, head: bool) -> Response<Body> {
     let h = response.headers_mut();
     h.insert(header::VARY, VARY);
@@ -289,12 +317,14 @@ fn finish(mut response: Response<Body>, head: bool) -> Response<Body> {
     h.insert(header::ACCESS_CONTROL_EXPOSE_HEADERS, EXPOSE);
     h.insert(header::X_CONTENT_TYPE_OPTIONS, NOSNIFF);
     if head {
-        let len = hyper::body::Body::size_hint(response.body())
-            .exact()
-            .unwrap_or(0);
-        response
-            .headers_mut()
-            .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+        if response.status() != StatusCode::NOT_MODIFIED {
+            let len = hyper::body::Body::size_hint(response.body())
+                .exact()
+                .unwrap_or(0);
+            response
+                .headers_mut()
+                .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
+        }
         *response.body_mut() = Full::new(Bytes::new());
     }
     response

@@ -78,6 +78,9 @@ impl Server {
                 format!("`{listen}` names no address"),
             )
         })?;
+        if wanted.port() != 0 {
+            refuse_if_taken(wanted)?;
+        }
         let first = bind(wanted)?;
         // Every other listener joins the first one's port (which port 0 chose).
         let addr = first.local_addr()?;
@@ -86,7 +89,9 @@ impl Server {
             listeners.push(bind(addr)?);
         }
         let (stop, stopped) = watch::channel(false);
-        let permits = Arc::new(Semaphore::new(options.max_connections.max(1)));
+        let permits = Arc::new(Semaphore::new(
+            options.max_connections.clamp(1, Semaphore::MAX_PERMITS),
+        ));
         let mut workers = Vec::new();
         for (n, listener) in listeners.into_iter().enumerate() {
             let (app, options, permits, stopped) = (
@@ -132,6 +137,23 @@ impl Server {
             let _ = worker.join();
         }
     }
+}
+
+/// Fails with `AddrInUse` when something already listens on `addr`. `SO_REUSEPORT` alone would
+/// let a second server of the same user share the port and take half of its connections.
+fn refuse_if_taken(addr: SocketAddr) -> io::Result<()> {
+    let probe = Socket::new(Domain::for_address(addr), Type::STREAM, Some(Protocol::TCP))?;
+    probe.set_reuse_address(true)?;
+    probe.bind(&addr.into()).map_err(|e| {
+        if e.kind() == io::ErrorKind::AddrInUse {
+            io::Error::new(
+                io::ErrorKind::AddrInUse,
+                "the address is already in use (is another server running?)",
+            )
+        } else {
+            e
+        }
+    })
 }
 
 /// A non-blocking listener with `SO_REUSEPORT`, so that every worker can bind the address.

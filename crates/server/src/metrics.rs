@@ -41,7 +41,7 @@ const ROUTES: [&str; 10] = [
 
 /// The statuses this server answers with; anything else (hyper's own 431, ...) never reaches the
 /// handler.
-const STATUSES: [u16; 7] = [200, 204, 304, 400, 404, 405, 503];
+const STATUSES: [u16; 8] = [200, 204, 304, 400, 404, 405, 412, 503];
 
 /// Upper bounds of the latency buckets, in seconds.
 const BUCKETS: [f64; 10] = [

@@ -1,4 +1,5 @@
-//! Routing: from a request path and query to what is asked for, or a precise 400/404.
+//! Routing: from a request path to what is asked for, or a precise 400/404; then, once the
+//! method is known to be GET or HEAD, from `/api/v1/eggs` and its query to the index or the names.
 //!
 //! Paths are matched after percent-decoding (so `%61` is `a`, RFC 3986 section 6.2.2.2). A
 //! decoded path holding `..` or `.` segments, `//`, a backslash or NUL, invalid UTF-8, or more than
@@ -18,6 +19,8 @@ pub(crate) const MAX_PATH: usize = 1024;
 /// What a request asks for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Route<'a> {
+    /// `/api/v1/eggs` before its query is read ([`Route::with_query`]).
+    Eggs,
     Index,
     Names,
     /// The slug, borrowed from the request path unless it had to be percent-decoded.
@@ -29,7 +32,7 @@ pub(crate) enum Route<'a> {
     Metrics,
 }
 
-impl Route<'_> {
+impl<'a> Route<'a> {
     /// The document path under the output root, for the catalog's lists and report.
     pub(crate) fn list(&self) -> Option<&'static str> {
         use eggcat_catalog::paths;
@@ -40,10 +43,18 @@ impl Route<'_> {
             _ => None,
         }
     }
+
+    /// `/api/v1/eggs` resolved by its `fields` query; every other route as it is.
+    pub(crate) fn with_query(self, query: Option<&str>) -> Result<Route<'a>, Problem> {
+        match self {
+            Route::Eggs => fields(query),
+            other => Ok(other),
+        }
+    }
 }
 
-/// Matches a path and query.
-pub(crate) fn route<'a>(raw_path: &'a str, query: Option<&str>) -> Result<Route<'a>, Problem> {
+/// Matches a path.
+pub(crate) fn route(raw_path: &str) -> Result<Route<'_>, Problem> {
     let path = decode_path(raw_path)?;
     let route = match path.as_ref() {
         "/healthz" => Route::Healthz,
@@ -51,7 +62,7 @@ pub(crate) fn route<'a>(raw_path: &'a str, query: Option<&str>) -> Result<Route<
         "/metrics" => Route::Metrics,
         "/api/v1/_status.json" => Route::Status,
         "/api/v1/openapi.json" => Route::OpenApi,
-        "/api/v1/eggs" => fields(query)?,
+        "/api/v1/eggs" => Route::Eggs,
         "/api/v1/eggs/_index.json" => Route::Index,
         "/api/v1/eggs/_names.json" => Route::Names,
         other => match other.strip_prefix("/api/v1/eggs/") {
@@ -160,11 +171,11 @@ mod tests {
     use super::*;
 
     fn ok<'a>(path: &'a str, query: Option<&str>) -> Route<'a> {
-        route(path, query).unwrap()
+        route(path).and_then(|r| r.with_query(query)).unwrap()
     }
 
     fn err(path: &str, query: Option<&str>) -> (u16, String) {
-        let p = route(path, query).unwrap_err();
+        let p = route(path).and_then(|r| r.with_query(query)).unwrap_err();
         (p.status.as_u16(), p.detail)
     }
 

@@ -208,6 +208,11 @@ fn errors_are_precise_problem_documents() {
         assert_eq!(header(&r, "allow"), "GET, HEAD, OPTIONS");
         problem(&r);
     }
+    // The method is judged before the query.
+    assert_eq!(
+        send(&app, "PUT", "/api/v1/eggs?fields=x", &[]).status(),
+        StatusCode::METHOD_NOT_ALLOWED
+    );
     for path in [
         "/api/v1/eggs/%2e%2e/%2e%2e/etc/passwd",
         "/api/v1/eggs/..%2f_status.json",
@@ -244,6 +249,9 @@ fn every_answer_carries_vary_and_cors() {
         ),
         get(&app, "/healthz", &[]),
         get(&app, "/metrics", &[]),
+        // A preflight whose query would be a 400 for GET is still a preflight.
+        send(&app, "OPTIONS", "/api/v1/eggs?fields=x", &[]),
+        send(&app, "OPTIONS", "*", &[]),
     ];
     for r in &answers {
         assert_eq!(header(r, "vary"), "Accept-Encoding", "{:?}", r.status());
@@ -262,6 +270,10 @@ fn every_answer_carries_vary_and_cors() {
     );
     assert_eq!(header(preflight, "access-control-allow-headers"), "*");
     assert_eq!(header(preflight, "access-control-max-age"), "86400");
+    for r in &answers[8..] {
+        assert_eq!(r.status(), StatusCode::NO_CONTENT);
+        assert_eq!(header(r, "allow"), "GET, HEAD, OPTIONS");
+    }
 }
 
 #[test]
@@ -284,8 +296,20 @@ fn conditional_requests() {
             assert!(r.body().is_empty());
             assert_eq!(header(&r, "etag"), etag);
             assert_eq!(header(&r, "vary"), "Accept-Encoding");
+            // A 304 carries no Content-Length, for HEAD either (RFC 9110 section 8.6).
+            assert!(r.headers().get("content-length").is_none(), "{method}");
         }
     }
+    // If-None-Match sent on two lines is one list.
+    assert_eq!(
+        get(
+            &app,
+            "/api/v1/eggs/eggs-paper.json",
+            &[("if-none-match", "\"stale\""), ("if-none-match", &etag)]
+        )
+        .status(),
+        StatusCode::NOT_MODIFIED
+    );
     assert_eq!(
         get(
             &app,
@@ -330,6 +354,35 @@ fn conditional_requests() {
         )
         .status(),
         StatusCode::OK
+    );
+    // If-Match (strong comparison) and If-Unmodified-Since: 412 when they do not hold.
+    for (name, value) in [
+        ("if-match", etag.as_str()),
+        ("if-match", "*"),
+        ("if-unmodified-since", last_modified.as_str()),
+    ] {
+        let r = get(&app, "/api/v1/eggs/eggs-paper.json", &[(name, value)]);
+        assert_eq!(r.status(), StatusCode::OK, "{name}: {value}");
+    }
+    for (name, value) in [
+        ("if-match", "\"stale\""),
+        ("if-match", weak.as_str()),
+        ("if-unmodified-since", "Sat, 01 Jan 2000 00:00:00 GMT"),
+    ] {
+        let r = get(&app, "/api/v1/eggs/eggs-paper.json", &[(name, value)]);
+        assert_eq!(
+            r.status(),
+            StatusCode::PRECONDITION_FAILED,
+            "{name}: {value}"
+        );
+        let detail = problem(&r)["detail"].as_str().unwrap().to_owned();
+        assert!(detail.contains(&etag), "{detail}");
+    }
+    let metrics = get(&app, "/metrics", &[]);
+    assert!(
+        std::str::from_utf8(metrics.body())
+            .unwrap()
+            .contains("eggcat_http_requests_total{route=\"egg\",status=\"412\"} 3")
     );
     // Another coding is another representation: the identity ETag does not match the gzip one.
     assert_eq!(
@@ -400,6 +453,13 @@ fn every_encoding_decompresses_to_the_identity_bytes() {
         assert_eq!(header(&browser, "content-encoding"), "br");
         let picky = get(&app, path, &[("accept-encoding", "br;q=0.5, gzip;q=0.8")]);
         assert_eq!(header(&picky, "content-encoding"), "gzip");
+        // Accept-Encoding on two lines is one list.
+        let two_lines = get(
+            &app,
+            path,
+            &[("accept-encoding", "br;q=0.1"), ("accept-encoding", "gzip")],
+        );
+        assert_eq!(header(&two_lines, "content-encoding"), "gzip");
         let refuse = get(&app, path, &[("accept-encoding", "gzip;q=0, identity")]);
         assert!(refuse.headers().get("content-encoding").is_none());
         assert_eq!(refuse.body().as_ref(), identity.as_slice());
@@ -448,5 +508,32 @@ fn a_failed_rebuild_is_shown_in_the_status_and_nothing_else_changes() {
         r.status(),
         StatusCode::NOT_MODIFIED,
         "the other documents did not change"
+    );
+}
+
+#[test]
+fn the_status_date_never_goes_back_past_the_server_start() {
+    // A restart after a failed rebuild must not make the status document look older than the
+    // "failed" copy a client may hold: its Last-Modified is at least the server's start.
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let (_tmp, app, _) = served_catalog();
+    let status = get(&app, "/api/v1/_status.json", &[]);
+    let index = get(&app, "/api/v1/eggs", &[]);
+    let date = |r: &Response<Bytes>| {
+        httpdate::parse_http_date(header(r, "last-modified"))
+            .unwrap()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+    };
+    // The catalog was built by a clock in 2023; the server started now.
+    assert!((1_700_000_000..1_700_000_100).contains(&date(&index)));
+    assert!(
+        date(&status) >= before,
+        "{}",
+        header(&status, "last-modified")
     );
 }

@@ -496,3 +496,16 @@ fn rebuilds_swapped_in_under_load_never_show_a_mixed_or_partial_catalog() {
         );
     });
 }
+
+#[test]
+fn a_second_server_on_a_taken_address_is_refused() {
+    // SO_REUSEPORT would otherwise let it bind and take part of the first one's connections.
+    let (_tmp, app, _) = served_catalog();
+    let first = start(Arc::clone(&app), ServeOptions::default());
+    let err = Server::start(&first.addr.to_string(), app, ServeOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::AddrInUse);
+    assert_eq!(
+        err.to_string(),
+        "the address is already in use (is another server running?)"
+    );
+}
