@@ -28,12 +28,12 @@ pub(crate) enum Outcome {
 }
 
 /// The precondition headers of a request.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Conditions<'a> {
-    pub(crate) if_match: Option<Cow<'a, [u8]>>,
-    pub(crate) if_unmodified_since: Option<&'a [u8]>,
-    pub(crate) if_none_match: Option<Cow<'a, [u8]>>,
-    pub(crate) if_modified_since: Option<&'a [u8]>,
+    if_match: Option<Cow<'a, [u8]>>,
+    if_unmodified_since: Option<&'a [u8]>,
+    if_none_match: Option<Cow<'a, [u8]>>,
+    if_modified_since: Option<&'a [u8]>,
 }
 
 impl<'a> Conditions<'a> {
@@ -71,7 +71,8 @@ impl<'a> Conditions<'a> {
     }
 }
 
-/// Every line of a list header, joined with `, ` when there are several.
+/// Every line of a list header (these, and `Accept-Encoding`), joined with `, ` when there are
+/// several.
 pub(crate) fn list<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Option<Cow<'a, [u8]>> {
     let mut values = headers.get_all(name).iter();
     let first = values.next()?;
