@@ -86,7 +86,14 @@ impl App {
         let snapshot = Arc::new(Snapshot::load(files, previous.as_deref())?);
         tracing::info!(build = %snapshot.id, eggs = snapshot.eggs, "serving catalog");
         self.published.store(Some(Arc::clone(&snapshot)));
-        self.catalog.store(Some(snapshot));
+        // The status document may have said "failed" (with the failure's time) before a restart:
+        // its date never goes back past this server's start.
+        let served = if snapshot.built_at < self.started_at {
+            Arc::new(snapshot.with_status_dated(self.started_at))
+        } else {
+            snapshot
+        };
+        self.catalog.store(Some(served));
         Ok(())
     }
 
@@ -217,13 +224,6 @@ impl App {
                 match doc {
                     Some(doc) => match doc.modified() {
                         Some((at, header)) => self.document(req, doc, at, header),
-                        // The status document may have said "failed" (with the failure's time)
-                        // before a restart: its date never goes back past this server's start.
-                        None if *catalog_route == Route::Status
-                            && self.started_at > snapshot.built_at =>
-                        {
-                            self.document(req, doc, self.started_at, &self.started_header)
-                        }
                         None => self.document(req, doc, snapshot.built_at, &snapshot.last_modified),
                     },
                     None => match catalog_route {

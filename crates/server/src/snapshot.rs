@@ -26,7 +26,7 @@ pub(crate) struct Variant {
 }
 
 /// A document and its variants, indexed by [`Coding::index`]; identity is always present.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct Document {
     digest: [u8; 32],
     variants: [Option<Variant>; 4],
@@ -37,7 +37,12 @@ pub struct Document {
 impl Document {
     /// Compresses `body` into every coding that makes it smaller.
     pub(crate) fn new(body: Vec<u8>) -> Document {
-        let digest: [u8; 32] = Sha256::digest(&body).into();
+        let digest = Sha256::digest(&body).into();
+        Document::hashed(body, digest)
+    }
+
+    /// [`Document::new`], given the SHA-256 of `body`.
+    fn hashed(body: Vec<u8>, digest: [u8; 32]) -> Document {
         let hex: String = digest.iter().take(10).map(|b| format!("{b:02x}")).collect();
         let mut variants: [Option<Variant>; 4] = Default::default();
         if body.len() >= MIN_COMPRESS_SIZE {
@@ -124,7 +129,7 @@ impl Snapshot {
             );
 
         let mut loaded = Vec::with_capacity(files.files.len());
-        let mut todo: Vec<(String, Vec<u8>)> = Vec::new();
+        let mut todo: Vec<(String, Vec<u8>, [u8; 32])> = Vec::new();
         for (path, body) in files.files {
             let digest: [u8; 32] = Sha256::digest(&body).into();
             match previous
@@ -132,7 +137,7 @@ impl Snapshot {
                 .filter(|d| d.digest == digest)
             {
                 Some(same) => loaded.push((path, Arc::clone(same))),
-                None => todo.push((path, body)),
+                None => todo.push((path, body, digest)),
             }
         }
         loaded.extend(compress_all(todo));
@@ -169,10 +174,22 @@ impl Snapshot {
     /// The same snapshot with another status document (the published one plus the last failed
     /// rebuild), modified at `at` (whole seconds).
     pub(crate) fn with_status(&self, status: Vec<u8>, at: SystemTime) -> Snapshot {
+        self.with_status_doc(Document::new(status), at)
+    }
+
+    /// The same snapshot with its status document dated `at` (whole seconds) instead of the build
+    /// time.
+    pub(crate) fn with_status_dated(&self, at: SystemTime) -> Snapshot {
+        match self.docs.get(paths::STATUS) {
+            Some(status) => self.with_status_doc(Document::clone(status), at),
+            None => self.clone(),
+        }
+    }
+
+    fn with_status_doc(&self, mut status: Document, at: SystemTime) -> Snapshot {
         let mut next = self.clone();
-        let mut doc = Document::new(status);
-        doc.modified = Some((at, header(&httpdate::fmt_http_date(at))));
-        next.docs.insert(paths::STATUS.to_owned(), Arc::new(doc));
+        status.modified = Some((at, header(&httpdate::fmt_http_date(at))));
+        next.docs.insert(paths::STATUS.to_owned(), Arc::new(status));
         next
     }
 }
@@ -190,8 +207,8 @@ fn egg_slug(path: &str) -> Option<&str> {
 /// a rebuild), and one thread bounds its peak memory (every brotli, zstd and gzip encoder is
 /// sized to its document, but each allocates its tables anew) and leaves the other cores to the
 /// HTTP workers, which keep serving the previous snapshot meanwhile.
-fn compress_all(todo: Vec<(String, Vec<u8>)>) -> Vec<(String, Arc<Document>)> {
+fn compress_all(todo: Vec<(String, Vec<u8>, [u8; 32])>) -> Vec<(String, Arc<Document>)> {
     todo.into_iter()
-        .map(|(path, body)| (path, Arc::new(Document::new(body))))
+        .map(|(path, body, digest)| (path, Arc::new(Document::hashed(body, digest))))
         .collect()
 }

@@ -125,12 +125,7 @@ fn invalid_config_is_one_clear_line_and_a_failure() {
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("eggcat.toml");
     std::fs::write(&config, "[[source]]\nurl = \"ssh://git@github.com/a/b\"\n").unwrap();
-    let out = eggcat()
-        .arg("build")
-        .arg("--config")
-        .arg(&config)
-        .output()
-        .unwrap();
+    let out = build_with(&config);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
@@ -150,12 +145,7 @@ fn nothing_to_publish_is_a_failure() {
         "[[source]]\nurl = \"file:///nonexistent/eggcat/x\"\nowner = \"o\"\n",
     )
     .unwrap();
-    let out = eggcat()
-        .arg("build")
-        .arg("--config")
-        .arg(&config)
-        .output()
-        .unwrap();
+    let out = build_with(&config);
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     let last = stderr.lines().last().unwrap();
