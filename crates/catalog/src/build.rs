@@ -5,8 +5,8 @@
 //! or that suddenly has no eggs where it had some, keeps its eggs from the previous catalog, and
 //! the report says so.
 
+use crate::text::rfc3339;
 use std::collections::{BTreeMap, HashMap};
-use std::time::{Duration, UNIX_EPOCH};
 
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -254,7 +254,7 @@ fn merge(info: &SourceInfo, fetched: Fetched, prev: Option<PreviousSource>, now_
         {
             report.status = SourceStatus::Failed;
             report.error = Some(format!(
-                "no eggs found where the previous build had {}: kept the previous eggs",
+                "no eggs found where the previous build had {}: {KEPT_PREVIOUS_EGGS}",
                 prev.eggs.len()
             ));
             report.kept_previous = true;
@@ -404,11 +404,10 @@ struct EggDocumentRef<'a> {
     readme: Option<&'a str>,
 }
 
+/// How the error of a source that suddenly has no eggs ends (the report already says the
+/// previous eggs were kept).
+pub const KEPT_PREVIOUS_EGGS: &str = "kept the previous eggs";
+
 fn to_json<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
     serde_json::to_vec(value).expect("catalog documents always serialize")
-}
-
-/// RFC 3339 UTC with milliseconds.
-pub(crate) fn rfc3339(unix_ms: u64) -> String {
-    humantime::format_rfc3339_millis(UNIX_EPOCH + Duration::from_millis(unix_ms)).to_string()
 }

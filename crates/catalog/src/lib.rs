@@ -14,10 +14,12 @@ mod name;
 mod raw_url;
 mod scan;
 mod slug;
+mod text;
 pub mod wire;
 
 pub use build::{
-    BuildContext, Catalog, Fetched, Previous, PreviousSource, SourceInfo, SourceInput, build,
+    BuildContext, Catalog, Fetched, KEPT_PREVIOUS_EGGS, Previous, PreviousSource, SourceInfo,
+    SourceInput, build,
 };
 pub use name::{display_name, sort_names};
 pub use raw_url::render_raw_url;
@@ -26,6 +28,7 @@ pub use scan::{
     scan,
 };
 pub use slug::{SlugKey, assign_slugs, kebab, stem};
+pub use text::{hex, rfc3339};
 
 /// The version of the parsing and catalog rules. A previous catalog built under other rules is
 /// not reused as is: every source is fetched and parsed again (its eggs are still kept if the

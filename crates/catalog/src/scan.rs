@@ -80,7 +80,7 @@ pub fn is_egg_file_name(file_name: &str) -> bool {
 pub fn needs_content(entries: &[TreeEntry]) -> Vec<usize> {
     let egg_folders: std::collections::HashSet<&str> = entries
         .iter()
-        .filter(|e| is_candidate(e) && !in_hidden_folder(&e.path))
+        .filter(|e| is_egg_location(&e.path))
         .map(|e| split(&e.path).0)
         .collect();
     entries
@@ -89,8 +89,7 @@ pub fn needs_content(entries: &[TreeEntry]) -> Vec<usize> {
         .filter(|(_, e)| e.kind == EntryKind::File && e.size <= MAX_FILE_SIZE)
         .filter(|(_, e)| {
             let (folder, file) = split(&e.path);
-            (is_egg_file_name(file) && !in_hidden_folder(&e.path))
-                || (is_readme_name(file) && egg_folders.contains(folder))
+            is_egg_location(&e.path) || (is_readme_name(file) && egg_folders.contains(folder))
         })
         .map(|(i, _)| i)
         .collect()
@@ -169,10 +168,7 @@ fn parse_egg(entry: &TreeEntry) -> Result<(ParsedEgg, Vec<String>), String> {
 
 /// Lower-case hex SHA-256.
 pub(crate) fn hex_sha256(bytes: &[u8]) -> String {
-    Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::hex(&Sha256::digest(bytes))
 }
 
 fn problem(path: &str, message: &str) -> Problem {
@@ -232,8 +228,9 @@ impl<'a> ReadmeIndex<'a> {
     }
 }
 
-fn is_candidate(e: &TreeEntry) -> bool {
-    is_egg_file_name(split(&e.path).1)
+/// An egg file name outside a hidden folder.
+fn is_egg_location(path: &str) -> bool {
+    is_egg_file_name(split(path).1) && !in_hidden_folder(path)
 }
 
 fn is_readme_name(file: &str) -> bool {

@@ -119,12 +119,10 @@ impl App {
         else {
             return;
         };
-        let at = humantime::format_rfc3339_millis(
-            UNIX_EPOCH + std::time::Duration::from_millis(at_unix_ms),
-        );
+        let at = eggcat_catalog::rfc3339(at_unix_ms);
         report.insert(
             "lastRebuild".into(),
-            serde_json::json!({ "outcome": "failed", "at": at.to_string(), "error": error }),
+            serde_json::json!({ "outcome": "failed", "at": at, "error": error }),
         );
         let body = serde_json::to_vec(&report).expect("a JSON object serializes");
         let at = UNIX_EPOCH + std::time::Duration::from_secs(at_unix_ms / 1000);

@@ -43,7 +43,7 @@ impl Document {
 
     /// [`Document::new`], given the SHA-256 of `body`.
     fn hashed(body: Vec<u8>, digest: [u8; 32]) -> Document {
-        let hex: String = digest.iter().take(10).map(|b| format!("{b:02x}")).collect();
+        let hex = eggcat_catalog::hex(&digest[..10]);
         let mut variants: [Option<Variant>; 4] = Default::default();
         if body.len() >= MIN_COMPRESS_SIZE {
             for coding in [Coding::Brotli, Coding::Zstd, Coding::Gzip] {

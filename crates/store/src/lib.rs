@@ -50,14 +50,14 @@ pub enum StoreError {
     },
 }
 
-pub(crate) fn io_error(
+/// Maps an IO error on `path` (the path is only formatted when there is an error).
+pub(crate) fn io_error<'a>(
     action: &'static str,
-    path: &std::path::Path,
-) -> impl FnOnce(std::io::Error) -> StoreError {
-    let path = path.display().to_string();
+    path: &'a std::path::Path,
+) -> impl FnOnce(std::io::Error) -> StoreError + 'a {
     move |source| StoreError::Io {
         action,
-        path,
+        path: path.display().to_string(),
         source,
     }
 }

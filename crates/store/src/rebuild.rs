@@ -4,13 +4,13 @@ use std::fs::File;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
-use std::time::{Duration, UNIX_EPOCH};
+use std::time::Duration;
 
 use eggcat_catalog::wire::{Report, SourceStatus};
 use eggcat_catalog::{BuildContext, Fetched, SourceInfo, SourceInput, build};
 use eggcat_upstream::{Limits, Source};
 
-use crate::snapshot::Store;
+use crate::snapshot::{SnapshotFiles, Store};
 use crate::{StoreError, io_error};
 
 /// Sources fetched at once. Fetching is mostly waiting on git and the network.
@@ -28,25 +28,13 @@ pub struct BuildOptions {
     pub limits: Limits,
 }
 
-/// What happened during a rebuild, for progress display.
+/// A source done during a rebuild, for progress display.
 #[derive(Debug, Clone)]
-pub enum Progress<'a> {
-    /// A source is being fetched.
-    Started {
-        /// Index in the configuration.
-        index: usize,
-        /// The source.
-        source: &'a Source,
-    },
-    /// A source is done.
-    Finished {
-        /// Index in the configuration.
-        index: usize,
-        /// The source.
-        source: &'a Source,
-        /// What fetching it gave.
-        fetched: FetchProgress,
-    },
+pub struct Progress<'a> {
+    /// The source.
+    pub source: &'a Source,
+    /// What fetching it gave.
+    pub fetched: FetchProgress,
 }
 
 /// How a source's fetch ended, for progress display.
@@ -72,8 +60,8 @@ pub struct Outcome {
     pub report: Report,
     /// The folder of the new current snapshot.
     pub snapshot_dir: std::path::PathBuf,
-    /// The published documents.
-    pub files: std::collections::BTreeMap<String, Vec<u8>>,
+    /// The published documents, with the snapshot's id.
+    pub snapshot: SnapshotFiles,
 }
 
 /// Fetches every source, builds the catalog, publishes it as the new current snapshot and prunes
@@ -100,8 +88,7 @@ pub fn rebuild(
         }
     };
     let mirrors = store.mirrors_dir();
-    let fetched = fetch_all(&options.sources, |index, source| {
-        progress(Progress::Started { index, source });
+    let fetched = fetch_all(&options.sources, |source| {
         let key = source.key();
         // Eggs parsed under older rules are parsed again, even from an unchanged upstream.
         let previous_commit = previous
@@ -118,8 +105,7 @@ pub fn rebuild(
             Fetched::Unchanged => FetchProgress::Unchanged,
             Fetched::Failed { error, .. } => FetchProgress::Failed(error.clone()),
         };
-        progress(Progress::Finished {
-            index,
+        progress(Progress {
             source,
             fetched: summary,
         });
@@ -155,7 +141,7 @@ pub fn rebuild(
     {
         return Err(StoreError::NothingToPublish(failures.join("; ")));
     }
-    let snapshot_dir = store.publish(&catalog)?;
+    let (id, snapshot_dir) = store.publish(&catalog)?;
     if let Err(e) = store.prune(KEEP_SNAPSHOTS) {
         tracing::warn!(error = %e, "could not prune old snapshots");
     }
@@ -163,7 +149,10 @@ pub fn rebuild(
     Ok(Outcome {
         report: catalog.report,
         snapshot_dir,
-        files: catalog.files,
+        snapshot: SnapshotFiles {
+            id,
+            files: catalog.files,
+        },
     })
 }
 
@@ -185,7 +174,7 @@ fn lock_within(lock: &File, patience: Duration) -> Result<(), ()> {
 /// Runs `fetch` for every source on a few threads; results in configuration order.
 fn fetch_all<F>(sources: &[Source], fetch: F) -> Vec<Fetched>
 where
-    F: Fn(usize, &Source) -> Fetched + Sync,
+    F: Fn(&Source) -> Fetched + Sync,
 {
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<Fetched>>> =
@@ -199,7 +188,7 @@ where
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(source) = sources.get(i) else { break };
-                        let fetched = fetch(i, source);
+                        let fetched = fetch(source);
                         results
                             .lock()
                             .expect("no worker panics while holding the lock")[i] = Some(fetched);
@@ -229,8 +218,5 @@ fn source_info(source: &Source) -> SourceInfo {
 
 /// `20261121T100157.123Z`: the start time, sortable, safe as a folder name.
 fn build_id(started_at_ms: u64) -> String {
-    let time = UNIX_EPOCH + Duration::from_millis(started_at_ms);
-    humantime::format_rfc3339_millis(time)
-        .to_string()
-        .replace(['-', ':'], "")
+    eggcat_catalog::rfc3339(started_at_ms).replace(['-', ':'], "")
 }

@@ -115,9 +115,9 @@ impl Store {
         Err(error)
     }
 
-    /// Writes `catalog` as a new snapshot and makes it current. Files identical to the current
-    /// snapshot's are hard-linked instead of written again.
-    pub fn publish(&self, catalog: &Catalog) -> Result<PathBuf, StoreError> {
+    /// Writes `catalog` as a new snapshot and makes it current; returns its id and folder. Files
+    /// identical to the current snapshot's are hard-linked instead of written again.
+    pub fn publish(&self, catalog: &Catalog) -> Result<(String, PathBuf), StoreError> {
         let snapshots = self.snapshots_dir();
         fs::create_dir_all(&snapshots).map_err(io_error("create", &snapshots))?;
         let mut id = catalog.report.build_id.clone();
@@ -156,7 +156,7 @@ impl Store {
         let dir = snapshots.join(&id);
         fs::rename(&tmp, &dir).map_err(io_error("rename", &tmp))?;
         self.point_current_at(&id)?;
-        Ok(dir)
+        Ok((id, dir))
     }
 
     /// Moves `current` to `snapshots/<id>` with one atomic rename.

@@ -8,7 +8,7 @@ use std::path::Path;
 use eggcat_catalog::{EntryKind, TreeEntry};
 use sha2::{Digest, Sha256};
 
-use crate::FetchError;
+use crate::{FetchError, io_error};
 
 /// Every file, link and folder below `root`, as tree entries with `/`-separated paths.
 pub(crate) fn list(root: &Path) -> Result<Vec<TreeEntry>, FetchError> {
@@ -19,10 +19,7 @@ pub(crate) fn list(root: &Path) -> Result<Vec<TreeEntry>, FetchError> {
 }
 
 fn walk(dir: &Path, prefix: &str, out: &mut Vec<TreeEntry>) -> Result<(), FetchError> {
-    let io = |source| FetchError::Io {
-        path: dir.display().to_string(),
-        source,
-    };
+    let io = |source| io_error(dir)(source);
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let entry = entry.map_err(io)?;
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -57,10 +54,7 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<TreeEntry>) -> Result<(), FetchE
 /// Reads a file's content.
 pub(crate) fn read(root: &Path, path: &str) -> Result<Vec<u8>, FetchError> {
     let full = root.join(path);
-    std::fs::read(&full).map_err(|source| FetchError::Io {
-        path: full.display().to_string(),
-        source,
-    })
+    std::fs::read(&full).map_err(io_error(&full))
 }
 
 /// A stand-in for a commit id: a digest of the listing and of every content read, so it changes
@@ -75,9 +69,5 @@ pub(crate) fn digest(entries: &[TreeEntry]) -> String {
             h.update(Sha256::digest(c));
         }
     }
-    h.finalize()
-        .iter()
-        .take(20)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    eggcat_catalog::hex(&h.finalize()[..20])
 }

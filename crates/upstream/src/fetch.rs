@@ -8,7 +8,7 @@ use eggcat_catalog::{Fetched, TreeEntry, needs_content, scan};
 
 use crate::process::RunLimits;
 use crate::source::{Location, Source};
-use crate::{FetchError, dir, git};
+use crate::{FetchError, dir, git, io_error};
 
 /// Limits for fetching one source.
 #[derive(Debug, Clone, Copy)]
@@ -37,26 +37,9 @@ pub fn fetch(
     previous_commit: Option<&str>,
     limits: Limits,
 ) -> Fetched {
-    let started = Instant::now();
     let mut branch = None;
-    match fetch_inner(
-        source,
-        mirrors_dir,
-        previous_commit,
-        limits,
-        started,
-        &mut branch,
-    ) {
+    match fetch_inner(source, mirrors_dir, previous_commit, limits, &mut branch) {
         Ok(fetched) => fetched,
-        // The limit that ran out is the source's, whichever command it caught.
-        Err(FetchError::Timeout { command, .. }) => Fetched::Failed {
-            branch,
-            error: FetchError::Timeout {
-                command,
-                seconds: limits.timeout.as_secs(),
-            }
-            .to_string(),
-        },
         Err(error) => Fetched::Failed {
             branch,
             error: error.to_string(),
@@ -69,11 +52,12 @@ fn fetch_inner(
     mirrors_dir: &Path,
     previous_commit: Option<&str>,
     limits: Limits,
-    started: Instant,
     branch_out: &mut Option<String>,
 ) -> Result<Fetched, FetchError> {
-    let remaining = || RunLimits {
-        timeout: limits.timeout.saturating_sub(started.elapsed()),
+    // One deadline for every git command of the source.
+    let run_limits = RunLimits {
+        deadline: Instant::now() + limits.timeout,
+        timeout: limits.timeout,
         watch: None,
     };
     let url = match &source.location {
@@ -83,14 +67,11 @@ fn fetch_inner(
             return from_folder(source, path, previous_commit);
         }
         Location::Local(path) => {
-            let source = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder");
-            return Err(FetchError::Io {
-                path: path.display().to_string(),
-                source,
-            });
+            let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder");
+            return Err(io_error(path)(missing));
         }
     };
-    let (branch, tip) = git::ls_remote(&url, source.branch.as_deref(), remaining())?;
+    let (branch, tip) = git::ls_remote(&url, source.branch.as_deref(), run_limits)?;
     *branch_out = Some(branch.clone());
     if previous_commit == Some(tip.as_str()) {
         tracing::debug!(url = %source.url, %tip, "unchanged");
@@ -99,14 +80,14 @@ fn fetch_inner(
     let mirror = mirrors_dir.join(source.mirror_name());
     let fetch_limits = RunLimits {
         watch: Some((&mirror, limits.max_bytes)),
-        ..remaining()
+        ..run_limits
     };
     let commit = git::fetch(&mirror, &url, &branch, fetch_limits)?;
-    let listed = git::list_tree(&mirror, &commit, remaining())?;
+    let listed = git::list_tree(&mirror, &commit, run_limits)?;
     let (mut entries, oids): (Vec<TreeEntry>, Vec<String>) = listed.into_iter().unzip();
     let wanted = needs_content(&entries);
     let wanted_oids: Vec<&str> = wanted.iter().map(|&i| oids[i].as_str()).collect();
-    let blobs = git::read_blobs(&mirror, &wanted_oids, remaining())?;
+    let blobs = git::read_blobs(&mirror, &wanted_oids, run_limits)?;
     for (i, blob) in wanted.into_iter().zip(blobs) {
         entries[i].content = Some(blob);
     }

@@ -6,8 +6,8 @@ use std::process::Command;
 
 use eggcat_catalog::{EntryKind, TreeEntry};
 
-use crate::FetchError;
 use crate::process::{RunLimits, run};
+use crate::{FetchError, io_error};
 
 /// A `git` command that never prompts, never uses a credential helper, and speaks only the
 /// accepted transports.
@@ -95,10 +95,7 @@ pub(crate) fn fetch(
     limits: RunLimits<'_>,
 ) -> Result<String, FetchError> {
     if !mirror.join("HEAD").exists() {
-        std::fs::create_dir_all(mirror).map_err(|source| FetchError::Io {
-            path: mirror.display().to_string(),
-            source,
-        })?;
+        std::fs::create_dir_all(mirror).map_err(io_error(mirror))?;
         let mut init = git(None);
         init.args(["init", "--bare", "--quiet"]).arg(mirror);
         run(

@@ -64,3 +64,11 @@ pub enum FetchError {
         detail: String,
     },
 }
+
+/// Maps an IO error on `path` (the path is only formatted when there is an error).
+pub(crate) fn io_error(path: &std::path::Path) -> impl FnOnce(std::io::Error) -> FetchError + '_ {
+    move |source| FetchError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}

@@ -15,6 +15,10 @@ const STDERR_KEEP: usize = 64 * 1024;
 /// Limits for one child process.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RunLimits<'a> {
+    /// Kill the child at this instant: the end of the time allowed for the whole source, which
+    /// every command run for it shares.
+    pub(crate) deadline: Instant,
+    /// That whole time, for the error message.
     pub(crate) timeout: Duration,
     /// Kill the child when this folder grows past `max_bytes`.
     pub(crate) watch: Option<(&'a Path, u64)>,
@@ -79,7 +83,7 @@ pub(crate) fn run(
                 });
             }
         }
-        let limit_hit = if started.elapsed() > limits.timeout {
+        let limit_hit = if Instant::now() > limits.deadline {
             Some(FetchError::Timeout {
                 command,
                 seconds: limits.timeout.as_secs(),

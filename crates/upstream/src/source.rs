@@ -83,12 +83,7 @@ impl Source {
     /// configuration file).
     pub fn resolve(spec: &SourceSpec, base_dir: &Path) -> Result<Source, ConfigError> {
         let url = spec.url.trim().to_owned();
-        let location = location(&url, base_dir).map_err(|e| match e {
-            ConfigError::UnsupportedUrl { url } => {
-                ConfigError::UnsupportedUrl { url: redact(&url) }
-            }
-            other => other,
-        })?;
+        let location = location(&url, base_dir)?;
         let authority = url
             .split_once("://")
             .map_or("", |(_, rest)| rest.split('/').next().unwrap_or_default());
@@ -163,7 +158,7 @@ impl Source {
     /// Folder name of its mirror under `data_dir/mirrors`: readable, and unique per key.
     pub fn mirror_name(&self) -> String {
         let digest = Sha256::digest(self.key().as_bytes());
-        let hash: String = digest.iter().take(6).map(|b| format!("{b:02x}")).collect();
+        let hash = eggcat_catalog::hex(&digest[..6]);
         format!(
             "{}-{hash}.git",
             eggcat_catalog::kebab(&format!("{}-{}", self.owner, self.repo))
@@ -202,9 +197,8 @@ pub fn default_sources() -> Vec<SourceSpec> {
 }
 
 fn location(url: &str, base_dir: &Path) -> Result<Location, ConfigError> {
-    let unsupported = || ConfigError::UnsupportedUrl {
-        url: url.to_owned(),
-    };
+    // Redacted: the URL may hold credentials.
+    let unsupported = || ConfigError::UnsupportedUrl { url: redact(url) };
     if url.is_empty() || url.starts_with('-') || url.chars().any(char::is_control) {
         return Err(unsupported());
     }

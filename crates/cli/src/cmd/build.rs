@@ -20,39 +20,34 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     let total = config.sources.len();
     let terminal = std::io::stderr().is_terminal();
     let done = Mutex::new(0usize);
-    let show = |event: Progress<'_>| {
-        if let Progress::Finished {
-            source, fetched, ..
-        } = event
-        {
-            let mut done = done.lock().expect("progress lock");
-            *done += 1;
-            let failed = matches!(fetched, FetchProgress::Failed(_));
-            let what = match fetched {
-                FetchProgress::Parsed { eggs, skipped } => {
-                    format!("{eggs} eggs parsed, {skipped} skipped")
-                }
-                FetchProgress::Unchanged => "unchanged".to_owned(),
-                FetchProgress::Failed(error) => error,
-            };
-            if terminal {
-                eprint!(
-                    "\r\x1b[2K[{done}/{total}] {}/{}: {what}",
-                    source.owner, source.repo
-                );
-                if *done == total {
-                    eprintln!();
-                }
-            } else if failed {
-                tracing::warn!(source = %source.url, "{what}");
-            } else {
-                tracing::info!(source = %source.url, "{what}");
+    let show = |Progress { source, fetched }: Progress<'_>| {
+        let mut done = done.lock().expect("progress lock");
+        *done += 1;
+        let failed = matches!(fetched, FetchProgress::Failed(_));
+        let what = match fetched {
+            FetchProgress::Parsed { eggs, skipped } => {
+                format!("{eggs} eggs parsed, {skipped} skipped")
             }
+            FetchProgress::Unchanged => "unchanged".to_owned(),
+            FetchProgress::Failed(error) => error,
+        };
+        if terminal {
+            eprint!(
+                "\r\x1b[2K[{done}/{total}] {}/{}: {what}",
+                source.owner, source.repo
+            );
+            if *done == total {
+                eprintln!();
+            }
+        } else if failed {
+            tracing::warn!(source = %source.url, "{what}");
+        } else {
+            tracing::info!(source = %source.url, "{what}");
         }
     };
     let outcome = rebuild(&store, &options, &crate::now_ms, &show).context("build failed")?;
     if let Some(out) = out {
-        write_tree(&outcome.files, out)
+        write_tree(&outcome.snapshot.files, out)
             .with_context(|| format!("cannot write {}", out.display()))?;
     }
     print_summary(&outcome.report, &outcome.snapshot_dir, out)?;
@@ -81,12 +76,11 @@ fn print_summary(report: &Report, snapshot: &Path, out: Option<&Path>) -> Result
                 s.error.as_deref().unwrap_or("unknown error"),
                 // The "no eggs found" error already says the previous eggs were kept.
                 if s.kept_previous
-                    && s.eggs > 0
                     && !s
                         .error
                         .as_deref()
                         .unwrap_or("")
-                        .ends_with("kept the previous eggs")
+                        .ends_with(eggcat_catalog::KEPT_PREVIOUS_EGGS)
                 {
                     " (previous eggs kept)"
                 } else {

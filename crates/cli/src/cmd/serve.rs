@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use eggcat_catalog::wire::SourceStatus;
 use eggcat_server::{App, AppOptions, ServeOptions, Server};
-use eggcat_store::{BuildOptions, SnapshotFiles, Store, rebuild};
+use eggcat_store::{BuildOptions, Store, rebuild};
 
 use crate::config::Config;
 
@@ -113,15 +113,7 @@ async fn rebuild_once(store: &Store, options: &BuildOptions, app: &Arc<App>) {
         let outcome =
             rebuild(&store, &options, &crate::now_ms, &|_| {}).map_err(|e| e.to_string())?;
         // The documents just published, as they are in memory: no need to read them back.
-        let id = outcome
-            .snapshot_dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned());
-        let files = SnapshotFiles {
-            id: id.unwrap_or_default(),
-            files: outcome.files,
-        };
-        app_.install(files)?;
+        app_.install(outcome.snapshot)?;
         app_.rebuild_succeeded(crate::now_ms());
         Ok(outcome.report)
     })

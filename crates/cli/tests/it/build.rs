@@ -41,7 +41,7 @@ fn catalog_rules_end_to_end() {
         &Clock::new(1_700_000_000_000),
     );
     let index: serde_json::Value =
-        serde_json::from_slice(&out.files["api/v1/eggs/_index.json"]).unwrap();
+        serde_json::from_slice(&out.snapshot.files["api/v1/eggs/_index.json"]).unwrap();
     assert_eq!(
         index,
         serde_json::json!([
@@ -51,7 +51,8 @@ fn catalog_rules_end_to_end() {
             {"slug": "beta-mumble", "name": "Mumble Server", "category": "voice", "repo": "beta", "source": "test"},
         ])
     );
-    let names: Vec<String> = serde_json::from_slice(&out.files["api/v1/eggs/_names.json"]).unwrap();
+    let names: Vec<String> =
+        serde_json::from_slice(&out.snapshot.files["api/v1/eggs/_names.json"]).unwrap();
     assert_eq!(
         names,
         ["Mumble Server", "Paper", "Paper (Pterodactyl)", "Root"]
@@ -115,15 +116,15 @@ fn unchanged_upstreams_are_not_refetched_and_output_is_byte_identical() {
             .all(|s| s.status == SourceStatus::Ok && !s.changed)
     );
     assert_ne!(first.report.build_id, second.report.build_id);
-    for (path, bytes) in &first.files {
+    for (path, bytes) in &first.snapshot.files {
         if path != "api/v1/_status.json" {
             assert_eq!(
-                bytes, &second.files[path],
+                bytes, &second.snapshot.files[path],
                 "{path} changed between identical builds"
             );
         }
     }
-    assert_eq!(first.files.len(), second.files.len());
+    assert_eq!(first.snapshot.files.len(), second.snapshot.files.len());
 }
 
 #[test]
@@ -200,8 +201,8 @@ fn an_upstream_that_deletes_all_its_eggs_keeps_them() {
         "the kept eggs' commit is reported"
     );
     assert_eq!(
-        second.files["api/v1/eggs/beta-mumble.json"],
-        first.files["api/v1/eggs/beta-mumble.json"]
+        second.snapshot.files["api/v1/eggs/beta-mumble.json"],
+        first.snapshot.files["api/v1/eggs/beta-mumble.json"]
     );
     // Still empty next time: still kept, still reported.
     let third = build(&data, sources(&a, &b), &clock);
@@ -228,7 +229,12 @@ fn a_source_that_fails_to_fetch_keeps_its_previous_eggs() {
             .contains("does not appear to be a git repository"),
         "{beta:?}"
     );
-    assert!(second.files.contains_key("api/v1/eggs/beta-mumble.json"));
+    assert!(
+        second
+            .snapshot
+            .files
+            .contains_key("api/v1/eggs/beta-mumble.json")
+    );
 }
 
 #[test]
@@ -336,10 +342,10 @@ fn eggs_parsed_under_older_rules_are_parsed_again() {
         second.report.sources.iter().all(|s| s.changed),
         "every source is parsed again"
     );
-    for (path, bytes) in &first.files {
+    for (path, bytes) in &first.snapshot.files {
         if path != "api/v1/_status.json" {
             assert_eq!(
-                bytes, &second.files[path],
+                bytes, &second.snapshot.files[path],
                 "{path}: same rules, same documents"
             );
         }
@@ -373,5 +379,10 @@ fn a_damaged_current_snapshot_falls_back_to_an_older_one() {
         beta.kept_previous,
         "the older snapshot still provides the failing source's eggs"
     );
-    assert!(third.files.contains_key("api/v1/eggs/beta-mumble.json"));
+    assert!(
+        third
+            .snapshot
+            .files
+            .contains_key("api/v1/eggs/beta-mumble.json")
+    );
 }

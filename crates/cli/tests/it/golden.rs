@@ -42,6 +42,7 @@ fn demo_catalog_matches_the_golden_files() {
     // The checkout's location is the one thing that differs between machines.
     let here = format!("file://{}", demo.join("upstream").display());
     let actual: BTreeMap<String, String> = out
+        .snapshot
         .files
         .iter()
         .map(|(path, bytes)| {

@@ -61,7 +61,7 @@ fn the_ten_shared_repositories() {
 
     // Every egg file indexed exactly once; the issue templates skipped; nothing else skipped.
     let index: Vec<serde_json::Value> =
-        serde_json::from_slice(&out.files["api/v1/eggs/_index.json"]).unwrap();
+        serde_json::from_slice(&out.snapshot.files["api/v1/eggs/_index.json"]).unwrap();
     let mut indexed: BTreeMap<(String, String), String> = BTreeMap::new();
     for item in &index {
         let slug = item["slug"].as_str().unwrap();
@@ -158,9 +158,9 @@ fn the_ten_shared_repositories() {
             .iter()
             .all(|s| !s.changed && s.error.is_none())
     );
-    for (path, bytes) in &out.files {
+    for (path, bytes) in &out.snapshot.files {
         if path != "api/v1/_status.json" {
-            assert_eq!(bytes, &again.files[path], "{path}");
+            assert_eq!(bytes, &again.snapshot.files[path], "{path}");
         }
     }
 }

@@ -169,6 +169,7 @@ pub(crate) fn try_build(
 /// The egg document of `slug` in a build, parsed.
 pub(crate) fn egg_doc(outcome: &Outcome, slug: &str) -> serde_json::Value {
     let bytes = outcome
+        .snapshot
         .files
         .get(&format!("api/v1/eggs/{slug}.json"))
         .unwrap_or_else(|| panic!("no egg {slug}"));
