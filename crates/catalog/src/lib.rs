@@ -11,6 +11,7 @@
 
 mod build;
 mod name;
+pub mod paths;
 mod raw_url;
 mod scan;
 mod slug;
@@ -37,20 +38,3 @@ pub const RULES_VERSION: u32 = 1;
 
 /// The interface version the published documents follow.
 pub const INTERFACE_VERSION: &str = "2.0.0";
-
-/// Where each document lives under the output root.
-pub mod paths {
-    /// The index: every egg's list item, sorted by slug.
-    pub const INDEX: &str = "api/v1/eggs/_index.json";
-    /// The de-duplicated, sorted display names.
-    pub const NAMES: &str = "api/v1/eggs/_names.json";
-    /// The build report.
-    pub const STATUS: &str = "api/v1/_status.json";
-    /// The folder of the per-egg documents.
-    pub const EGGS_DIR: &str = "api/v1/eggs";
-
-    /// The path of one egg's document.
-    pub fn egg(slug: &str) -> String {
-        format!("{EGGS_DIR}/{slug}.json")
-    }
-}

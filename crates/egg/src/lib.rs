@@ -8,6 +8,7 @@
 //! duplicate keys the way the panel that imports the egg does (see `faithful.rs`).
 
 mod faithful;
+pub mod panel;
 mod view;
 
 pub use faithful::{MAX_JSON_DEPTH, MAX_YAML_DEPTH, ParseError, Parsed, SyntaxKind, parse};

@@ -1,0 +1,81 @@
+//! Where each file of the published tree lives, and the media type each is served with.
+//!
+//! Every file eggcat serves is a file of the published snapshot; these names are shared by the
+//! build that writes them, the server that answers for them, and the publishers that upload them,
+//! so that `eggcat serve`, an `--out` tree on a static host and a bucket show the same thing.
+
+/// The index: every egg's list item, sorted by slug.
+pub const INDEX: &str = "api/v1/eggs/_index.json";
+/// The de-duplicated, sorted display names.
+pub const NAMES: &str = "api/v1/eggs/_names.json";
+/// The slugs that were in an earlier catalog and are gone, with when and from where.
+pub const REMOVED: &str = "api/v1/eggs/_removed.json";
+/// What the web catalog shows and searches, per egg.
+pub const SUMMARY: &str = "api/v1/eggs/_summary.json";
+/// The build report.
+pub const STATUS: &str = "api/v1/_status.json";
+/// The folder of the per-egg documents.
+pub const EGGS_DIR: &str = "api/v1/eggs";
+/// The egg index in the pelican-eggs site's `pelican.json` shape, for `PANEL_EGG_INDEX_URL`.
+pub const COMPAT_PELICAN: &str = "api/v1/compat/pelican.json";
+/// The same shape, listing the eggs Pterodactyl can import.
+pub const COMPAT_PTERODACTYL: &str = "api/v1/compat/pterodactyl.json";
+
+/// The per-egg import files, by file name under `api/v1/eggs/{slug}/`.
+pub mod import {
+    /// The egg as Pelican's exporter writes it (PLCN_v3), YAML.
+    pub const PELICAN_YAML: &str = "pelican.yaml";
+    /// The egg as Pelican's exporter writes it (PLCN_v3), JSON.
+    pub const PELICAN_JSON: &str = "pelican.json";
+    /// The egg as Pterodactyl's exporter writes it (PTDL_v2), JSON.
+    pub const PTERODACTYL_JSON: &str = "pterodactyl.json";
+}
+
+/// The path of one egg's document.
+pub fn egg(slug: &str) -> String {
+    format!("{EGGS_DIR}/{slug}.json")
+}
+
+/// The path of one of an egg's import files (`name` from [`import`]).
+pub fn egg_file(slug: &str, name: &str) -> String {
+    format!("{EGGS_DIR}/{slug}/{name}")
+}
+
+/// The media type a published file is served with, by its extension. Text types carry
+/// `charset=utf-8`; JSON and YAML are UTF-8 by definition (RFC 8259, RFC 9512) and carry none.
+pub fn media_type(path: &str) -> &'static str {
+    let ext = path.rsplit_once('.').map(|(_, e)| e).unwrap_or("");
+    match ext {
+        "json" => "application/json",
+        "yaml" | "yml" => "application/yaml",
+        "html" => "text/html; charset=utf-8",
+        "css" => "text/css; charset=utf-8",
+        "js" => "text/javascript; charset=utf-8",
+        "atom" => "application/atom+xml",
+        "xml" => "application/xml",
+        "txt" => "text/plain; charset=utf-8",
+        "svg" => "image/svg+xml",
+        "png" => "image/png",
+        "ico" => "image/x-icon",
+        "webmanifest" => "application/manifest+json",
+        _ => "application/octet-stream",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_and_types() {
+        assert_eq!(egg("a-b"), "api/v1/eggs/a-b.json");
+        assert_eq!(
+            egg_file("a-b", import::PELICAN_YAML),
+            "api/v1/eggs/a-b/pelican.yaml"
+        );
+        assert_eq!(media_type(INDEX), "application/json");
+        assert_eq!(media_type("api/v1/eggs/x/pelican.yaml"), "application/yaml");
+        assert_eq!(media_type("index.html"), "text/html; charset=utf-8");
+        assert_eq!(media_type("no-extension"), "application/octet-stream");
+    }
+}

@@ -1,0 +1,61 @@
+//! Rules both panels apply to an egg on import, shared by the import-file checks
+//! (`eggcat-panels`) and `eggcat validate` (`eggcat-validate`).
+//!
+//! Sources: Pelican `app/Models/EggVariable.php` (`RESERVED_ENV_NAMES`, `getRules`), Laravel's
+//! `alpha_dash` rule (`/\A[\pL\pM\pN_-]+\z/u`).
+
+/// Variable names the panels reserve for themselves (Pelican `EggVariable::RESERVED_ENV_NAMES`).
+/// Pelican's importer renames such a variable with a `SERVER_` prefix; its validation refuses
+/// them.
+pub const RESERVED_ENV_NAMES: &[&str] = &[
+    "P_SERVER_UUID",
+    "P_SERVER_ALLOCATION_LIMIT",
+    "SERVER_MEMORY",
+    "SERVER_IP",
+    "SERVER_PORT",
+    "ENV",
+    "HOME",
+    "USER",
+    "STARTUP",
+    "MODIFIED_STARTUP",
+    "SERVER_UUID",
+    "UUID",
+    "INTERNAL_IP",
+    "HOSTNAME",
+    "TERM",
+    "LANG",
+    "PWD",
+    "TZ",
+    "TIMEZONE",
+];
+
+/// Whether `name` is reserved (compared as written: Pelican upper-cases before comparing, so
+/// callers that follow Pelican pass the upper-cased name).
+pub fn is_reserved_env_name(name: &str) -> bool {
+    RESERVED_ENV_NAMES.contains(&name)
+}
+
+/// Laravel's `alpha_dash`: one or more letters, marks, numbers, `_` or `-` (Unicode-aware).
+/// Rust's `char::is_alphanumeric` stands in for `\pL\pM\pN`; marks are included through
+/// `is_alphabetic` for the combining marks that are alphabetic.
+pub fn is_alpha_dash(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_and_alpha_dash() {
+        assert!(is_reserved_env_name("SERVER_PORT"));
+        assert!(!is_reserved_env_name("SERVER_JARFILE"));
+        assert!(is_alpha_dash("SERVER_JARFILE"));
+        assert!(is_alpha_dash("max-players_2"));
+        assert!(!is_alpha_dash(""));
+        assert!(!is_alpha_dash("A B"));
+        assert!(!is_alpha_dash("A.B"));
+    }
+}
