@@ -16,7 +16,8 @@ use crate::raw_url::render_raw_url;
 use crate::scan::{ParsedEgg, SourceScan};
 use crate::slug::{SlugKey, assign_slugs};
 use crate::wire::{
-    IndexItem, Meta, Problem, Report, SourceProblem, SourceReport, SourceState, SourceStatus, State,
+    IndexItem, Meta, Problem, Removed, Report, SourceProblem, SourceReport, SourceState,
+    SourceStatus, State,
 };
 use crate::{INTERFACE_VERSION, paths};
 
@@ -91,11 +92,19 @@ pub struct Previous {
     pub rules: u32,
     /// Keyed by [`SourceInfo::key`].
     pub sources: HashMap<String, PreviousSource>,
+    /// Every slug it published, with its `owner/repo` and path (what a removal notice names).
+    pub published: BTreeMap<String, (String, String)>,
+    /// The slugs it listed as removed.
+    pub removed: Vec<Removed>,
 }
 
-/// The build's identity and the times it runs at (the clock is read by the caller).
+/// The build's identity, the times it runs at (the clock is read by the caller), and where the
+/// catalog will be reachable.
 #[derive(Debug, Clone)]
 pub struct BuildContext {
+    /// The public address of the catalog (absolute http(s) URL, no trailing slash): the base of
+    /// every absolute URL the build writes.
+    pub base_url: String,
     /// Identifies the build.
     pub build_id: String,
     /// When the build started (Unix ms).
@@ -195,6 +204,8 @@ pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContex
     let names = sort_names(index.iter().map(|i| i.name.as_str()));
     files.insert(paths::NAMES.to_owned(), to_json(&names));
     files.insert(paths::INDEX.to_owned(), to_json(&index));
+    let removed = removed(&previous, &index, &rfc3339(ctx.now_ms));
+    files.insert(paths::REMOVED.to_owned(), to_json(&removed));
 
     let mut report = Report {
         interface_version: INTERFACE_VERSION.to_owned(),
@@ -208,6 +219,7 @@ pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContex
     };
     let mut state = State {
         rules: crate::RULES_VERSION,
+        removed,
         ..State::default()
     };
     for ((info, m), mut slugs) in merged.into_iter().zip(slugs_by_source) {
@@ -232,6 +244,34 @@ pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContex
         report,
         state,
     }
+}
+
+/// The slugs of the previous catalog (published or already removed) that this one lacks. A slug
+/// keeps the time it was first found missing; a slug that is back leaves the list.
+fn removed(previous: &Previous, index: &[IndexItem], now: &str) -> Vec<Removed> {
+    let present = |slug: &str| {
+        index
+            .binary_search_by(|i| i.slug.as_str().cmp(slug))
+            .is_ok()
+    };
+    let mut out: BTreeMap<&str, Removed> = previous
+        .removed
+        .iter()
+        .filter(|r| !present(&r.slug))
+        .map(|r| (r.slug.as_str(), r.clone()))
+        .collect();
+    for (slug, (source, path)) in &previous.published {
+        if !present(slug) && !out.contains_key(slug.as_str()) {
+            let gone = Removed {
+                slug: slug.clone(),
+                removed_at: now.to_owned(),
+                source: source.clone(),
+                path: path.clone(),
+            };
+            out.insert(slug, gone);
+        }
+    }
+    out.into_values().collect()
 }
 
 fn merge(info: &SourceInfo, fetched: Fetched, prev: Option<PreviousSource>, now_ms: u64) -> Merged {

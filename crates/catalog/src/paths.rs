@@ -31,6 +31,27 @@ pub mod import {
     pub const PTERODACTYL_JSON: &str = "pterodactyl.json";
 }
 
+/// The files that name other files (indexes, listing pages, the report). Whoever copies a
+/// snapshot somewhere a reader may look meanwhile (`--out`, a bucket) writes every other file
+/// first and these last, so that a reader never finds a name whose file is not there yet.
+pub const LISTS: &[&str] = &[
+    INDEX,
+    NAMES,
+    REMOVED,
+    SUMMARY,
+    COMPAT_PELICAN,
+    COMPAT_PTERODACTYL,
+    "index.html",
+    "status/index.html",
+    "feed.atom",
+    STATUS,
+];
+
+/// Whether `path` is one of the [`LISTS`].
+pub fn is_list(path: &str) -> bool {
+    LISTS.contains(&path)
+}
+
 /// The path of one egg's document.
 pub fn egg(slug: &str) -> String {
     format!("{EGGS_DIR}/{slug}.json")
@@ -61,6 +82,11 @@ pub fn media_type(path: &str) -> &'static str {
         _ => "application/octet-stream",
     }
 }
+
+/// The `Content-Security-Policy` of every HTML page, wherever it is served (eggcat serve, the
+/// generated static-host rules): the pages run only their own scripts and styles, from their own
+/// origin, and show icons as `data:` images; no plugins, no framing, no `<base>` rewriting.
+pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
 
 #[cfg(test)]
 mod tests {

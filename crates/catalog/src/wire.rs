@@ -156,6 +156,24 @@ pub struct State {
     pub rules: u32,
     /// One entry per source that has eggs or a known commit.
     pub sources: Vec<SourceState>,
+    /// Every slug that was in an earlier catalog and is not in this one, by slug. A slug that
+    /// comes back leaves the list.
+    #[serde(default)]
+    pub removed: Vec<Removed>,
+}
+
+/// One element of `api/v1/eggs/_removed.json`: a slug that answers `410 Gone`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Removed {
+    /// The slug that is gone.
+    pub slug: String,
+    /// When the first build without it finished (RFC 3339, UTC).
+    pub removed_at: String,
+    /// `owner/repo` of the source it came from.
+    pub source: String,
+    /// Its path in that repository.
+    pub path: String,
 }
 
 /// What a snapshot remembers of one source.

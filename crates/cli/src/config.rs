@@ -18,6 +18,7 @@ use serde::Deserialize;
 struct File {
     data_dir: Option<PathBuf>,
     listen: Option<String>,
+    base_url: Option<String>,
     refresh: Option<String>,
     cache_control: Option<String>,
     fetch_timeout: Option<String>,
@@ -35,6 +36,8 @@ pub(crate) struct Config {
     pub(crate) origin: String,
     pub(crate) data_dir: PathBuf,
     pub(crate) listen: String,
+    /// `base_url` as configured; see [`Config::base_url`].
+    pub(crate) base_url: Option<String>,
     pub(crate) refresh: Duration,
     pub(crate) cache_control: String,
     pub(crate) max_connections: usize,
@@ -110,6 +113,7 @@ impl Config {
                     .unwrap_or_else(|| PathBuf::from("eggcat-data")),
             ),
             listen: file.listen.unwrap_or_else(|| "127.0.0.1:8080".into()),
+            base_url: file.base_url.as_deref().map(parse_base_url).transpose()?,
             refresh: parse_duration("refresh", file.refresh.as_deref().unwrap_or("3h"))?,
             cache_control: file
                 .cache_control
@@ -126,6 +130,45 @@ impl Config {
             sources,
         })
     }
+}
+
+impl Config {
+    /// The public address of the catalog: `base_url`, or `http://` + the listen address.
+    pub(crate) fn base_url(&self) -> String {
+        match &self.base_url {
+            Some(url) => url.clone(),
+            None => format!("http://{}", self.listen),
+        }
+    }
+}
+
+/// `base_url`: an absolute `http` or `https` URL with a host, no query, fragment or credentials.
+/// A trailing `/` is dropped, so that paths join with one `/`.
+fn parse_base_url(text: &str) -> Result<String> {
+    let refuse = |why: &str| {
+        anyhow::anyhow!(
+            "`base_url` = `{text}` is not usable: {why} (expected an absolute http(s) URL such as \
+             https://eggs.example.org or https://example.org/eggcat)"
+        )
+    };
+    let rest = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"))
+        .ok_or_else(|| refuse("it must start with http:// or https://"))?;
+    let host = rest.split('/').next().unwrap_or_default();
+    if host.is_empty() {
+        return Err(refuse("it has no host"));
+    }
+    if host.contains('@') {
+        return Err(refuse("credentials do not belong in a public address"));
+    }
+    if text.contains(['?', '#']) {
+        return Err(refuse("a query or fragment cannot prefix paths"));
+    }
+    if text.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(refuse("it contains white space"));
+    }
+    Ok(text.trim_end_matches('/').to_owned())
 }
 
 /// `90s`, `30m`, `6h`, `1h 30m`: at least one second.
@@ -174,6 +217,30 @@ mod tests {
         assert_eq!(c.refresh, Duration::from_secs(90));
         assert_eq!(c.sources.len(), 1);
         assert_eq!(c.sources[0].label, "pelican");
+    }
+
+    #[test]
+    fn base_url_defaults_to_the_listen_address_and_is_checked() {
+        let c = parse("listen = \"0.0.0.0:9000\"").unwrap();
+        assert_eq!(c.base_url(), "http://0.0.0.0:9000");
+        let c = parse("base_url = \"https://eggs.example.org/cat/\"").unwrap();
+        assert_eq!(c.base_url(), "https://eggs.example.org/cat");
+        for (bad, why) in [
+            ("eggs.example.org", "must start with http:// or https://"),
+            (
+                "ftp://eggs.example.org",
+                "must start with http:// or https://",
+            ),
+            ("https://", "has no host"),
+            ("https:///path", "has no host"),
+            ("https://user:pw@eggs.example.org", "credentials"),
+            ("https://eggs.example.org/?x=1", "query or fragment"),
+            ("https://eggs example.org", "white space"),
+        ] {
+            let e = format!("{:#}", parse(&format!("base_url = \"{bad}\"")).unwrap_err());
+            assert!(e.contains(why), "{bad}: {e}");
+            assert!(e.contains("`base_url`"), "{bad}: {e}");
+        }
     }
 
     #[test]

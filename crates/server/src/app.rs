@@ -18,7 +18,7 @@ use crate::conditional::{self, Conditions, Outcome};
 use crate::encoding::{Coding, choose};
 use crate::metrics::{Label, Metrics};
 use crate::problem::Problem;
-use crate::routes::{Route, no_egg, route};
+use crate::routes::{Route, no_egg, not_found, route};
 use crate::snapshot::{Document, Snapshot};
 
 /// The OpenAPI document of everything served.
@@ -55,6 +55,8 @@ const ANY: HeaderValue = HeaderValue::from_static("*");
 const EXPOSE: HeaderValue = HeaderValue::from_static("ETag, Content-Length, Content-Encoding");
 const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
+const CSP: HeaderValue = HeaderValue::from_static(eggcat_catalog::paths::CONTENT_SECURITY_POLICY);
+const REFERRER: HeaderValue = HeaderValue::from_static("strict-origin-when-cross-origin");
 
 impl App {
     /// A server with no catalog yet (not ready).
@@ -72,7 +74,7 @@ impl App {
             published: ArcSwapOption::empty(),
             metrics: Metrics::new(),
             cache_control,
-            openapi: Document::new(OPENAPI.as_bytes().to_vec()),
+            openapi: Document::new(OPENAPI.as_bytes().to_vec(), "application/json"),
             started_header: HeaderValue::from_str(&httpdate::fmt_http_date(started_at))
                 .expect("dates are ASCII"),
             started_at,
@@ -217,6 +219,7 @@ impl App {
                 };
                 let doc = match catalog_route {
                     Route::Egg(slug) => snapshot.egg(slug),
+                    Route::File { path: file, .. } => snapshot.get(file),
                     list => snapshot.get(list.list().expect("the other routes are handled above")),
                 };
                 match doc {
@@ -224,16 +227,7 @@ impl App {
                         Some((at, header)) => self.document(req, doc, at, header),
                         None => self.document(req, doc, snapshot.built_at, &snapshot.last_modified),
                     },
-                    None => match catalog_route {
-                        Route::Egg(slug) => problem_response(&no_egg(slug), path),
-                        _ => problem_response(
-                            &Problem::new(
-                                StatusCode::NOT_FOUND,
-                                "document missing from the catalog",
-                            ),
-                            path,
-                        ),
-                    },
+                    None => missing(&snapshot, catalog_route, req.uri()),
                 }
             }
         };
@@ -274,7 +268,8 @@ impl App {
             }
             Outcome::Send => {
                 let mut r = Response::new(Full::new(variant.body.clone()));
-                r.headers_mut().insert(header::CONTENT_TYPE, JSON);
+                r.headers_mut()
+                    .insert(header::CONTENT_TYPE, doc.content_type().clone());
                 if coding != Coding::Identity && doc.available()[coding.index()] {
                     r.headers_mut().insert(
                         header::CONTENT_ENCODING,
@@ -285,6 +280,10 @@ impl App {
             }
         };
         let h = response.headers_mut();
+        if doc.content_type().as_bytes().starts_with(b"text/html") {
+            h.insert(header::CONTENT_SECURITY_POLICY, CSP);
+            h.insert(header::REFERRER_POLICY, REFERRER);
+        }
         h.insert(header::ETAG, variant.etag.clone());
         h.insert(header::LAST_MODIFIED, last_modified.clone());
         h.insert(header::CACHE_CONTROL, self.cache_control.clone());
@@ -303,7 +302,64 @@ fn route_label(route: &Route) -> Label {
         Route::Healthz => Label::Healthz,
         Route::Readyz => Label::Readyz,
         Route::Metrics => Label::Metrics,
+        Route::File { .. } => Label::File,
     }
+}
+
+/// The answer for a catalog route with no document: `410 Gone` for a removed egg's paths, a
+/// redirect from a folder's path without its `/` to the folder, else 404.
+fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body> {
+    let path = uri.path();
+    let slug = match route {
+        Route::Egg(slug) => Some(slug.as_ref()),
+        Route::File { slug, .. } => slug.as_deref(),
+        _ => None,
+    };
+    if let Some(gone) = slug.and_then(|s| snapshot.removed(s)) {
+        let problem = Problem::new(
+            StatusCode::GONE,
+            format!(
+                "the egg `{}` was removed from the catalog at {}: its file `{}` of {} is gone upstream",
+                gone.slug, gone.removed_at, gone.path, gone.source
+            ),
+        )
+        .with_members(serde_json::json!({
+            "slug": gone.slug,
+            "removedAt": gone.removed_at,
+            "source": gone.source,
+            "path": gone.path,
+        }));
+        return problem_response(&problem, path);
+    }
+    match route {
+        Route::Egg(slug) => problem_response(&no_egg(slug), path),
+        Route::File { path: file, .. } => {
+            // `/eggs/x` names the folder `/eggs/x/`: send the client there, as static hosts do.
+            let folder = format!("{file}/index.html");
+            if !file.ends_with("index.html") && snapshot.get(&folder).is_some() {
+                let target = match uri.query() {
+                    Some(q) => format!("{path}/?{q}"),
+                    None => format!("{path}/"),
+                };
+                return redirect(&target);
+            }
+            problem_response(&not_found(path), path)
+        }
+        _ => problem_response(
+            &Problem::new(StatusCode::NOT_FOUND, "document missing from the catalog"),
+            path,
+        ),
+    }
+}
+
+/// A permanent redirect that keeps the method (308).
+fn redirect(target: &str) -> Response<Body> {
+    let mut r = Response::new(Full::new(Bytes::new()));
+    *r.status_mut() = StatusCode::PERMANENT_REDIRECT;
+    let location = HeaderValue::from_str(target).unwrap_or_else(|_| HeaderValue::from_static("/"));
+    r.headers_mut().insert(header::LOCATION, location);
+    r.headers_mut().insert(header::CACHE_CONTROL, NO_STORE);
+    r
 }
 
 /// Headers every answer carries; for HEAD, the body is dropped and its length kept (a 304 has

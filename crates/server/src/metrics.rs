@@ -23,10 +23,11 @@ pub(crate) enum Label {
     Metrics,
     Preflight,
     Unmatched,
+    File,
 }
 
 /// Label values, indexed by [`Label`].
-const ROUTES: [&str; 10] = [
+const ROUTES: [&str; 11] = [
     "index",
     "names",
     "egg",
@@ -37,11 +38,12 @@ const ROUTES: [&str; 10] = [
     "metrics",
     "preflight",
     "unmatched",
+    "file",
 ];
 
 /// The statuses this server answers with; anything else (hyper's own 431, ...) never reaches the
 /// handler.
-const STATUSES: [u16; 8] = [200, 204, 304, 400, 404, 405, 412, 503];
+const STATUSES: [u16; 10] = [200, 204, 304, 308, 400, 404, 405, 410, 412, 503];
 
 /// Upper bounds of the latency buckets, in seconds.
 const BUCKETS: [f64; 10] = [

@@ -12,6 +12,8 @@ use serde::Serialize;
 pub(crate) struct Problem {
     pub(crate) status: StatusCode,
     pub(crate) detail: String,
+    /// Extension members (RFC 9457 section 3.2), after the standard ones.
+    members: Option<serde_json::Value>,
 }
 
 impl Problem {
@@ -19,7 +21,14 @@ impl Problem {
         Problem {
             status,
             detail: detail.into(),
+            members: None,
         }
+    }
+
+    /// The same problem with extension members (a JSON object).
+    pub(crate) fn with_members(mut self, members: serde_json::Value) -> Problem {
+        self.members = Some(members);
+        self
     }
 
     /// The body for a request to `instance`.
@@ -32,6 +41,8 @@ impl Problem {
             status: u16,
             detail: &'a str,
             instance: &'a str,
+            #[serde(flatten, skip_serializing_if = "Option::is_none")]
+            members: Option<&'a serde_json::Value>,
         }
         let body = Body {
             kind: "about:blank",
@@ -39,6 +50,7 @@ impl Problem {
             status: self.status.as_u16(),
             detail: &self.detail,
             instance,
+            members: self.members.as_ref(),
         };
         serde_json::to_vec(&body).expect("a problem always serializes")
     }

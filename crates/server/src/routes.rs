@@ -1,6 +1,12 @@
 //! Routing: from a request path to what is asked for, or a precise 400/404; then, once the
 //! method is known to be GET or HEAD, from `/api/v1/eggs` and its query to the index or the names.
 //!
+//! Besides the API's fixed routes, every file of the published snapshot is served at its own
+//! path ([`Route::File`]): import files, compat indexes, web pages and their assets. A path
+//! ending in `/` names that folder's `index.html`, as on every static host. A file path that
+//! belongs to one egg (`/api/v1/eggs/{slug}/...`, `/eggs/{slug}/...`) carries the slug, so that
+//! a removed egg answers `410 Gone` on every one of its paths.
+//!
 //! Paths are matched after percent-decoding (so `%61` is `a`, RFC 3986 section 6.2.2.2). A
 //! decoded path holding `..` or `.` segments, `//`, a backslash or NUL, invalid UTF-8, or more than
 //! [`MAX_PATH`] bytes is a 400: nothing is ever looked up on a file system, but a client sending
@@ -30,6 +36,12 @@ pub(crate) enum Route<'a> {
     Healthz,
     Readyz,
     Metrics,
+    /// Any other published file: its path under the output root, and the slug of the egg it
+    /// belongs to, if any.
+    File {
+        path: String,
+        slug: Option<String>,
+    },
 }
 
 impl<'a> Route<'a> {
@@ -66,6 +78,8 @@ pub(crate) fn route(raw_path: &str) -> Result<Route<'_>, Problem> {
         "/api/v1/eggs/_index.json" => Route::Index,
         "/api/v1/eggs/_names.json" => Route::Names,
         other => match other.strip_prefix("/api/v1/eggs/") {
+            // `_index.json`, `_removed.json`, ...: documents of the catalog, not eggs.
+            Some(tail) if tail.starts_with('_') && !tail.contains('/') => file(other, None),
             Some(tail) if !tail.is_empty() && !tail.contains('/') => {
                 let slug = tail.strip_suffix(".json").unwrap_or(tail);
                 if !is_slug(slug) {
@@ -79,15 +93,35 @@ pub(crate) fn route(raw_path: &str) -> Result<Route<'_>, Problem> {
                     Cow::Owned(p) => Cow::Owned(p[start..end].to_owned()),
                 })
             }
-            _ => {
-                return Err(Problem::new(
-                    StatusCode::NOT_FOUND,
-                    format!("no resource at `{other}`"),
-                ));
+            Some(tail) => file(other, tail.split_once('/').map(|(slug, _)| slug)),
+            None => {
+                let slug = other
+                    .strip_prefix("/eggs/")
+                    .and_then(|t| t.split('/').next())
+                    .filter(|s| !s.is_empty());
+                file(other, slug)
             }
         },
     };
     Ok(route)
+}
+
+/// A published file at `path` (decoded, starting with `/`); a folder's `index.html` for a path
+/// ending in `/`.
+fn file(path: &str, slug: Option<&str>) -> Route<'static> {
+    let mut key = path.trim_start_matches('/').to_owned();
+    if key.is_empty() || key.ends_with('/') {
+        key.push_str("index.html");
+    }
+    Route::File {
+        path: key,
+        slug: slug.filter(|s| is_slug(s)).map(str::to_owned),
+    }
+}
+
+/// The 404 for a path that names nothing published.
+pub(crate) fn not_found(path: &str) -> Problem {
+    Problem::new(StatusCode::NOT_FOUND, format!("no resource at `{path}`"))
 }
 
 /// The 404 for a slug no egg has.
@@ -227,20 +261,50 @@ mod tests {
         assert_eq!(err("/api/v1/eggs", Some("fields=name&fields=name")).0, 400);
     }
 
+    fn file_route(path: &str, slug: Option<&str>) -> Route<'static> {
+        Route::File {
+            path: path.into(),
+            slug: slug.map(str::to_owned),
+        }
+    }
+
     #[test]
-    fn unknown_paths_and_slugs_are_404() {
-        assert_eq!(err("/", None), (404, "no resource at `/`".into()));
-        assert_eq!(err("/api/v1/eggs/", None).0, 404);
-        assert_eq!(err("/api/v1/eggs/a/b.json", None).0, 404);
+    fn every_published_file_has_a_route() {
+        assert_eq!(ok("/", None), file_route("index.html", None));
+        assert_eq!(ok("/status/", None), file_route("status/index.html", None));
+        assert_eq!(ok("/feed.atom", None), file_route("feed.atom", None));
+        assert_eq!(
+            ok("/eggs/minecraft-paper/", None),
+            file_route("eggs/minecraft-paper/index.html", Some("minecraft-paper"))
+        );
+        assert_eq!(
+            ok("/api/v1/eggs/minecraft-paper/pelican.yaml", None),
+            file_route(
+                "api/v1/eggs/minecraft-paper/pelican.yaml",
+                Some("minecraft-paper")
+            )
+        );
+        assert_eq!(
+            ok("/api/v1/eggs/_removed.json", None),
+            file_route("api/v1/eggs/_removed.json", None)
+        );
+        assert_eq!(
+            ok("/api/v1/compat/pelican.json", None),
+            file_route("api/v1/compat/pelican.json", None)
+        );
+        // Not a slug: no egg to answer 410 for.
+        assert_eq!(
+            ok("/eggs/Not_A_Slug/", None),
+            file_route("eggs/Not_A_Slug/index.html", None)
+        );
+    }
+
+    #[test]
+    fn unknown_slugs_are_404() {
         assert_eq!(
             err("/api/v1/eggs/Paper.json", None),
             (404, "no egg has the slug `Paper`".into())
         );
-        assert_eq!(
-            err("/api/v1/eggs/_index", None),
-            (404, "no egg has the slug `_index`".into())
-        );
-        assert_eq!(err("/api/v2/eggs", None).0, 404);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use eggcat_catalog::paths;
-use eggcat_catalog::wire::Report;
+use eggcat_catalog::wire::{Removed, Report};
 use eggcat_store::SnapshotFiles;
 use http::HeaderValue;
 use sha2::{Digest, Sha256};
@@ -29,20 +29,23 @@ pub(crate) struct Variant {
 #[derive(Debug, Clone)]
 pub struct Document {
     digest: [u8; 32],
+    /// `Content-Type`, from the path's extension.
+    content_type: HeaderValue,
     variants: [Option<Variant>; 4],
     /// Its own modification time, when it differs from the snapshot's build time.
     modified: Option<(SystemTime, HeaderValue)>,
 }
 
 impl Document {
-    /// Compresses `body` into every coding that makes it smaller.
-    pub(crate) fn new(body: Vec<u8>) -> Document {
+    /// Compresses `body` into every coding that makes it smaller; `content_type` is a media
+    /// type from [`paths::media_type`].
+    pub(crate) fn new(body: Vec<u8>, content_type: &'static str) -> Document {
         let digest = Sha256::digest(&body).into();
-        Document::hashed(body, digest)
+        Document::hashed(body, digest, content_type)
     }
 
     /// [`Document::new`], given the SHA-256 of `body`.
-    fn hashed(body: Vec<u8>, digest: [u8; 32]) -> Document {
+    fn hashed(body: Vec<u8>, digest: [u8; 32], content_type: &'static str) -> Document {
         let hex = eggcat_catalog::hex(&digest[..10]);
         let mut variants: [Option<Variant>; 4] = Default::default();
         if body.len() >= MIN_COMPRESS_SIZE {
@@ -63,9 +66,15 @@ impl Document {
         });
         Document {
             digest,
+            content_type: HeaderValue::from_static(content_type),
             variants,
             modified: None,
         }
+    }
+
+    /// The `Content-Type` it is served with.
+    pub(crate) fn content_type(&self) -> &HeaderValue {
+        &self.content_type
     }
 
     /// Its own modification time (whole seconds) and `Last-Modified` value, when it has one.
@@ -110,6 +119,8 @@ pub struct Snapshot {
     docs: HashMap<String, Arc<Document>>,
     /// The egg documents, by slug (looked up without building a path per request).
     egg_docs: HashMap<String, Arc<Document>>,
+    /// The slugs that answer `410 Gone`, from [`paths::REMOVED`].
+    removed: HashMap<String, Removed>,
 }
 
 impl Snapshot {
@@ -127,6 +138,15 @@ impl Snapshot {
                     .unwrap_or_default()
                     .as_secs(),
             );
+
+        let removed: Vec<Removed> = match files.files.get(paths::REMOVED) {
+            Some(bytes) => {
+                serde_json::from_slice(bytes).map_err(|e| format!("{}: {e}", paths::REMOVED))?
+            }
+            // A snapshot published before removals were tracked.
+            None => Vec::new(),
+        };
+        let removed = removed.into_iter().map(|r| (r.slug.clone(), r)).collect();
 
         let mut loaded = Vec::with_capacity(files.files.len());
         let mut todo: Vec<(String, Vec<u8>, [u8; 32])> = Vec::new();
@@ -155,7 +175,13 @@ impl Snapshot {
             last_modified: header(&httpdate::fmt_http_date(built_at)),
             docs,
             egg_docs,
+            removed,
         })
+    }
+
+    /// Why `slug` answers `410 Gone`, when it was removed from the catalog.
+    pub(crate) fn removed(&self, slug: &str) -> Option<&Removed> {
+        self.removed.get(slug)
     }
 
     /// The document at `path` under the output root (`api/v1/...`).
@@ -174,7 +200,7 @@ impl Snapshot {
     /// The same snapshot with another status document (the published one plus the last failed
     /// rebuild), modified at `at` (whole seconds).
     pub(crate) fn with_status(&self, status: Vec<u8>, at: SystemTime) -> Snapshot {
-        self.with_status_doc(Document::new(status), at)
+        self.with_status_doc(Document::new(status, "application/json"), at)
     }
 
     /// The same snapshot with its status document dated `at` (whole seconds) instead of the build
@@ -209,6 +235,9 @@ fn egg_slug(path: &str) -> Option<&str> {
 /// HTTP workers, which keep serving the previous snapshot meanwhile.
 fn compress_all(todo: Vec<(String, Vec<u8>, [u8; 32])>) -> Vec<(String, Arc<Document>)> {
     todo.into_iter()
-        .map(|(path, body, digest)| (path, Arc::new(Document::hashed(body, digest))))
+        .map(|(path, body, digest)| {
+            let content_type = paths::media_type(&path);
+            (path, Arc::new(Document::hashed(body, digest, content_type)))
+        })
         .collect()
 }

@@ -26,6 +26,8 @@ pub struct BuildOptions {
     pub sources: Vec<Source>,
     /// Per-source fetch limits.
     pub limits: Limits,
+    /// The public address of the catalog (see `BuildContext::base_url`).
+    pub base_url: String,
 }
 
 /// A source done during a rebuild, for progress display.
@@ -122,6 +124,7 @@ pub fn rebuild(
         })
         .collect();
     let ctx = BuildContext {
+        base_url: options.base_url.clone(),
         build_id: build_id(started_at_ms),
         started_at_ms,
         now_ms: now_ms(),

@@ -210,6 +210,7 @@ fn read_state(dir: &Path) -> Result<Previous, StoreError> {
         serde_json::from_slice(&bytes).map_err(|e| damaged(format!("{STATE_FILE}: {e}")))?;
     let mut previous = Previous {
         rules: state.rules,
+        removed: state.removed,
         ..Previous::default()
     };
     for source in state.sources {
@@ -219,6 +220,10 @@ fn read_state(dir: &Path) -> Result<Previous, StoreError> {
             let bytes = fs::read(&path).map_err(io_error("read", &path))?;
             let doc: EggDocument = serde_json::from_slice(&bytes)
                 .map_err(|e| damaged(format!("{}: {e}", paths::egg(slug))))?;
+            let origin = format!("{}/{}", doc.meta.owner, doc.meta.repo);
+            previous
+                .published
+                .insert(slug.clone(), (origin, doc.meta.path.clone()));
             let egg = ParsedEgg {
                 path: doc.meta.path,
                 name: doc.meta.name,
@@ -241,15 +246,14 @@ fn read_state(dir: &Path) -> Result<Previous, StoreError> {
     Ok(previous)
 }
 
-/// Writes a published tree into `out` (for `--out`): each file replaced atomically, and egg
-/// documents that are no longer in the catalog removed.
+/// Writes a published tree into `out` (for `--out`): each file replaced atomically, the
+/// [`paths::LISTS`] last, then files that are no longer published removed. Only the folders the
+/// tree itself has (`api/`, `eggs/`, ...) are cleaned: anything else in `out` is left alone.
 pub fn write_tree(files: &BTreeMap<String, Vec<u8>>, out: &Path) -> Result<(), StoreError> {
-    // Egg documents first, the lists that name them last: a reader of `out` never finds an
-    // index entry whose document is not there yet.
-    let lists = [paths::NAMES, paths::INDEX, paths::STATUS];
-    let eggs = files.iter().filter(|(p, _)| !lists.contains(&p.as_str()));
-    let ordered = eggs.chain(lists.iter().filter_map(|l| files.get_key_value(*l)));
-    for (path, bytes) in ordered {
+    // Every other file first, the lists that name them last: a reader of `out` never finds a
+    // list entry whose file is not there yet.
+    let (lists, rest): (Vec<_>, Vec<_>) = files.iter().partition(|(p, _)| paths::is_list(p));
+    for (path, bytes) in rest.into_iter().chain(lists) {
         let target = out.join(path);
         let parent = target.parent().expect("every published path has a folder");
         fs::create_dir_all(parent).map_err(io_error("create", parent))?;
@@ -257,15 +261,34 @@ pub fn write_tree(files: &BTreeMap<String, Vec<u8>>, out: &Path) -> Result<(), S
         fs::write(&tmp, bytes).map_err(io_error("write", &tmp))?;
         fs::rename(&tmp, &target).map_err(io_error("rename", &target))?;
     }
-    let eggs_dir = out.join(paths::EGGS_DIR);
-    for entry in fs::read_dir(&eggs_dir)
-        .map_err(io_error("list", &eggs_dir))?
-        .flatten()
-    {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let rel = format!("{}/{name}", paths::EGGS_DIR);
-        if name.ends_with(".json") && !files.contains_key(&rel) {
-            fs::remove_file(entry.path()).map_err(io_error("remove", &entry.path()))?;
+    let folders: std::collections::BTreeSet<&str> = files
+        .keys()
+        .filter_map(|p| p.split_once('/').map(|(top, _)| top))
+        .collect();
+    for folder in folders {
+        remove_stale(&out.join(folder), folder, files)?;
+    }
+    Ok(())
+}
+
+/// Removes the files under `dir` (at `prefix` in the tree) that `files` does not have, and the
+/// folders that are left empty.
+fn remove_stale(
+    dir: &Path,
+    prefix: &str,
+    files: &BTreeMap<String, Vec<u8>>,
+) -> Result<(), StoreError> {
+    for entry in fs::read_dir(dir).map_err(io_error("list", dir))?.flatten() {
+        let rel = format!("{prefix}/{}", entry.file_name().to_string_lossy());
+        let path = entry.path();
+        let kind = entry.file_type().map_err(io_error("stat", &path))?;
+        if kind.is_dir() {
+            remove_stale(&path, &rel, files)?;
+            if fs::read_dir(&path).is_ok_and(|mut d| d.next().is_none()) {
+                fs::remove_dir(&path).map_err(io_error("remove", &path))?;
+            }
+        } else if !files.contains_key(&rel) {
+            fs::remove_file(&path).map_err(io_error("remove", &path))?;
         }
     }
     Ok(())

@@ -16,6 +16,7 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     let options = BuildOptions {
         sources: config.sources.clone(),
         limits: config.limits,
+        base_url: config.base_url(),
     };
     let total = config.sources.len();
     let terminal = std::io::stderr().is_terminal();

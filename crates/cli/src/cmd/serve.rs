@@ -85,6 +85,7 @@ async fn rebuild_loop(store: Store, config: Config, app: Arc<App>, build_now: bo
     let options = BuildOptions {
         sources: config.sources.clone(),
         limits: config.limits,
+        base_url: config.base_url(),
     };
     if build_now {
         rebuild_once(&store, &options, &app).await;

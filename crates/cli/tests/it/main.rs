@@ -7,6 +7,7 @@ mod cli;
 mod golden;
 mod http;
 mod real_data;
+mod removed;
 mod serve;
 mod support;
 mod transports;

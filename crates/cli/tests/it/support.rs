@@ -147,6 +147,9 @@ impl Clock {
 }
 
 /// Builds with the library, a fixed clock and default limits.
+/// The public address test builds are made for.
+pub(crate) const TEST_BASE_URL: &str = "https://eggcat.example";
+
 pub(crate) fn build(data_dir: &Path, sources: Vec<Source>, clock: &Clock) -> Outcome {
     try_build(data_dir, sources, clock).expect("build publishes")
 }
@@ -162,6 +165,7 @@ pub(crate) fn try_build(
             timeout: Duration::from_secs(60),
             ..Limits::default()
         },
+        base_url: TEST_BASE_URL.to_owned(),
     };
     rebuild(&Store::new(data_dir), &options, &|| clock.now(), &|_| {})
 }
