@@ -433,6 +433,8 @@ fn meta(
         format: egg.format.clone(),
         sha256: egg.sha256.clone(),
         commit: state.commit.clone(),
+        uuid: String::new(),
+        import: Default::default(),
     }
 }
 

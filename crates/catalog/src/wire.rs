@@ -37,6 +37,39 @@ pub struct Meta {
     pub sha256: String,
     /// The upstream commit the file was read at.
     pub commit: String,
+    /// The UUID every import file of the egg carries, stable across rebuilds: upstream's when it
+    /// is a UUID that no other egg of the catalog kept first, else derived from the source and
+    /// path (UUIDv5).
+    #[serde(default)]
+    pub uuid: String,
+    /// The egg's import files for each panel, and whether the panel accepts them.
+    #[serde(default)]
+    pub import: Imports,
+}
+
+/// `meta.import`: one entry per panel.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Imports {
+    /// Pelican: `pelican.yaml` and `pelican.json` (PLCN_v3).
+    pub pelican: PanelImport,
+    /// Pterodactyl: `pterodactyl.json` (PTDL_v2).
+    pub pterodactyl: PanelImport,
+}
+
+/// The import files of an egg for one panel.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PanelImport {
+    /// Absolute URL of the YAML import file (Pelican only), or null when none could be written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yaml: Option<String>,
+    /// Absolute URL of the JSON import file, or null when none could be written.
+    pub json: Option<String>,
+    /// Whether the panel's own import rules accept the file.
+    pub importable: bool,
+    /// Why the panel would refuse it (empty when importable).
+    pub problems: Vec<String>,
+    /// What the conversion for this panel could not carry (extra startup commands, the icon..).
+    pub losses: Vec<String>,
 }
 
 /// `api/v1/eggs/<slug>.json`.
