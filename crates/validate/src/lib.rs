@@ -1,1 +1,36 @@
-//! (being written)
+//! Egg diagnostics for maintainers: every check `eggcat validate` and the catalog build run on an
+//! egg file, each with a code, a severity, a precise message and the position of the offending
+//! key or value in the JSON or YAML source, plus renderers (human, JSON lines, GitHub Actions).
+//!
+//! The crate does no IO. [`check_file`] takes a file's name and bytes and returns its
+//! diagnostics, sorted; [`check_catalog`] runs the checks that need every egg at once (one uuid
+//! shared by several eggs). Parsing goes through `eggcat_egg::parse`, the catalog's own parser,
+//! so a file is refused here exactly when the catalog refuses it. `docs/validate.md` lists every
+//! check with its reasons.
+
+mod catalog;
+mod checks;
+mod config;
+mod default_value;
+mod diagnostic;
+mod egg;
+mod file;
+mod images;
+mod install;
+mod php_regex;
+mod placeholders;
+mod render;
+mod rules;
+mod span;
+mod span_json;
+mod span_yaml;
+mod variables;
+
+pub use catalog::{CatalogEgg, check_catalog};
+pub use checks::{CHECKS, CheckInfo, check_info};
+pub use diagnostic::{Diagnostic, Severity, Summary};
+pub use file::{MAX_DIAGNOSTICS, check_file, check_text};
+pub use php_regex::{PhpRegex, PhpRegexError, parse_php_regex};
+pub use render::{render_github, render_human, render_json};
+pub use rules::{Rule, RuleError, parse_rule, split_rules};
+pub use span::{Located, Span, locate};

@@ -1,0 +1,298 @@
+//! The egg's variables: each an object with a `name`, an `env_variable` the panels accept and
+//! that no other variable of the egg uses, `rules` in Laravel's vocabulary with well-formed
+//! arguments and regexes, and a `default_value` its own rules accept.
+//!
+//! Names: Pelican wants `alpha_dash`, 1 to 255 characters, not one of its reserved names (its
+//! importer renames a reserved one with a `SERVER_` prefix, so that is a warning); Pterodactyl
+//! wants `^\w{1,191}$` and refuses its own, shorter, reserved list. A PTDL egg meets both.
+
+use std::collections::HashMap;
+
+use eggcat_egg::panel::{is_alpha_dash, is_reserved_env_name};
+use serde_json::{Map, Value};
+
+use crate::default_value::check_value;
+use crate::egg::{Family, Finding, kind, missing, wrong_type};
+use crate::php_regex::{PhpRegexError, parse_php_regex};
+use crate::rules::{Rule, RuleError, parse_rule, split_rules};
+use crate::span::child;
+
+/// Pterodactyl's `EggVariable::RESERVED_ENV_NAMES`.
+const PTERODACTYL_RESERVED: &[&str] = &[
+    "SERVER_MEMORY",
+    "SERVER_IP",
+    "SERVER_PORT",
+    "ENV",
+    "HOME",
+    "USER",
+    "STARTUP",
+    "SERVER_UUID",
+    "UUID",
+];
+
+pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut Vec<Finding>) {
+    let items = match doc.get("variables") {
+        None | Some(Value::Null) => return,
+        Some(Value::Array(items)) => items,
+        // Symfony YAML writes an empty list as `{  }`.
+        Some(Value::Object(map)) if map.is_empty() => return,
+        Some(v) => {
+            out.push(wrong_type("/variables", "an array", v));
+            return;
+        }
+    };
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = child("/variables", &i.to_string());
+        let Value::Object(var) = item else {
+            out.push(Finding::new(
+                "E014",
+                at,
+                format!("variable {i} is {}, not an object", kind(item)),
+            ));
+            continue;
+        };
+        check_name_field(var, &at, fam, out);
+        if let Some(env) = check_env_variable(var, &at, fam, out) {
+            match seen.get(&env) {
+                Some(first) => out.push(
+                    Finding::new(
+                        "E023",
+                        child(&at, "env_variable"),
+                        format!(
+                            "env_variable `{env}` is also the env_variable of variable {first}"
+                        ),
+                    )
+                    .help("each variable needs its own env_variable; remove or rename one"),
+                ),
+                None => {
+                    seen.insert(env, i);
+                }
+            }
+        }
+        for flag in ["user_viewable", "user_editable"] {
+            if let Some(v) = var.get(flag)
+                && !is_laravel_boolean(v)
+            {
+                out.push(wrong_type(&child(&at, flag), "a boolean", v));
+            }
+        }
+        let rules = check_rules(var, &at, fam, out);
+        check_default(var, &at, fam, &rules, out);
+    }
+}
+
+fn check_name_field(var: &Map<String, Value>, at: &str, fam: Family, out: &mut Vec<Finding>) {
+    let max = if fam == Family::Ptdl { 191 } else { 255 };
+    match var.get("name") {
+        Some(Value::String(n)) if n.is_empty() || n.chars().count() > max => {
+            out.push(Finding::new(
+                "E013",
+                child(at, "name"),
+                format!("the variable's `name` must be 1 to {max} characters long"),
+            ))
+        }
+        Some(Value::String(_)) => {}
+        None | Some(Value::Null) => out.push(missing(
+            at,
+            "name",
+            "the panels require a name for every variable",
+        )),
+        Some(v) => out.push(wrong_type(&child(at, "name"), "a string", v)),
+    }
+    if let Some(d) = var.get("description")
+        && !matches!(d, Value::String(_) | Value::Null)
+    {
+        out.push(wrong_type(&child(at, "description"), "a string", d));
+    }
+}
+
+/// Checks `env_variable`; returns it when it is a string, for the uniqueness check.
+fn check_env_variable(
+    var: &Map<String, Value>,
+    at: &str,
+    fam: Family,
+    out: &mut Vec<Finding>,
+) -> Option<String> {
+    let p = child(at, "env_variable");
+    let env = match var.get("env_variable") {
+        Some(Value::String(e)) => e,
+        None | Some(Value::Null) => {
+            out.push(missing(
+                at,
+                "env_variable",
+                "the panels require one for every variable",
+            ));
+            return None;
+        }
+        Some(v) => {
+            out.push(wrong_type(&p, "a string", v));
+            return None;
+        }
+    };
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    if !is_alpha_dash(env) || env.chars().count() > 255 {
+        out.push(
+            Finding::new("E020", &p, format!("env_variable `{env}` is not a valid name: letters, digits, `_` and `-` only, 1 to 255 of them"))
+                .help("use an upper-case name such as `SERVER_JARFILE`"),
+        );
+    } else if fam == Family::Ptdl && (!env.chars().all(word) || env.chars().count() > 191) {
+        out.push(
+            Finding::new("E020", &p, format!("env_variable `{env}` is refused by Pterodactyl, which allows letters, digits and `_` only, 1 to 191 of them"))
+                .help("replace `-` with `_`"),
+        );
+    }
+    if fam == Family::Ptdl && PTERODACTYL_RESERVED.contains(&env.as_str()) {
+        out.push(
+            Finding::new("E021", &p, format!("env_variable `{env}` is reserved by Pterodactyl, which refuses the egg"))
+                .help("the panel sets this variable itself; use it in the startup command without declaring it"),
+        );
+    } else if is_reserved_env_name(&env.to_uppercase()) {
+        out.push(
+            Finding::new("E022", &p, format!("env_variable `{env}` is reserved by Pelican, which renames it `SERVER_{env}` on import"))
+                .help("the panel sets this variable itself; pick another name or drop the variable"),
+        );
+    }
+    Some(env.clone())
+}
+
+/// Parses the variable's rules, reporting what is wrong; returns the rules that parsed.
+fn check_rules(
+    var: &Map<String, Value>,
+    at: &str,
+    fam: Family,
+    out: &mut Vec<Finding>,
+) -> Vec<Rule> {
+    let p = child(at, "rules");
+    // (pointer of the piece, text)
+    let pieces: Vec<(String, String)> = match var.get("rules") {
+        Some(Value::String(s)) => split_rules(s)
+            .into_iter()
+            .map(|r| (p.clone(), r.to_owned()))
+            .collect(),
+        Some(Value::Array(items)) if fam == Family::Plcn => {
+            let mut pieces = Vec::new();
+            for (i, item) in items.iter().enumerate() {
+                match item {
+                    Value::String(s) => pieces.push((child(&p, &i.to_string()), s.clone())),
+                    v => out.push(wrong_type(&child(&p, &i.to_string()), "a string", v)),
+                }
+            }
+            pieces
+        }
+        Some(Value::Object(m)) if m.is_empty() && fam == Family::Plcn => Vec::new(),
+        None | Some(Value::Null) if fam == Family::Plcn => Vec::new(),
+        None | Some(Value::Null) => {
+            out.push(missing(
+                at,
+                "rules",
+                "Pterodactyl requires a rules string (it may be empty)",
+            ));
+            return Vec::new();
+        }
+        Some(v) => {
+            let expected = if fam == Family::Ptdl {
+                "a string (Pterodactyl's format)"
+            } else {
+                "a string or an array"
+            };
+            out.push(wrong_type(&p, expected, v));
+            return Vec::new();
+        }
+    };
+    let mut rules = Vec::new();
+    for (pointer, text) in pieces {
+        match parse_rule(&text) {
+            Ok(Some(rule)) => {
+                if matches!(rule.name, "regex" | "not_regex") {
+                    check_regex(&pointer, &text, &rule.args[0], out);
+                }
+                for f in out.iter_mut().rev().take_while(|f| f.pointer == pointer && f.needle.is_none()) {
+                    f.needle = Some(text.clone());
+                }
+                rules.push(rule);
+            }
+            Ok(None) => {}
+            Err(e @ RuleError::Unknown(_)) => out.push(
+                Finding::new("E030", pointer, e.to_string())
+                    .needle(text.as_str())
+                    .help("Laravel throws on an unknown rule when a server is saved; see the list of rules in docs/validate.md"),
+            ),
+            Err(e @ RuleError::Malformed { missing: true, .. }) => out.push(
+                Finding::new("E031", pointer, e.to_string()).needle(text.as_str()).help("Laravel throws when a rule lacks its parameters, so saving a server fails"),
+            ),
+            Err(e @ RuleError::Malformed { .. }) => out.push(Finding::new("E036", pointer, e.to_string()).needle(text.as_str())),
+        }
+    }
+    rules
+}
+
+fn check_regex(pointer: &str, text: &str, arg: &str, out: &mut Vec<Finding>) {
+    let compiled = parse_php_regex(arg).and_then(|r| r.to_rust());
+    match compiled {
+        Ok(_) => {}
+        Err(PhpRegexError::Unchecked(what)) => out.push(Finding::new(
+            "E033",
+            pointer,
+            format!("regex `{arg}` uses {what}; the panel's PCRE may accept it, eggcat does not check it"),
+        )),
+        Err(e) => {
+            let mut f = Finding::new("E032", pointer, format!("rule `{text}`: {e}"));
+            if matches!(e, PhpRegexError::Delimiter(_)) && !arg.starts_with(|c: char| c.is_alphanumeric()) {
+                f = f.help("a `|` inside a regex splits the rules string: write the rules as an array (Pelican) or avoid `|` in the pattern");
+            }
+            out.push(f);
+        }
+    }
+}
+
+fn check_default(
+    var: &Map<String, Value>,
+    at: &str,
+    fam: Family,
+    rules: &[Rule],
+    out: &mut Vec<Finding>,
+) {
+    let p = child(at, "default_value");
+    let value = match var.get("default_value") {
+        Some(Value::String(s)) => s.clone(),
+        None | Some(Value::Null) => String::new(),
+        // Pelican's importer turns a boolean default into "true"/"false"; Pterodactyl stores
+        // only strings.
+        Some(Value::Bool(b)) if fam == Family::Plcn => b.to_string(),
+        // Pelican's own YAML export writes a numeric default unquoted, and imports it again.
+        Some(Value::Number(n)) if fam == Family::Plcn => n.to_string(),
+        Some(v) => {
+            out.push(wrong_type(&p, "a string", v));
+            return;
+        }
+    };
+    for (_, why) in check_value(&value, rules) {
+        if value.trim().is_empty() {
+            out.push(
+                Finding::new("E035", &p, format!("the default value is empty and the variable {}", why.trim_start_matches("is empty but the variable ")))
+                    .help("fine when the admin must choose a value (a token, a password); otherwise give a default"),
+            );
+            continue;
+        }
+        let shown = if value.chars().count() > 60 {
+            format!("{}…", value.chars().take(60).collect::<String>())
+        } else {
+            value.clone()
+        };
+        out.push(
+            Finding::new("E034", &p, format!("default value `{shown}` {why}"))
+                .help("a new server gets this value; the panel refuses to save it until someone changes it"),
+        );
+    }
+}
+
+/// Laravel's `boolean` rule: true, false, 0, 1, "0", "1".
+fn is_laravel_boolean(v: &Value) -> bool {
+    match v {
+        Value::Bool(_) => true,
+        Value::Number(n) => n.as_u64().is_some_and(|n| n <= 1),
+        Value::String(s) => s == "0" || s == "1",
+        _ => false,
+    }
+}
