@@ -1,0 +1,206 @@
+//! From the snapshot's files to the objects a bucket holds: each file under the prefix with its
+//! Content-Type, Cache-Control, SHA-256 and MD5, plus the alias objects for the API's
+//! extensionless paths. Pure: no IO.
+//!
+//! Aliases: `eggcat serve` answers `/api/v1/eggs` with the index and `/api/v1/eggs/{slug}` with
+//! the egg's document. A bucket has no rewrites, but it can hold an object under each of those
+//! keys beside the `api/v1/eggs/...` keys (S3, R2 and moto allow a key that is also a "folder";
+//! MinIO and file-backed stores do not, see docs/deploy.md). What a bucket cannot do at all
+//! (`?fields=name`, `410 Gone`, `/` to `index.html`) is left to the edge rules in [`crate::rules`].
+
+use std::collections::BTreeMap;
+
+use bytes::Bytes;
+use eggcat_catalog::paths;
+use md5::Digest;
+
+/// The `Cache-Control` values uploaded with the objects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheControl {
+    /// For documents (egg documents, import files, pages of one egg, assets).
+    pub documents: String,
+    /// For the lists ([`paths::LISTS`] and the `api/v1/eggs` alias).
+    pub lists: String,
+}
+
+/// Documents change only when their egg changes and a CDN may serve them for five minutes, and
+/// stale for a day while it revalidates or when the bucket fails: the same default as `eggcat
+/// serve`.
+pub const DEFAULT_DOCUMENTS_CACHE_CONTROL: &str =
+    "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400";
+
+/// The lists change at every build that changes anything and name the documents: a short
+/// freshness keeps what a CDN shows close to the bucket (a new egg appears within a minute), and
+/// keeps short the time a cached list may name an egg just deleted (that path then answers 410
+/// through the edge rules, or 404 from a bare bucket).
+pub const DEFAULT_LISTS_CACHE_CONTROL: &str =
+    "public, max-age=60, stale-while-revalidate=300, stale-if-error=86400";
+
+impl Default for CacheControl {
+    fn default() -> CacheControl {
+        CacheControl {
+            documents: DEFAULT_DOCUMENTS_CACHE_CONTROL.into(),
+            lists: DEFAULT_LISTS_CACHE_CONTROL.into(),
+        }
+    }
+}
+
+/// One object to publish.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocalObject {
+    /// The key in the bucket, with the prefix.
+    pub key: String,
+    /// The snapshot file it holds (for an alias, the file it repeats).
+    pub source: String,
+    pub bytes: Bytes,
+    pub content_type: &'static str,
+    pub cache_control: String,
+    /// Lowercase hex SHA-256 of the bytes, stored as the `sha256` metadata.
+    pub sha256: String,
+    /// Lowercase hex MD5 of the bytes: the ETag S3 gives a single-part put.
+    pub md5: String,
+    /// For a list, its place in the upload order (lower first); `None` for a document.
+    pub list_rank: Option<usize>,
+}
+
+/// The objects for a snapshot's `files` under `prefix` (no leading or trailing `/`; empty for
+/// the bucket's root), keyed by object key.
+pub fn objects(
+    files: &BTreeMap<String, Vec<u8>>,
+    prefix: &str,
+    cache: &CacheControl,
+) -> BTreeMap<String, LocalObject> {
+    let mut out = BTreeMap::new();
+    for (path, bytes) in files {
+        let bytes = Bytes::from(bytes.clone());
+        let sha256 = hex(&sha2::Sha256::digest(&bytes));
+        let md5 = hex(&md5::Md5::digest(&bytes));
+        let mut add = |key_path: &str| {
+            let rank = list_rank(path);
+            let object = LocalObject {
+                key: key(prefix, key_path),
+                source: path.clone(),
+                bytes: bytes.clone(),
+                content_type: paths::media_type(path),
+                cache_control: match rank {
+                    Some(_) => cache.lists.clone(),
+                    None => cache.documents.clone(),
+                },
+                sha256: sha256.clone(),
+                md5: md5.clone(),
+                list_rank: rank,
+            };
+            out.insert(object.key.clone(), object);
+        };
+        add(path);
+        if let Some(alias) = alias(path) {
+            add(&alias);
+        }
+    }
+    out
+}
+
+/// The extensionless alias of a published path, if the API has one: the index is also
+/// `api/v1/eggs`, and an egg document `api/v1/eggs/{slug}.json` is also `api/v1/eggs/{slug}`.
+pub fn alias(path: &str) -> Option<String> {
+    if path == paths::INDEX {
+        return Some(paths::EGGS_DIR.to_owned());
+    }
+    let name = path.strip_prefix(paths::EGGS_DIR)?.strip_prefix('/')?;
+    let slug = name.strip_suffix(".json")?;
+    // `_index.json` and the other underscore files are catalog documents, not eggs.
+    let is_slug = !slug.is_empty()
+        && !slug.starts_with('_')
+        && slug
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    is_slug.then(|| format!("{}/{slug}", paths::EGGS_DIR))
+}
+
+/// A list's place in the upload order: its place in [`paths::LISTS`] (which ends with the
+/// status); `None` for a document.
+fn list_rank(path: &str) -> Option<usize> {
+    paths::LISTS.iter().position(|l| *l == path)
+}
+
+/// `prefix/path`, or `path` for the root.
+pub fn key(prefix: &str, path: &str) -> String {
+    if prefix.is_empty() {
+        path.to_owned()
+    } else {
+        format!("{prefix}/{path}")
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut s, b| {
+            let _ = write!(s, "{b:02x}");
+            s
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aliases_are_the_index_and_egg_documents_only() {
+        assert_eq!(alias(paths::INDEX).as_deref(), Some("api/v1/eggs"));
+        assert_eq!(
+            alias("api/v1/eggs/mc-paper.json").as_deref(),
+            Some("api/v1/eggs/mc-paper")
+        );
+        for none in [
+            paths::NAMES,
+            paths::REMOVED,
+            paths::SUMMARY,
+            "api/v1/eggs/x/pelican.json",
+            "api/v1/eggs/x.yaml",
+            "api/v1/compat/pelican.json",
+            "index.html",
+        ] {
+            assert_eq!(alias(none), None, "{none}");
+        }
+    }
+
+    #[test]
+    fn objects_carry_types_hashes_and_cache_control() {
+        let files: BTreeMap<String, Vec<u8>> = [
+            (paths::INDEX.to_owned(), b"[]".to_vec()),
+            ("api/v1/eggs/a.json".to_owned(), b"".to_vec()),
+            ("api/v1/eggs/a/pelican.yaml".to_owned(), b"a: 1\n".to_vec()),
+        ]
+        .into();
+        let o = objects(&files, "", &CacheControl::default());
+        let keys: Vec<&str> = o.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "api/v1/eggs",
+                "api/v1/eggs/_index.json",
+                "api/v1/eggs/a",
+                "api/v1/eggs/a.json",
+                "api/v1/eggs/a/pelican.yaml"
+            ]
+        );
+        let empty = &o["api/v1/eggs/a"];
+        // The well-known digests of the empty string.
+        assert_eq!(empty.md5, "d41d8cd98f00b204e9800998ecf8427e");
+        assert_eq!(
+            empty.sha256,
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+        assert_eq!(empty.content_type, "application/json");
+        assert_eq!(empty.cache_control, DEFAULT_DOCUMENTS_CACHE_CONTROL);
+        assert_eq!(o["api/v1/eggs"].cache_control, DEFAULT_LISTS_CACHE_CONTROL);
+        assert_eq!(o["api/v1/eggs"].list_rank, Some(0));
+        assert_eq!(
+            o["api/v1/eggs/a/pelican.yaml"].content_type,
+            "application/yaml"
+        );
+        assert_eq!(key("p/q", "x"), "p/q/x");
+    }
+}

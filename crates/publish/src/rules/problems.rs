@@ -1,0 +1,110 @@
+//! The problem documents (RFC 9457) a static host answers with, rendered once per build: the
+//! 410 of each removed egg, with the same `detail` and members as `eggcat serve`, and the fixed
+//! 404, 400 and 405. A static host cannot put the request path in `instance`: the 410 names the
+//! egg's path (`/api/v1/eggs/{slug}`), and the others leave `instance` out (it is optional).
+
+use std::collections::BTreeMap;
+
+use eggcat_catalog::paths;
+use serde_json::{Value, json};
+
+/// The 410 body of every removed egg, by slug, from the tree's [`paths::REMOVED`]. Entries that
+/// are not objects with a slug-like `slug` are skipped: a slug becomes a file name.
+pub fn gone_problems(files: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
+    let removed: Vec<Value> = files
+        .get(paths::REMOVED)
+        .and_then(|b| serde_json::from_slice(b).ok())
+        .unwrap_or_default();
+    let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
+    let mut out = BTreeMap::new();
+    for entry in &removed {
+        let slug = text(entry, "slug");
+        if !is_slug(&slug) {
+            continue;
+        }
+        let (at, source, path) = (
+            text(entry, "removedAt"),
+            text(entry, "source"),
+            text(entry, "path"),
+        );
+        let body = json!({
+            "type": "about:blank",
+            "title": "Gone",
+            "status": 410,
+            "detail": format!(
+                "the egg `{slug}` was removed from the catalog at {at}: its file `{path}` of {source} is gone upstream"
+            ),
+            "instance": format!("/{}/{slug}", paths::EGGS_DIR),
+            "slug": slug,
+            "removedAt": at,
+            "source": source,
+            "path": path,
+        });
+        out.insert(slug, to_vec(&body));
+    }
+    out
+}
+
+/// The 404 body.
+pub fn not_found_problem() -> Vec<u8> {
+    to_vec(&json!({
+        "type": "about:blank",
+        "title": "Not Found",
+        "status": 404,
+        "detail": "no resource at this path",
+    }))
+}
+
+/// The 400 body for a `fields` value other than `name`.
+pub(crate) fn bad_fields_problem() -> Vec<u8> {
+    to_vec(&json!({
+        "type": "about:blank",
+        "title": "Bad Request",
+        "status": 400,
+        "detail": "unsupported value for `fields`: the only value allowed is `name`",
+    }))
+}
+
+/// The 405 body.
+pub(crate) fn method_problem() -> Vec<u8> {
+    to_vec(&json!({
+        "type": "about:blank",
+        "title": "Method Not Allowed",
+        "status": 405,
+        "detail": "this API is read-only (GET, HEAD, OPTIONS)",
+    }))
+}
+
+fn to_vec(v: &Value) -> Vec<u8> {
+    serde_json::to_vec(v).expect("a JSON value always serializes")
+}
+
+/// What the catalog gives as a slug: `a-z`, `0-9`, `-`, not starting with `-`.
+pub(crate) fn is_slug(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('-')
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gone_bodies_follow_removed_and_skip_unsafe_slugs() {
+        let removed =
+            br#"[{"slug":"b","removedAt":"T","source":"o/r","path":"p.json"},{"slug":"../x"},3]"#;
+        let files = [(paths::REMOVED.to_owned(), removed.to_vec())].into();
+        let gone = gone_problems(&files);
+        assert_eq!(gone.keys().collect::<Vec<_>>(), ["b"]);
+        let v: Value = serde_json::from_slice(&gone["b"]).unwrap();
+        assert_eq!(v["status"], 410);
+        assert_eq!(v["instance"], "/api/v1/eggs/b");
+        assert_eq!(
+            v["detail"],
+            "the egg `b` was removed from the catalog at T: its file `p.json` of o/r is gone upstream"
+        );
+        assert!(gone_problems(&BTreeMap::new()).is_empty());
+    }
+}
