@@ -1,1 +1,123 @@
-//! (being written)
+//! The web catalog: HTML pages, the summary document, the Atom feed and the icons, generated
+//! from the catalog's own published documents.
+//!
+//! [`render`] is a pure function of the published tree: same files in, byte-identical files
+//! out. It reads `api/v1/eggs/_index.json`, every egg document, `api/v1/_status.json` and, when
+//! present, `api/v1/eggs/_removed.json`, and writes (paths from the tree's root):
+//!
+//! - `index.html`: the catalog; `eggs/{slug}/index.html`: one page per egg; `status/index.html`;
+//! - `feed.atom`: recently added and updated eggs;
+//! - `api/v1/eggs/_summary.json`: what the catalog page shows and searches;
+//! - `assets/eggcat-{hash}.css`, `assets/eggcat-{hash}.js`: named by content, cacheable forever;
+//! - `icons/{slug}.{png,jpg,gif,webp}`: egg icons that passed the checks of [`icon`].
+//!
+//! Every page uses relative URLs; only the feed and the copy-to-clipboard import URLs use
+//! [`SiteOptions::base_url`]. docs/web.md describes the pages and their rules.
+
+use std::collections::BTreeMap;
+
+mod catalog_page;
+mod egg_page;
+mod egg_page_parts;
+mod feed;
+mod html;
+mod icon;
+mod layout;
+mod model;
+mod readme;
+mod rules;
+mod status_page;
+mod summary;
+
+pub use eggcat_catalog::paths::SUMMARY;
+
+/// How the site is addressed.
+#[derive(Debug, Clone, Copy)]
+pub struct SiteOptions<'a> {
+    /// The public address of the tree's root: absolute, no trailing slash.
+    pub base_url: &'a str,
+}
+
+/// The stylesheet, as shipped.
+const CSS: &str = include_str!("../assets/eggcat.css");
+/// The script, as shipped.
+const JS: &str = include_str!("../assets/eggcat.js");
+
+/// Every web file for the published snapshot `files` (path -> bytes), from its documents.
+/// Egg documents that do not parse are left out of the pages (they stay in the JSON API).
+pub fn render(
+    files: &BTreeMap<String, Vec<u8>>,
+    options: &SiteOptions<'_>,
+) -> BTreeMap<String, Vec<u8>> {
+    let base = options.base_url.trim_end_matches('/');
+    let mut out = BTreeMap::new();
+    let assets = layout::Assets {
+        css: format!("assets/eggcat-{:016x}.css", fnv1a(CSS.as_bytes())),
+        js: format!("assets/eggcat-{:016x}.js", fnv1a(JS.as_bytes())),
+    };
+    out.insert(assets.css.clone(), CSS.as_bytes().to_vec());
+    out.insert(assets.js.clone(), JS.as_bytes().to_vec());
+
+    let status: model::Status = read(files, eggcat_catalog::paths::STATUS).unwrap_or_default();
+    let removed: Vec<model::Removed> =
+        read(files, eggcat_catalog::paths::REMOVED).unwrap_or_default();
+    let index: Vec<IndexSlug> = read(files, eggcat_catalog::paths::INDEX).unwrap_or_default();
+
+    let mut readmes = readme::Renderer::new();
+    let mut items = Vec::with_capacity(index.len());
+    for entry in &index {
+        let Some(doc) = read::<model::EggDoc>(files, &eggcat_catalog::paths::egg(&entry.slug))
+        else {
+            continue;
+        };
+        let icon = icon::from_egg(&doc.egg).map(|i| {
+            let path = icon::path(&doc.meta.slug, &i);
+            out.insert(path.clone(), i.bytes);
+            path
+        });
+        let item = summary::item(&doc, icon);
+        let page = egg_page::render(&doc, &item, &status, &assets, base, &mut readmes);
+        out.insert(
+            format!("eggs/{}/index.html", doc.meta.slug),
+            page.into_bytes(),
+        );
+        items.push(item);
+    }
+    items.sort_by(|a, b| a.slug.cmp(&b.slug));
+
+    let summary = serde_json::to_vec(&items).expect("the summary serializes");
+    out.insert(SUMMARY.to_owned(), summary);
+    out.insert(
+        "index.html".to_owned(),
+        catalog_page::render(&items, &status, &assets).into_bytes(),
+    );
+    out.insert(
+        "status/index.html".to_owned(),
+        status_page::render(&status, &removed, &items, &assets).into_bytes(),
+    );
+    out.insert(
+        "feed.atom".to_owned(),
+        feed::render(&items, base).into_bytes(),
+    );
+    out
+}
+
+/// Just the slug of an index item.
+#[derive(serde::Deserialize)]
+struct IndexSlug {
+    slug: String,
+}
+
+fn read<T: serde::de::DeserializeOwned>(
+    files: &BTreeMap<String, Vec<u8>>,
+    path: &str,
+) -> Option<T> {
+    serde_json::from_slice(files.get(path)?).ok()
+}
+
+/// FNV-1a, 64 bits: names the assets by their content (a cache key, not a security measure).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}

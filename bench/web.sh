@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# The web catalog's budgets on the ten shared repositories (issue 8), printed as figures:
+#   - the catalog page's first load, compressed (HTML + CSS + JS + _summary.json; gzip -9, the
+#     weakest encoding eggcat serves; brotli is smaller),
+#   - each keystroke of the search in Chromium (performance.now around the synchronous filter
+#     and the forced layout of the new list, every prefix of a set of queries; max and p95),
+#   - egg pages compressed without their README (and without the icon, a separate file),
+#   - the time render() adds to a build (release, best of 5).
+# Needs: cargo, node with tests/browser/node_modules (npm ci), Chromium, python3, gzip.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SHARED="$(dirname "$ROOT")/shared/upstream/pelican-eggs"
+[[ -d "$SHARED" ]] || { echo "error: $SHARED not found" >&2; exit 1; }
+TMP=$(mktemp -d)
+SERVER_PID=""
+cleanup() { [[ -n "$SERVER_PID" ]] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+
+echo "==> release build (eggcat, render_tree)" >&2
+(cd "$ROOT" && cargo build -q --release -p eggcat && cargo build -q --release -p eggcat-web --example render_tree)
+
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+{
+    echo 'data_dir = "data"'
+    echo "base_url = \"http://127.0.0.1:$PORT\""
+    for r in "$SHARED"/*/; do
+        n=$(basename "$r")
+        printf '[[source]]\nurl = "%s"\nlabel = "pelican"\nowner = "pelican-eggs"\nrepo = "%s"\nbranch = "main"\n' "${r%/}" "$n"
+    done
+} > "$TMP/eggcat.toml"
+"$ROOT/target/release/eggcat" build --config "$TMP/eggcat.toml" --out "$TMP/out" >/dev/null 2>&1
+RENDER=$("$ROOT/target/release/examples/render_tree" "$TMP/out" "http://127.0.0.1:$PORT" 2>&1 | sed -n 's/.*render_ms=\([0-9.]*\).*/\1/p')
+
+gz() { gzip -9 -c "$1" | wc -c; }
+OUT="$TMP/out"
+HTML=$(gz "$OUT/index.html"); CSS=$(gz "$OUT"/assets/*.css); JS=$(gz "$OUT"/assets/*.js)
+SUM=$(gz "$OUT/api/v1/eggs/_summary.json")
+TOTAL=$((HTML + CSS + JS + SUM))
+EGGS=$(python3 - "$OUT" <<'PY'
+import gzip, os, re, sys
+root = sys.argv[1] + "/eggs"
+sizes = []
+for slug in os.listdir(root):
+    page = open(os.path.join(root, slug, "index.html"), "rb").read()
+    page = re.sub(rb'<section id="readme".*?</section>', b"", page, flags=re.S)
+    sizes.append(len(gzip.compress(page, 9)))
+sizes.sort()
+print(f"{sizes[len(sizes)//2]} {sizes[-1]} {len(sizes)}")
+PY
+)
+read -r EGG_MEDIAN EGG_MAX EGG_COUNT <<<"$EGGS"
+
+(cd "$OUT" && exec python3 -m http.server "$PORT" --bind 127.0.0.1 >/dev/null 2>&1) &
+SERVER_PID=$!
+sleep 1
+KEYS=$(cd "$ROOT/tests/browser" && BASE="http://127.0.0.1:$PORT" node -e '
+const { chromium } = require("playwright-core");
+(async () => {
+  const b = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/lib/chromium/chromium",
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
+  const page = await b.newPage();
+  await page.goto(process.env.BASE + "/");
+  await page.waitForSelector("#search:not([hidden])");
+  const times = await page.evaluate(() => {
+    const q = document.getElementById("q");
+    const out = [];
+    for (const query of ["minecraft", "rust server", "steamcmd", "ghcr.io/parkervcp/yolks:java_21", "discord bot", "zzz", "a", "valheim", "voice"]) {
+      for (let i = 1; i <= query.length; i++) {
+        const t0 = performance.now();
+        q.value = query.slice(0, i);
+        q.dispatchEvent(new Event("input"));
+        document.body.offsetHeight; // the layout of the new list, forced, is part of the cost
+        out.push(performance.now() - t0);
+      }
+      q.value = ""; q.dispatchEvent(new Event("input"));
+    }
+    return out;
+  });
+  times.sort((a, b) => a - b);
+  const p95 = times[Math.floor(times.length * 0.95)];
+  console.log(times.length + " " + times[times.length - 1].toFixed(2) + " " + p95.toFixed(2));
+  await b.close();
+})();')
+read -r KEY_N KEY_MAX KEY_P95 <<<"$KEYS"
+
+pass() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? "PASS" : "FAIL" }'; }
+printf 'catalog first load (gzip -9): html %d + css %d + js %d + summary %d = %d bytes (budget 153600) %s\n' \
+    "$HTML" "$CSS" "$JS" "$SUM" "$TOTAL" "$(pass "$TOTAL" 153600)"
+printf 'keystroke filter in Chromium: %d keystrokes, max %s ms, p95 %s ms (budget 16) %s\n' \
+    "$KEY_N" "$KEY_MAX" "$KEY_P95" "$(pass "$KEY_MAX" 16)"
+printf 'egg page without README (gzip -9), %d pages: median %d, max %d bytes (budget 61440) %s\n' \
+    "$EGG_COUNT" "$EGG_MEDIAN" "$EGG_MAX" "$(pass "$EGG_MAX" 61440)"
+printf 'render() of every page, release, best of 5: %s ms (budget 500) %s\n' "$RENDER" "$(pass "$RENDER" 500)"

@@ -1,0 +1,266 @@
+//! `eggs/{slug}/index.html`: everything an admin needs to choose and import one egg.
+//!
+//! Sections, in order: the head (icon, name, description, facts, upstream links), how to
+//! import it, the docker images, the startup command(s) with each `{{VARIABLE}}` linked to its
+//! row, the variables with their rules in plain words, the configuration files, the install
+//! script (collapsed, with line numbers), the README, and the problems found in it.
+
+use serde_json::Value;
+
+use crate::html::Html;
+use crate::layout::{self, Assets, Nav};
+use crate::model::{
+    EggDoc, Meta, PanelImport, Status, clip, docker_images, egg_str, startup_commands,
+};
+use crate::readme::{Renderer, Upstream};
+use crate::summary::SummaryItem;
+use crate::{egg_page_parts as parts, rules};
+
+/// The description is shown whole up to this many characters (a 2 MB description would make
+/// the page unusable); the egg document keeps all of it.
+const DESCRIPTION_CHARS: usize = 5_000;
+
+/// The page of one egg.
+pub(crate) fn render(
+    doc: &EggDoc,
+    item: &SummaryItem,
+    status: &Status,
+    assets: &Assets,
+    base: &str,
+    readmes: &mut Renderer,
+) -> String {
+    let m = &doc.meta;
+    let egg = &doc.egg;
+    let root = "../../";
+    let mut h = Html::with_capacity(16 * 1024);
+    layout::start(
+        &mut h,
+        &format!("{} – eggcat", m.name),
+        root,
+        assets,
+        Nav::Egg,
+    );
+
+    h.lit("<article class=\"egg\"><header class=\"egg-head\">");
+    if let Some(icon) = &item.icon {
+        let src = format!("{root}{icon}");
+        h.open(
+            "img",
+            &[
+                ("class", Some("icon big")),
+                ("src", Some(&src)),
+                ("alt", Some("")),
+                ("width", Some("96")),
+                ("height", Some("96")),
+            ],
+        );
+    }
+    h.lit("<div>").el("h1", &[], &m.name);
+    let description = egg_str(egg, "description");
+    if !description.is_empty() {
+        h.el(
+            "p",
+            &[("class", Some("desc full"))],
+            &clip(description, DESCRIPTION_CHARS),
+        );
+    }
+    h.lit("</div></header>");
+    facts(&mut h, doc, item);
+
+    section(&mut h, "import", "How to import");
+    parts::import(&mut h, m, base);
+    h.lit("</section>");
+
+    let images = docker_images(egg);
+    section(&mut h, "images", "Docker images");
+    if images.is_empty() {
+        h.lit("<p>None listed.</p>");
+    } else {
+        h.lit("<ul class=\"images\">");
+        for (label, image) in &images {
+            h.lit("<li>").el("code", &[], image);
+            if label != image {
+                h.lit(" ").el("span", &[("class", Some("muted"))], label);
+            }
+            h.lit("</li>");
+        }
+        h.lit("</ul>");
+    }
+    h.lit("</section>");
+
+    let variables = egg
+        .get("variables")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    let envs: Vec<&str> = variables
+        .iter()
+        .map(|v| egg_str(v, "env_variable"))
+        .collect();
+    section(&mut h, "startup", "Startup");
+    for (label, command) in startup_commands(egg) {
+        h.el("h3", &[], &label).lit("<pre class=\"cmd\"><code>");
+        parts::linked_command(&mut h, &command, &envs);
+        h.lit("</code></pre>");
+    }
+    h.lit("</section>");
+
+    section(&mut h, "variables", "Variables");
+    parts::variables(&mut h, &variables);
+    h.lit("</section>");
+
+    section(&mut h, "config", "Configuration");
+    parts::config(&mut h, egg.get("config"));
+    h.lit("</section>");
+
+    section(&mut h, "install", "Install script");
+    parts::install(&mut h, egg.pointer("/scripts/installation"));
+    h.lit("</section>");
+
+    if let Some(md) = doc.readme.as_deref().filter(|r| !r.trim().is_empty()) {
+        section(&mut h, "readme", "README");
+        let html = readmes.render(md, &Upstream::from_meta(m));
+        h.lit("<div class=\"readme\">")
+            .sanitized(&html)
+            .lit("</div></section>");
+    }
+
+    problems(&mut h, m, status);
+    h.lit("</article>");
+    layout::end(&mut h, root, &status.finished_at);
+    h.finish()
+}
+
+/// `<section aria-labelledby><h2>`.
+fn section(h: &mut Html, id: &'static str, title: &str) {
+    let hid = format!("h-{id}");
+    h.open(
+        "section",
+        &[("id", Some(id)), ("aria-labelledby", Some(&hid))],
+    )
+    .el("h2", &[("id", Some(&hid))], title);
+}
+
+/// Author, category, source, tags, update time and the upstream links.
+fn facts(h: &mut Html, doc: &EggDoc, item: &SummaryItem) {
+    let m = &doc.meta;
+    h.lit("<dl class=\"facts\">");
+    let author = egg_str(&doc.egg, "author");
+    if !author.is_empty() {
+        h.lit("<dt>Author</dt>").el("dd", &[], author);
+    }
+    h.lit("<dt>Category</dt>").el("dd", &[], &m.category);
+    h.lit("<dt>Source</dt>")
+        .el("dd", &[], &format!("{} ({}/{})", m.source, m.owner, m.repo));
+    h.lit("<dt>Format</dt>").el("dd", &[], &m.format);
+    if !item.tags.is_empty() {
+        h.lit("<dt>Tags</dt>").el("dd", &[], &item.tags.join(", "));
+    }
+    h.lit("<dt>Updated</dt><dd>")
+        .el(
+            "time",
+            &[("datetime", Some(&eggcat_catalog::rfc3339(m.indexed_at)))],
+            &eggcat_catalog::rfc3339(m.indexed_at)[..10],
+        )
+        .lit("</dd><dt>Upstream</dt><dd class=\"links\">");
+    for (label, href) in upstream_links(m) {
+        h.el(
+            "a",
+            &[("href", Some(&href)), ("rel", Some("noopener noreferrer"))],
+            &label,
+        )
+        .lit(" ");
+    }
+    h.lit("</dd></dl>");
+}
+
+/// (label, URL) of the repository, the file at its commit and the commit. GitHub URLs when the
+/// raw URL is GitHub's; otherwise the raw file alone.
+pub(crate) fn upstream_links(m: &Meta) -> Vec<(String, String)> {
+    if m.raw_url.starts_with("https://raw.githubusercontent.com/") {
+        let repo = format!("https://github.com/{}/{}", m.owner, m.repo);
+        vec![
+            (format!("{}/{}", m.owner, m.repo), repo.clone()),
+            (
+                m.path.clone(),
+                format!("{repo}/blob/{}/{}", m.commit, m.path),
+            ),
+            (
+                format!("commit {}", short(&m.commit)),
+                format!("{repo}/commit/{}", m.commit),
+            ),
+        ]
+    } else if m.raw_url.starts_with("https://") || m.raw_url.starts_with("http://") {
+        vec![(m.path.clone(), m.raw_url.clone())]
+    } else {
+        Vec::new()
+    }
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+/// `meta.diagnostics` and the build report's warnings about this file.
+fn problems(h: &mut Html, m: &Meta, status: &Status) {
+    let source = format!("{}/{}", m.owner, m.repo);
+    let warnings: Vec<(usize, &str)> = status
+        .warnings
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| w.source == source && w.path == m.path)
+        .map(|(i, w)| (i, w.message.as_str()))
+        .collect();
+    if m.diagnostics.is_empty() && warnings.is_empty() {
+        return;
+    }
+    section(h, "problems", "Problems found");
+    if !m.diagnostics.is_empty() {
+        h.lit("<ul class=\"diags\">");
+        for d in &m.diagnostics {
+            let class = match d.severity.as_str() {
+                "error" => "sev error",
+                "warning" => "sev warning",
+                _ => "sev note",
+            };
+            h.lit("<li>")
+                .el("span", &[("class", Some(class))], &d.severity)
+                .lit(" ");
+            h.el("code", &[], &d.code).lit(": ").text(&d.message);
+            if !d.pointer.is_empty() || d.line.is_some() {
+                let at = match (d.line, d.column) {
+                    (Some(l), Some(c)) => format!(" at {} (line {l}, column {c})", d.pointer),
+                    (Some(l), None) => format!(" at {} (line {l})", d.pointer),
+                    _ => format!(" at {}", d.pointer),
+                };
+                h.el("span", &[("class", Some("muted"))], &at);
+            }
+            if let Some(help) = &d.help {
+                h.el("p", &[("class", Some("help"))], help);
+            }
+            h.lit("</li>");
+        }
+        h.lit("</ul>");
+    }
+    if !warnings.is_empty() {
+        h.lit("<p>From the build report:</p><ul>");
+        for (i, msg) in warnings {
+            let href = format!("../../status/#w-{i}");
+            h.lit("<li>")
+                .el("a", &[("href", Some(&href))], msg)
+                .lit("</li>");
+        }
+        h.lit("</ul>");
+    }
+    h.lit("</section>");
+}
+
+/// Whether a panel entry has anything to show.
+pub(crate) fn has_files(p: &PanelImport) -> bool {
+    p.json.is_some() || p.yaml.is_some()
+}
+
+/// The words for a variable's rules (re-exported for the parts module).
+pub(crate) fn rule_words(rules: &Value) -> String {
+    rules::describe(&rules::split(rules)).join(", ")
+}

@@ -1,0 +1,245 @@
+//! The detailed sections of an egg page: import, startup command, variables, configuration
+//! files, install script.
+
+use serde_json::Value;
+
+use crate::egg_page::{has_files, rule_words};
+use crate::html::Html;
+use crate::model::{Meta, PanelImport, egg_str};
+
+/// The import URLs with copy buttons and the steps in each panel; the upstream file and the
+/// egg document always.
+pub(crate) fn import(h: &mut Html, m: &Meta, base: &str) {
+    let imports = m.import.as_ref();
+    let pelican = imports
+        .and_then(|i| i.pelican.as_ref())
+        .filter(|p| has_files(p));
+    let ptero = imports
+        .and_then(|i| i.pterodactyl.as_ref())
+        .filter(|p| has_files(p));
+    if let Some(p) = pelican {
+        h.lit("<h3>Pelican</h3>");
+        panel_state(h, p);
+        if let Some(u) = &p.yaml {
+            url_row(h, "Import URL (YAML)", u);
+        }
+        if let Some(u) = &p.json {
+            url_row(h, "Import URL (JSON)", u);
+        }
+        h.lit(
+            "<p class=\"how\">In Pelican: Admin → Eggs → Import → URL, paste the URL, Import.</p>",
+        );
+    }
+    if let Some(p) = ptero {
+        h.lit("<h3>Pterodactyl</h3>");
+        panel_state(h, p);
+        if let Some(u) = &p.json {
+            url_row(h, "Egg file (JSON)", u);
+        }
+        h.lit("<p class=\"how\">In Pterodactyl: download the file, then Admin → Nests → a nest → ")
+            .lit("Import Egg, choose the file.</p>");
+    }
+    h.lit("<h3>Source files</h3>");
+    if m.raw_url.starts_with("https://") || m.raw_url.starts_with("http://") {
+        url_row(h, "Upstream file", &m.raw_url);
+    }
+    url_row(
+        h,
+        "Egg document (JSON API)",
+        &format!("{base}/{}", eggcat_catalog::paths::egg(&m.slug)),
+    );
+}
+
+fn panel_state(h: &mut Html, p: &PanelImport) {
+    if p.importable {
+        h.lit("<p class=\"ok\">The panel's import rules accept this egg.</p>");
+    } else {
+        h.lit("<p class=\"bad\">The panel would refuse this egg:</p>");
+    }
+    if !p.problems.is_empty() {
+        h.lit("<ul>");
+        for x in &p.problems {
+            h.el("li", &[], x);
+        }
+        h.lit("</ul>");
+    }
+    if !p.losses.is_empty() {
+        h.lit("<p>Not carried over to this panel:</p><ul>");
+        for x in &p.losses {
+            h.el("li", &[], x);
+        }
+        h.lit("</ul>");
+    }
+}
+
+/// A label, the URL as a link and a copy button (the script enables it).
+fn url_row(h: &mut Html, label: &str, url: &str) {
+    h.lit("<div class=\"url\">")
+        .el("span", &[("class", Some("label"))], label)
+        .el("a", &[("href", Some(url)), ("class", Some("u"))], url)
+        .open(
+            "button",
+            &[
+                ("type", Some("button")),
+                ("class", Some("copy")),
+                ("data-copy", Some(url)),
+                ("hidden", Some("")),
+            ],
+        )
+        .lit("Copy<span class=\"vh\"> ")
+        .text(label)
+        .lit("</span></button></div>");
+}
+
+/// A startup command, each `{{NAME}}` that names a variable linked to its row.
+pub(crate) fn linked_command(h: &mut Html, command: &str, envs: &[&str]) {
+    let mut rest = command;
+    while let Some(i) = rest.find("{{") {
+        let Some(len) = rest[i..].find("}}") else {
+            break;
+        };
+        h.text(&rest[..i]);
+        let token = &rest[i..i + len + 2];
+        let name = token[2..token.len() - 2].trim();
+        if envs.contains(&name) {
+            let href = format!("#var-{name}");
+            h.el("a", &[("href", Some(&href)), ("class", Some("var"))], token);
+        } else {
+            h.el(
+                "span",
+                &[("class", Some("pv")), ("title", Some("set by the panel"))],
+                token,
+            );
+        }
+        rest = &rest[i + len + 2..];
+    }
+    h.text(rest);
+}
+
+/// The variables table.
+pub(crate) fn variables(h: &mut Html, variables: &[Value]) {
+    if variables.is_empty() {
+        h.lit("<p>This egg has no variables.</p>");
+        return;
+    }
+    h.lit("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"h-variables\">")
+        .lit("<table class=\"vars\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Environment variable</th>")
+        .lit("<th scope=\"col\">Default</th><th scope=\"col\">Users</th><th scope=\"col\">Rules</th></tr></thead><tbody>");
+    for v in variables {
+        let env = egg_str(v, "env_variable");
+        let id = format!("var-{env}");
+        h.open("tr", &[("id", Some(&id))])
+            .lit("<th scope=\"row\">")
+            .text(egg_str(v, "name"));
+        let desc = egg_str(v, "description");
+        if !desc.is_empty() {
+            h.el("p", &[("class", Some("muted"))], desc);
+        }
+        h.lit("</th><td>").el("code", &[], env).lit("</td><td>");
+        match v.get("default_value") {
+            Some(Value::String(s)) if !s.is_empty() => {
+                h.el("code", &[], s);
+            }
+            Some(Value::Number(n)) => {
+                h.el("code", &[], &n.to_string());
+            }
+            _ => {
+                h.lit("<span class=\"muted\">empty</span>");
+            }
+        }
+        let see = v
+            .get("user_viewable")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let edit = v
+            .get("user_editable")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        let access = match (see, edit) {
+            (true, true) => "can see and edit",
+            (true, false) => "can see",
+            (false, true) => "can edit, cannot see",
+            (false, false) => "hidden (admins only)",
+        };
+        h.lit("</td>").el("td", &[], access);
+        h.el(
+            "td",
+            &[],
+            &rule_words(v.get("rules").unwrap_or(&Value::Null)),
+        )
+        .lit("</tr>");
+    }
+    h.lit("</tbody></table></div>");
+}
+
+/// The configuration files (a JSON string in PTDL_v2, an object in later formats), the "server
+/// is ready" text and the stop command.
+pub(crate) fn config(h: &mut Html, config: Option<&Value>) {
+    let parse = |key: &str| -> Value {
+        match config.and_then(|c| c.get(key)) {
+            Some(Value::String(s)) => serde_json::from_str(s).unwrap_or(Value::String(s.clone())),
+            Some(v) => v.clone(),
+            None => Value::Null,
+        }
+    };
+    let files = parse("files");
+    match files.as_object().filter(|o| !o.is_empty()) {
+        Some(files) => {
+            h.lit("<table class=\"files\"><thead><tr><th scope=\"col\">File</th><th scope=\"col\">Parser</th>")
+                .lit("<th scope=\"col\">Settings the panel writes</th></tr></thead><tbody>");
+            for (file, spec) in files {
+                h.lit("<tr>").lit("<td>").el("code", &[], file).lit("</td>");
+                h.el("td", &[], egg_str(spec, "parser"));
+                let keys: Vec<&str> = spec
+                    .get("find")
+                    .and_then(Value::as_object)
+                    .map(|f| f.keys().map(String::as_str).collect())
+                    .unwrap_or_default();
+                h.el("td", &[], &keys.join(", ")).lit("</tr>");
+            }
+            h.lit("</tbody></table>");
+        }
+        None => {
+            h.lit("<p>No configuration files are edited by the panel.</p>");
+        }
+    }
+    h.lit("<dl class=\"facts\">");
+    let startup = parse("startup");
+    if let Some(done) = startup.get("done") {
+        let text = match done {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        h.lit("<dt>Ready when the console shows</dt><dd>")
+            .el("code", &[], &text)
+            .lit("</dd>");
+    }
+    if let Some(Value::String(stop)) = config.and_then(|c| c.get("stop")) {
+        h.lit("<dt>Stop command</dt><dd>")
+            .el("code", &[], stop)
+            .lit("</dd>");
+    }
+    h.lit("</dl>");
+}
+
+/// Container, entrypoint and the script with line numbers, collapsed.
+pub(crate) fn install(h: &mut Html, install: Option<&Value>) {
+    let Some(install) = install else {
+        h.lit("<p>No install script.</p>");
+        return;
+    };
+    h.lit("<dl class=\"facts\"><dt>Container</dt>")
+        .el("dd", &[], egg_str(install, "container"))
+        .lit("<dt>Entrypoint</dt>")
+        .el("dd", &[], egg_str(install, "entrypoint"))
+        .lit("</dl>");
+    let script = egg_str(install, "script").replace("\r\n", "\n");
+    let lines: Vec<&str> = script.trim_end().split('\n').collect();
+    h.lit("<details><summary>The script (")
+        .num(lines.len())
+        .lit(" lines)</summary><ol class=\"code\">");
+    for line in lines {
+        h.lit("<li><code>").text(line).lit("</code></li>");
+    }
+    h.lit("</ol></details>");
+}

@@ -1,0 +1,149 @@
+//! A tiny HTML writer whose text API always escapes.
+//!
+//! Why not a template engine: the pages are a few hundred lines of markup, and a hand-written
+//! writer adds no crates and no compile time. Safety comes from the types instead: markup can
+//! only be written from `&'static str` literals (so it is part of this crate's source, never of
+//! the data), every runtime string goes through [`Html::text`] or an attribute value and is
+//! escaped, and the only way to insert runtime markup is [`Html::sanitized`], which takes the
+//! [`Sanitized`] type that only the README sanitizer constructs.
+
+use std::fmt::Write;
+
+/// HTML produced by the sanitizer (ammonia with an explicit allow-list), safe to insert as is.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sanitized(pub(crate) String);
+
+/// A page being written.
+#[derive(Debug, Default)]
+pub(crate) struct Html {
+    out: String,
+}
+
+impl Html {
+    /// An empty page with room for `capacity` bytes.
+    pub(crate) fn with_capacity(capacity: usize) -> Html {
+        Html {
+            out: String::with_capacity(capacity),
+        }
+    }
+
+    /// Markup from this crate's source (a literal, never data).
+    pub(crate) fn lit(&mut self, markup: &'static str) -> &mut Html {
+        self.out.push_str(markup);
+        self
+    }
+
+    /// Text content, escaped.
+    pub(crate) fn text(&mut self, text: &str) -> &mut Html {
+        escape_into(&mut self.out, text);
+        self
+    }
+
+    /// A number as text.
+    pub(crate) fn num(&mut self, n: impl std::fmt::Display) -> &mut Html {
+        let _ = write!(self.out, "{n}");
+        self
+    }
+
+    /// An opening tag with attributes; every value is escaped. A `None` value writes nothing,
+    /// an empty value writes the bare attribute name (`hidden`, `open`).
+    pub(crate) fn open(
+        &mut self,
+        tag: &'static str,
+        attrs: &[(&'static str, Option<&str>)],
+    ) -> &mut Html {
+        self.out.push('<');
+        self.out.push_str(tag);
+        for (name, value) in attrs {
+            let Some(value) = value else { continue };
+            self.out.push(' ');
+            self.out.push_str(name);
+            if !value.is_empty() {
+                self.out.push_str("=\"");
+                escape_into(&mut self.out, value);
+                self.out.push('"');
+            }
+        }
+        self.out.push('>');
+        self
+    }
+
+    /// A closing tag.
+    pub(crate) fn close(&mut self, tag: &'static str) -> &mut Html {
+        self.out.push_str("</");
+        self.out.push_str(tag);
+        self.out.push('>');
+        self
+    }
+
+    /// `<tag attrs>text</tag>`.
+    pub(crate) fn el(
+        &mut self,
+        tag: &'static str,
+        attrs: &[(&'static str, Option<&str>)],
+        text: &str,
+    ) -> &mut Html {
+        self.open(tag, attrs).text(text).close(tag)
+    }
+
+    /// Sanitized markup (the rendered README).
+    pub(crate) fn sanitized(&mut self, html: &Sanitized) -> &mut Html {
+        self.out.push_str(&html.0);
+        self
+    }
+
+    /// The finished page.
+    pub(crate) fn finish(self) -> String {
+        self.out
+    }
+}
+
+/// Escapes `&`, `<`, `>`, `"` and `'`: safe in text and in quoted attribute values.
+pub(crate) fn escape_into(out: &mut String, text: &str) {
+    let mut last = 0;
+    for (i, b) in text.bytes().enumerate() {
+        let rep = match b {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            b'"' => "&quot;",
+            b'\'' => "&#39;",
+            _ => continue,
+        };
+        out.push_str(&text[last..i]);
+        out.push_str(rep);
+        last = i + 1;
+    }
+    out.push_str(&text[last..]);
+}
+
+/// `text` escaped, as a new string (for the Atom feed).
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    escape_into(&mut out, text);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_attributes_are_escaped() {
+        let mut h = Html::default();
+        h.open(
+            "a",
+            &[
+                ("href", Some("x\"><script>")),
+                ("hidden", Some("")),
+                ("title", None),
+            ],
+        )
+        .text("<b>&'")
+        .close("a");
+        assert_eq!(
+            h.finish(),
+            "<a href=\"x&quot;&gt;&lt;script&gt;\" hidden>&lt;b&gt;&amp;&#39;</a>"
+        );
+    }
+}

@@ -1,0 +1,79 @@
+//! The frame every page shares: head, skip link, header with the site navigation, footer.
+//!
+//! Every URL in a page is relative (`root` is the way back to the top of the tree, `""`,
+//! `"../"` or `"../../"`), so the tree works under any base path on any static host.
+
+use crate::html::Html;
+
+/// The hashed names of the two assets, from the tree's root.
+#[derive(Debug, Clone)]
+pub(crate) struct Assets {
+    pub(crate) css: String,
+    pub(crate) js: String,
+}
+
+/// Which navigation entry is the current page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Nav {
+    Catalog,
+    Egg,
+    Status,
+}
+
+/// Writes the page up to the opening of `<main>`.
+pub(crate) fn start(h: &mut Html, title: &str, root: &str, assets: &Assets, nav: Nav) {
+    let css = format!("{root}{}", assets.css);
+    let js = format!("{root}{}", assets.js);
+    let feed = format!("{root}feed.atom");
+    h.lit("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+        .lit("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
+        .lit("<meta name=\"color-scheme\" content=\"light dark\">")
+        .lit("<meta name=\"referrer\" content=\"no-referrer\">")
+        // No favicon: without this line browsers ask for /favicon.ico, a 404 on every host.
+        .lit("<link rel=\"icon\" href=\"data:,\">")
+        .el("title", &[], title)
+        .open("link", &[("rel", Some("stylesheet")), ("href", Some(&css))])
+        .open(
+            "link",
+            &[
+                ("rel", Some("alternate")),
+                ("type", Some("application/atom+xml")),
+                ("title", Some("Recently added and updated eggs")),
+                ("href", Some(&feed)),
+            ],
+        )
+        .open("script", &[("src", Some(&js)), ("defer", Some(""))])
+        .close("script")
+        .lit("</head><body><a class=\"skip\" href=\"#main\">Skip to content</a>")
+        .lit("<header class=\"site\"><a class=\"brand\" href=\"")
+        .text(if root.is_empty() { "./" } else { root })
+        .lit("\">eggcat</a><nav aria-label=\"Site\"><ul>");
+    let items: [(&str, &str, Nav); 2] = [
+        ("./", "Catalog", Nav::Catalog),
+        ("status/", "Build status", Nav::Status),
+    ];
+    for (href, label, which) in items {
+        let href = format!("{root}{href}");
+        let current = (which == nav).then_some("page");
+        h.lit("<li>")
+            .el(
+                "a",
+                &[("href", Some(&href)), ("aria-current", current)],
+                label,
+            )
+            .lit("</li>");
+    }
+    h.lit("<li>")
+        .el("a", &[("href", Some(&feed))], "Feed")
+        .lit("</li></ul></nav></header><main id=\"main\" tabindex=\"-1\">");
+}
+
+/// Closes `<main>` and the page.
+pub(crate) fn end(h: &mut Html, root: &str, built: &str) {
+    let api = format!("{root}api/v1/eggs/_summary.json");
+    h.lit("</main><footer class=\"site\"><p>Built ")
+        .text(built)
+        .lit(" by eggcat from the upstream repositories. The same data as JSON: ")
+        .el("a", &[("href", Some(&api))], "_summary.json")
+        .lit(".</p></footer></body></html>\n");
+}

@@ -1,0 +1,195 @@
+//! The catalog documents as the pages read them: lenient views over the published JSON.
+//!
+//! The pages read the catalog's own published files, not its Rust types, so that a field the
+//! catalog adds later (`meta.diagnostics`, `meta.import`, `_removed.json`) shows up when present
+//! and a missing one is simply not shown. Every field has a default; an egg document that does
+//! not parse at all is left out of the pages (the JSON API still serves it).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// `api/v1/eggs/{slug}.json`.
+#[derive(Debug, Deserialize)]
+pub(crate) struct EggDoc {
+    /// The upstream egg, parsed (document key order kept).
+    #[serde(default)]
+    pub(crate) egg: Value,
+    pub(crate) meta: Meta,
+    #[serde(default)]
+    pub(crate) readme: Option<String>,
+}
+
+/// `meta` of an egg document.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct Meta {
+    pub(crate) slug: String,
+    pub(crate) name: String,
+    pub(crate) category: String,
+    pub(crate) source: String,
+    pub(crate) owner: String,
+    pub(crate) repo: String,
+    pub(crate) branch: String,
+    pub(crate) path: String,
+    pub(crate) raw_url: String,
+    pub(crate) indexed_at: u64,
+    pub(crate) format: String,
+    pub(crate) sha256: String,
+    pub(crate) commit: String,
+    pub(crate) uuid: String,
+    pub(crate) import: Option<Imports>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+/// `meta.import`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Imports {
+    pub(crate) pelican: Option<PanelImport>,
+    pub(crate) pterodactyl: Option<PanelImport>,
+}
+
+/// One panel's import files.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct PanelImport {
+    pub(crate) yaml: Option<String>,
+    pub(crate) json: Option<String>,
+    pub(crate) importable: bool,
+    pub(crate) problems: Vec<String>,
+    pub(crate) losses: Vec<String>,
+}
+
+/// One finding of `eggcat validate`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct Diagnostic {
+    pub(crate) code: String,
+    pub(crate) severity: String,
+    pub(crate) message: String,
+    pub(crate) pointer: String,
+    pub(crate) line: Option<u64>,
+    pub(crate) column: Option<u64>,
+    pub(crate) help: Option<String>,
+}
+
+/// `api/v1/_status.json`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct Status {
+    pub(crate) build_id: String,
+    pub(crate) started_at: String,
+    pub(crate) finished_at: String,
+    pub(crate) eggs: usize,
+    pub(crate) sources: Vec<SourceReport>,
+    pub(crate) skipped: Vec<SourceProblem>,
+    pub(crate) warnings: Vec<SourceProblem>,
+}
+
+/// One source of the report.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct SourceReport {
+    pub(crate) url: String,
+    pub(crate) label: String,
+    pub(crate) owner: String,
+    pub(crate) repo: String,
+    pub(crate) branch: Option<String>,
+    pub(crate) commit: Option<String>,
+    pub(crate) status: String,
+    pub(crate) changed: bool,
+    pub(crate) eggs: usize,
+    pub(crate) error: Option<String>,
+    pub(crate) kept_previous: bool,
+}
+
+/// A file of a source and what is wrong with it.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+pub(crate) struct SourceProblem {
+    pub(crate) source: String,
+    pub(crate) path: String,
+    pub(crate) message: String,
+}
+
+/// One element of `_removed.json`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct Removed {
+    pub(crate) slug: String,
+    pub(crate) removed_at: String,
+    pub(crate) source: String,
+    pub(crate) path: String,
+}
+
+/// A string field of the egg, or "".
+pub(crate) fn egg_str<'a>(egg: &'a Value, key: &str) -> &'a str {
+    egg.get(key).and_then(Value::as_str).unwrap_or("")
+}
+
+/// A list-or-map field as strings: the values of a map (`docker_images` is `{label: image}` in
+/// PTDL_v2, a plain list in older formats), the elements of a list; non-strings are skipped.
+pub(crate) fn egg_strings(egg: &Value, key: &str) -> Vec<String> {
+    match egg.get(key) {
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        Some(Value::Object(o)) => o
+            .values()
+            .filter_map(|v| v.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The docker images as (label, image), in document order.
+pub(crate) fn docker_images(egg: &Value) -> Vec<(String, String)> {
+    match egg.get("docker_images") {
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|v| v.as_str())
+            .map(|s| (s.to_owned(), s.to_owned()))
+            .collect(),
+        Some(Value::Object(o)) => o
+            .iter()
+            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The startup commands as (label, command): PLCN_v3's `startup_commands` map, else `startup`.
+pub(crate) fn startup_commands(egg: &Value) -> Vec<(String, String)> {
+    if let Some(Value::Object(o)) = egg.get("startup_commands") {
+        let all: Vec<_> = o
+            .iter()
+            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
+            .collect();
+        if !all.is_empty() {
+            return all;
+        }
+    }
+    match egg.get("startup").and_then(Value::as_str) {
+        Some(s) => vec![("Default".to_owned(), s.to_owned())],
+        None => Vec::new(),
+    }
+}
+
+/// `s` cut to at most `max` characters (on a character boundary), with `…` when cut.
+pub(crate) fn clip(s: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    match s.char_indices().nth(max) {
+        Some((i, _)) => format!("{}…", s[..i].trim_end()).into(),
+        None => s.into(),
+    }
+}
+
+/// The first line of a description, clipped: what a list shows.
+pub(crate) fn one_line(s: &str, max: usize) -> String {
+    let first = s
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    clip(first, max).into_owned()
+}

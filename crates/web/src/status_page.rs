@@ -1,0 +1,141 @@
+//! `status/index.html`: the build report for people.
+//!
+//! Per source its health, commit and eggs; every skipped file with its reason; every warning
+//! (each with an anchor `#w-{n}`, `#s-{n}`, the egg pages link to); the removed slugs.
+
+use crate::html::Html;
+use crate::layout::{self, Assets, Nav};
+use crate::model::{Removed, SourceProblem, Status};
+use crate::summary::SummaryItem;
+
+/// The page.
+pub(crate) fn render(
+    status: &Status,
+    removed: &[Removed],
+    items: &[SummaryItem],
+    assets: &Assets,
+) -> String {
+    let root = "../";
+    let mut h = Html::with_capacity(32 * 1024);
+    layout::start(&mut h, "Build status – eggcat", root, assets, Nav::Status);
+    h.lit("<h1>Build status</h1><p class=\"lede\">Build ")
+        .el("code", &[], &status.build_id)
+        .lit(", finished ")
+        .el(
+            "time",
+            &[("datetime", Some(&status.finished_at))],
+            &status.finished_at,
+        )
+        .lit(": ")
+        .num(status.eggs)
+        .lit(" eggs, ")
+        .num(status.skipped.len())
+        .lit(" files skipped, ")
+        .num(status.warnings.len())
+        .lit(" warnings.</p>");
+
+    h.lit("<section aria-labelledby=\"h-sources\"><h2 id=\"h-sources\">Sources</h2>")
+        .lit("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"h-sources\"><table><thead><tr>")
+        .lit("<th scope=\"col\">Repository</th><th scope=\"col\">Label</th><th scope=\"col\">Health</th>")
+        .lit("<th scope=\"col\">Eggs</th><th scope=\"col\">Branch</th><th scope=\"col\">Commit</th></tr></thead><tbody>");
+    for s in &status.sources {
+        h.lit("<tr><th scope=\"row\">")
+            .text(&format!("{}/{}", s.owner, s.repo))
+            .lit("</th>")
+            .el("td", &[], &s.label);
+        let health = match (s.status.as_str(), s.kept_previous, s.changed) {
+            ("ok", _, true) => "ok, updated".to_owned(),
+            ("ok", _, false) => "ok, unchanged".to_owned(),
+            (_, true, _) => format!(
+                "failed, previous eggs kept: {}",
+                s.error.as_deref().unwrap_or("")
+            ),
+            _ => format!("failed: {}", s.error.as_deref().unwrap_or("")),
+        };
+        let class = if s.status == "ok" { "ok" } else { "bad" };
+        h.el("td", &[("class", Some(class))], &health);
+        h.lit("<td>").num(s.eggs).lit("</td>");
+        h.el("td", &[], s.branch.as_deref().unwrap_or(""));
+        h.lit("<td>")
+            .el(
+                "code",
+                &[],
+                s.commit
+                    .as_deref()
+                    .map(|c| c.get(..12).unwrap_or(c))
+                    .unwrap_or(""),
+            )
+            .lit("</td></tr>");
+    }
+    h.lit("</tbody></table></div></section>");
+
+    problems(
+        &mut h,
+        "skipped",
+        "Skipped files",
+        "s",
+        &status.skipped,
+        items,
+    );
+    problems(&mut h, "warnings", "Warnings", "w", &status.warnings, items);
+
+    if !removed.is_empty() {
+        h.lit("<section aria-labelledby=\"h-removed\"><h2 id=\"h-removed\">Removed eggs</h2><ul>");
+        for r in removed {
+            h.lit("<li>")
+                .el("code", &[], &r.slug)
+                .text(&format!(
+                    " ({}, {}), removed {}",
+                    r.source, r.path, r.removed_at
+                ))
+                .lit("</li>");
+        }
+        h.lit("</ul></section>");
+    }
+    layout::end(&mut h, root, &status.finished_at);
+    h.finish()
+}
+
+/// One list of problems, each linked to its egg's page when the file is an egg.
+fn problems(
+    h: &mut Html,
+    id: &'static str,
+    title: &str,
+    prefix: &str,
+    list: &[SourceProblem],
+    items: &[SummaryItem],
+) {
+    let hid = format!("h-{id}");
+    h.open("section", &[("aria-labelledby", Some(&hid))])
+        .el("h2", &[("id", Some(&hid))], title);
+    if list.is_empty() {
+        h.lit("<p>None.</p></section>");
+        return;
+    }
+    h.lit("<ul class=\"problems\">");
+    for (n, p) in list.iter().enumerate() {
+        let anchor = format!("{prefix}-{n}");
+        h.open("li", &[("id", Some(&anchor))])
+            .el("code", &[], &format!("{}: {}", p.source, p.path))
+            .lit(" ")
+            .text(&p.message);
+        if let Some(egg) = items
+            .iter()
+            .find(|i| format!("{}/{}", i.owner, i.repo) == p.source && path_of(i, p))
+        {
+            let href = format!("../eggs/{}/", egg.slug);
+            h.lit(" ").el(
+                "a",
+                &[("href", Some(&href))],
+                &format!("(egg page: {})", egg.name),
+            );
+        }
+        h.lit("</li>");
+    }
+    h.lit("</ul></section>");
+}
+
+/// Whether problem `p` is about egg `i`'s file.
+fn path_of(i: &SummaryItem, p: &SourceProblem) -> bool {
+    i.path == p.path
+}

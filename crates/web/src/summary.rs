@@ -1,0 +1,76 @@
+//! `api/v1/eggs/_summary.json`: per egg, what the catalog page shows and searches.
+//!
+//! One array sorted by slug. The search runs over it in the browser, and scripts can use it as
+//! a richer index than `_index.json` (docs/web.md documents each field).
+
+use serde::Serialize;
+
+use crate::model::{EggDoc, egg_strings, one_line};
+
+/// Longest description kept in the summary and the catalog list, in characters.
+pub(crate) const DESCRIPTION_CHARS: usize = 200;
+
+/// One element of the summary.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct SummaryItem {
+    pub(crate) slug: String,
+    pub(crate) name: String,
+    /// The description's first non-empty line, at most [`DESCRIPTION_CHARS`] characters.
+    pub(crate) description: String,
+    pub(crate) category: String,
+    pub(crate) source: String,
+    pub(crate) owner: String,
+    pub(crate) repo: String,
+    /// Path of the egg file in its repository.
+    pub(crate) path: String,
+    pub(crate) format: String,
+    pub(crate) tags: Vec<String>,
+    pub(crate) images: Vec<String>,
+    pub(crate) indexed_at: u64,
+    /// Path of the icon from the tree's root (`icons/{slug}.{ext}`), or null.
+    pub(crate) icon: Option<String>,
+    /// Whether each panel can import the egg (both false before the catalog knows).
+    pub(crate) importable: Importable,
+}
+
+/// `importable` of a summary item.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub(crate) struct Importable {
+    pub(crate) pelican: bool,
+    pub(crate) pterodactyl: bool,
+}
+
+/// The summary item of one egg.
+pub(crate) fn item(doc: &EggDoc, icon: Option<String>) -> SummaryItem {
+    let m = &doc.meta;
+    let mut images = egg_strings(&doc.egg, "docker_images");
+    images.dedup();
+    let import = m.import.as_ref();
+    SummaryItem {
+        slug: m.slug.clone(),
+        name: m.name.clone(),
+        description: one_line(
+            crate::model::egg_str(&doc.egg, "description"),
+            DESCRIPTION_CHARS,
+        ),
+        category: m.category.clone(),
+        source: m.source.clone(),
+        owner: m.owner.clone(),
+        repo: m.repo.clone(),
+        path: m.path.clone(),
+        format: m.format.clone(),
+        tags: egg_strings(&doc.egg, "tags"),
+        images,
+        indexed_at: m.indexed_at,
+        icon,
+        importable: Importable {
+            pelican: import
+                .and_then(|i| i.pelican.as_ref())
+                .is_some_and(|p| p.importable),
+            pterodactyl: import
+                .and_then(|i| i.pterodactyl.as_ref())
+                .is_some_and(|p| p.importable),
+        },
+    }
+}
