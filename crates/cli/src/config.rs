@@ -27,6 +27,7 @@ struct File {
     workers: Option<usize>,
     #[serde(default)]
     source: Vec<SourceSpec>,
+    publish: Option<crate::cmd::publish::Table>,
 }
 
 /// The resolved configuration.
@@ -45,6 +46,8 @@ pub(crate) struct Config {
     pub(crate) workers: Option<usize>,
     pub(crate) sources: Vec<Source>,
     pub(crate) limits: Limits,
+    /// `[publish]`: the bucket to publish to after each build.
+    pub(crate) publish: Option<eggcat_publish::Target>,
 }
 
 pub(crate) const DEFAULT_CACHE_CONTROL: &str =
@@ -128,6 +131,11 @@ impl Config {
                 max_bytes: file.max_source_bytes.unwrap_or(defaults.max_bytes),
             },
             sources,
+            publish: file
+                .publish
+                .map(crate::cmd::publish::Table::resolve)
+                .transpose()
+                .context("invalid `[publish]`")?,
         })
     }
 }

@@ -44,6 +44,10 @@ enum Command {
         #[arg(long, value_name = "DURATION")]
         refresh: Option<String>,
     },
+    /// Check egg files for what a panel would refuse or what would break (see docs/validate.md).
+    Validate(cmd::validate::Args),
+    /// Upload the current snapshot to S3-compatible object storage (`[publish]` or --to).
+    Publish(cmd::publish::Args),
 }
 
 fn main() -> ExitCode {
@@ -65,6 +69,8 @@ fn main() -> ExitCode {
             }
             cmd::serve::run(c)
         }),
+        Command::Validate(args) => return cmd::validate::main(args),
+        Command::Publish(args) => cmd::publish::run(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -50,8 +50,21 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     if let Some(out) = out {
         write_tree(&outcome.snapshot.files, out)
             .with_context(|| format!("cannot write {}", out.display()))?;
+        // The static-host rules (nginx, Caddy, CloudFront) go in `out/.eggcat/`.
+        let rules = eggcat_publish::rules::RulesOptions {
+            cache_control: config.cache_control.clone(),
+        };
+        eggcat_publish::rules::write(out, &outcome.snapshot.files, &rules)
+            .with_context(|| format!("cannot write the static-host rules in {}", out.display()))?;
     }
     print_summary(&outcome.report, &outcome.snapshot_dir, out)?;
+    if config.publish.is_some() {
+        // A failed publish is logged and leaves the build a success: the next build retries.
+        crate::cmd::publish::block_on(crate::cmd::publish::after_build(
+            config.publish.as_ref(),
+            &store,
+        ))?;
+    }
     Ok(())
 }
 

@@ -1,4 +1,6 @@
 //! One file per subcommand.
 
 pub(crate) mod build;
+pub(crate) mod publish;
 pub(crate) mod serve;
+pub(crate) mod validate;

@@ -87,8 +87,9 @@ async fn rebuild_loop(store: Store, config: Config, app: Arc<App>, build_now: bo
         limits: config.limits,
         base_url: config.base_url(),
     };
+    let publish = config.publish.as_ref();
     if build_now {
-        rebuild_once(&store, &options, &app).await;
+        rebuild_once(&store, &options, &app, publish).await;
     }
     // Until there is a first catalog, retry sooner than `refresh`: 10 s, 20 s, 40 s, ...
     let mut retry = Duration::from_secs(10);
@@ -103,11 +104,17 @@ async fn rebuild_loop(store: Store, config: Config, app: Arc<App>, build_now: bo
         };
         retry = retry.saturating_mul(2);
         tokio::time::sleep(jittered(wait)).await;
-        rebuild_once(&store, &options, &app).await;
+        rebuild_once(&store, &options, &app, publish).await;
     }
 }
 
-async fn rebuild_once(store: &Store, options: &BuildOptions, app: &Arc<App>) {
+async fn rebuild_once(
+    store: &Store,
+    options: &BuildOptions,
+    app: &Arc<App>,
+    publish: Option<&eggcat_publish::Target>,
+) {
+    let published = store.clone();
     let (store, options, app_) = (store.clone(), options.clone(), Arc::clone(app));
     let started = Instant::now();
     let result = tokio::task::spawn_blocking(move || -> Result<_, String> {
@@ -133,6 +140,7 @@ async fn rebuild_once(store: &Store, options: &BuildOptions, app: &Arc<App>) {
                 warnings = report.warnings.len(), failed_sources = ?failed, took_ms,
                 "build published"
             );
+            crate::cmd::publish::after_build(publish, &published).await;
         }
         Ok(Err(error)) => app.rebuild_failed(&error, crate::now_ms()),
         Err(join) => app.rebuild_failed(&format!("build crashed: {join}"), crate::now_ms()),

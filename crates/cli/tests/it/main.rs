@@ -2,12 +2,20 @@
 //! fetched through real transports; servers listen on 127.0.0.1 only.
 
 mod bad_input;
+mod browser;
 mod build;
 mod cli;
+mod conformance;
 mod golden;
+mod hosts;
 mod http;
+mod publish;
+mod publish_failures;
+mod publish_site;
 mod real_data;
 mod removed;
 mod serve;
+mod static_hosts;
 mod support;
 mod transports;
+mod validate;

@@ -1,0 +1,276 @@
+//! `eggcat publish`: upload the current snapshot to an S3-compatible bucket, and the `[publish]`
+//! table of the config file. `eggcat build` and `eggcat serve` call [`after_build`] when the
+//! table is present: a failed publish there is logged and retried at the next build, and never
+//! touches the local catalog.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use anyhow::{Context, Result, bail};
+use eggcat_publish::{CacheControl, Event, Options, Summary, Target};
+use eggcat_store::Store;
+use serde::Deserialize;
+
+use crate::config::Config;
+
+/// `eggcat publish`'s arguments.
+#[derive(Debug, clap::Args)]
+pub(crate) struct Args {
+    /// Configuration file (TOML), as for `build`; its `[publish]` table says where to.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Publish to this s3://bucket/prefix instead of `[publish] url`.
+    #[arg(long, value_name = "URL")]
+    to: Option<String>,
+    /// List and compare, upload and delete nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// Upload every object, even those the bucket already holds.
+    #[arg(long)]
+    force: bool,
+}
+
+/// The `[publish]` table as written in the file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Table {
+    url: Option<String>,
+    region: Option<String>,
+    endpoint: Option<String>,
+    #[serde(default)]
+    path_style: bool,
+    cache_control: Option<String>,
+    lists_cache_control: Option<String>,
+    concurrency: Option<usize>,
+}
+
+impl Table {
+    /// The target, checked. Credentials are deliberately not a key of the table.
+    pub(crate) fn resolve(self) -> Result<Target> {
+        let Some(url) = self.url else {
+            bail!("`[publish]` needs `url` (s3://bucket or s3://bucket/prefix)");
+        };
+        if self.concurrency == Some(0) {
+            bail!("`[publish] concurrency` must be at least 1");
+        }
+        let defaults = CacheControl::default();
+        let target = Target {
+            url,
+            region: self.region,
+            endpoint: self.endpoint,
+            path_style: self.path_style,
+            cache_control: CacheControl {
+                documents: self.cache_control.unwrap_or(defaults.documents),
+                lists: self.lists_cache_control.unwrap_or(defaults.lists),
+            },
+            concurrency: self
+                .concurrency
+                .unwrap_or(eggcat_publish::DEFAULT_CONCURRENCY),
+        };
+        target.bucket_and_prefix()?;
+        Ok(target)
+    }
+}
+
+/// Runs `eggcat publish`.
+pub(crate) fn run(args: Args) -> Result<()> {
+    let config = Config::load(args.config.as_deref())?;
+    let target = match (args.to, config.publish.clone()) {
+        (Some(url), Some(mut t)) => {
+            t.url = url;
+            t
+        }
+        (Some(url), None) => Target::new(url),
+        (None, Some(t)) => t,
+        (None, None) => bail!(
+            "no publish target: add a `[publish]` table with `url` to {} or pass --to s3://bucket/prefix",
+            config.origin
+        ),
+    };
+    target.bucket_and_prefix()?;
+    let store = Store::new(&config.data_dir);
+    let Some(snapshot) = store
+        .read_current()
+        .with_context(|| format!("cannot read the catalog in {}", config.data_dir.display()))?
+    else {
+        bail!(
+            "nothing to publish: no catalog in {} yet (run `eggcat build` first)",
+            config.data_dir.display()
+        );
+    };
+    let options = Options {
+        force: args.force,
+        dry_run: args.dry_run,
+    };
+    let terminal = std::io::stderr().is_terminal();
+    let summary = block_on(publish(
+        &snapshot.id,
+        &snapshot.files,
+        &target,
+        options,
+        terminal,
+    ))??;
+    print_summary(&summary)?;
+    Ok(())
+}
+
+/// Publishes after a successful build when `[publish]` is configured; failures are logged, not
+/// returned: the build succeeded, and the next build publishes again.
+pub(crate) async fn after_build(target: Option<&Target>, store: &Store) {
+    let Some(target) = target else {
+        return;
+    };
+    let store = store.clone();
+    let read = tokio::task::spawn_blocking(move || store.read_current()).await;
+    let snapshot = match read {
+        Ok(Ok(Some(s))) => s,
+        Ok(Ok(None)) => return,
+        Err(e) => {
+            tracing::error!(error = %e, "publish skipped: cannot read the catalog");
+            return;
+        }
+        Ok(Err(e)) => {
+            tracing::error!(error = %e, "publish skipped: cannot read the catalog");
+            return;
+        }
+    };
+    match publish(
+        &snapshot.id,
+        &snapshot.files,
+        target,
+        Options::default(),
+        false,
+    )
+    .await
+    {
+        Ok(s) => tracing::info!(
+            target = %s.target, snapshot = %s.snapshot, uploaded = s.uploaded, skipped = s.skipped,
+            deleted = s.deleted, bytes = s.bytes, took_ms = s.took.as_millis(), "published"
+        ),
+        Err(e) => {
+            tracing::error!(target = %target.url, "publish failed (retried at the next build): {e:#}")
+        }
+    }
+}
+
+/// Runs a future to completion on a runtime of its own (for the synchronous commands).
+pub(crate) fn block_on<T>(future: impl Future<Output = T>) -> Result<T> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the runtime")?;
+    Ok(runtime.block_on(future))
+}
+
+async fn publish(
+    id: &str,
+    files: &std::collections::BTreeMap<String, Vec<u8>>,
+    target: &Target,
+    options: Options,
+    terminal: bool,
+) -> Result<Summary> {
+    let (total, done, bytes) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicU64::new(0));
+    let show = |event: Event<'_>| match event {
+        Event::Planned {
+            uploads,
+            skipped,
+            deletes,
+        } => {
+            total.store(uploads, Ordering::Relaxed);
+            tracing::debug!(uploads, skipped, deletes, "publish planned");
+        }
+        Event::Uploaded { key, bytes: b } => {
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            let sum = bytes.fetch_add(b, Ordering::Relaxed) + b;
+            if terminal {
+                let total = total.load(Ordering::Relaxed);
+                eprint!(
+                    "\r\x1b[2K[{n}/{total}] {} uploaded: {key}",
+                    human_bytes(sum)
+                );
+                if n == total {
+                    eprintln!();
+                }
+            } else {
+                tracing::debug!(key, bytes = b, "uploaded");
+            }
+        }
+        Event::Deleted { key } => tracing::debug!(key, "deleted"),
+    };
+    eggcat_publish::publish(id, files, target, options, &show)
+        .await
+        .with_context(|| format!("publish to {} failed", target.url))
+}
+
+fn print_summary(s: &Summary) -> Result<()> {
+    let mut o = std::io::stdout().lock();
+    let verb = if s.dry_run {
+        "would publish"
+    } else {
+        "published"
+    };
+    writeln!(
+        o,
+        "{verb} snapshot {} to {}: {} uploaded ({}), {} unchanged, {} deleted in {:.1} s",
+        s.snapshot,
+        s.target,
+        s.uploaded,
+        human_bytes(s.bytes),
+        s.skipped,
+        s.deleted,
+        s.took.as_secs_f64()
+    )?;
+    Ok(())
+}
+
+fn human_bytes(n: u64) -> String {
+    match n {
+        n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / f64::from(1 << 20)),
+        n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / f64::from(1 << 10)),
+        n => format!("{n} B"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(text: &str) -> Result<Target> {
+        let t: Table = toml::from_str(text)?;
+        t.resolve()
+    }
+
+    #[test]
+    fn the_publish_table_resolves_with_defaults_and_refuses_mistakes() {
+        let t = table("url = \"s3://eggs/cat\"").unwrap();
+        assert_eq!(t.cache_control, CacheControl::default());
+        assert_eq!(t.concurrency, eggcat_publish::DEFAULT_CONCURRENCY);
+        assert!(!t.path_style);
+        let t = table(
+            "url = \"s3://eggs\"\nendpoint = \"http://127.0.0.1:9000\"\npath_style = true\n\
+             cache_control = \"max-age=1\"\nlists_cache_control = \"max-age=2\"\nconcurrency = 2",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                t.cache_control.documents.as_str(),
+                t.cache_control.lists.as_str()
+            ),
+            ("max-age=1", "max-age=2")
+        );
+        assert_eq!(t.concurrency, 2);
+        for (bad, why) in [
+            ("region = \"x\"", "needs `url`"),
+            ("url = \"https://eggs\"", "not an s3:// URL"),
+            ("url = \"s3://eggs\"\nconcurrency = 0", "at least 1"),
+            (
+                "url = \"s3://eggs\"\nsecret_access_key = \"x\"",
+                "unknown field",
+            ),
+        ] {
+            let e = format!("{:#}", table(bad).unwrap_err());
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+}

@@ -1,0 +1,154 @@
+//! `eggcat validate [PATH...]`: runs every egg check on files and folders and prints the
+//! diagnostics like a compiler does. Folders are walked for the files the catalog would index
+//! (`eggcat_catalog::is_egg_file_name`, skipping dot-folders such as `.github`); a file named
+//! on the command line is always checked. The checks themselves live in `eggcat-validate`.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::ValueEnum;
+use eggcat_validate::{Diagnostic, Summary, check_file, render_github, render_human, render_json};
+
+/// Check egg files and report what a panel would refuse or what would break.
+///
+/// Exit status: 0 when there is no error, 1 when there are errors (or warnings with
+/// `--deny warnings`), 2 on a usage or IO error. Every check, its code and its reasons are
+/// listed in docs/validate.md.
+#[derive(Debug, clap::Args)]
+#[command(after_help = CHECKS_HELP)]
+pub(crate) struct Args {
+    /// Files or folders to check (default: the current folder). Folders are searched for
+    /// egg files (`*egg-*.json|yaml|yml`, not under a dot-folder); a named file is always
+    /// checked.
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Output format: `human` (rustc-like), `json` (one object per diagnostic and line), or
+    /// `github` (GitHub Actions annotations).
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    format: Format,
+    /// Fail (exit 1) on warnings too.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    deny: Option<Deny>,
+    /// Colour the human output: `auto` (only on a terminal, and not when NO_COLOR is set),
+    /// `always`, `never`.
+    #[arg(long, value_enum, default_value_t = Color::Auto)]
+    color: Color,
+}
+
+const CHECKS_HELP: &str = "Exit status: 0 no errors; 1 errors, or warnings with --deny warnings; 2 a usage or IO \
+error.\n\nChecks: E001-E009 the file (encoding, syntax, size), E010-E017 the egg's fields, E020-E023 \
+variable names, E030-E036 variable rules and defaults, E040-E042 startup, E050-E053 config, \
+E060-E061 docker images, E070-E072 install script. Every check, its severity and its reasons: \
+docs/validate.md.";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Human,
+    Json,
+    Github,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Deny {
+    Warnings,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Color {
+    Auto,
+    Always,
+    Never,
+}
+
+/// Runs the command; the exit code follows the contract above.
+pub(crate) fn main(args: Args) -> ExitCode {
+    match run(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("eggcat: error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<ExitCode> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from(".")]
+    } else {
+        args.paths.clone()
+    };
+    let mut files = Vec::new();
+    for path in &paths {
+        let meta =
+            std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
+        if meta.is_dir() {
+            walk(path, &mut files).with_context(|| format!("cannot walk {}", path.display()))?;
+        } else {
+            files.push(path.clone());
+        }
+    }
+    files.sort();
+    files.dedup();
+    let color = match args.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut summary = Summary::default();
+    for file in &files {
+        let bytes =
+            std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
+        let shown = file.display().to_string();
+        let diags: Vec<Diagnostic> = check_file(&shown, &bytes);
+        summary.add(&diags);
+        let text = match args.format {
+            Format::Human => render_human(&shown, &String::from_utf8_lossy(&bytes), &diags, color),
+            Format::Json => render_json(&shown, &diags),
+            Format::Github => render_github(&shown, &diags),
+        };
+        out.write_all(text.as_bytes())?;
+    }
+    if args.format == Format::Human {
+        let line = summary.line(files.len());
+        let line = if color && summary.errors > 0 {
+            format!("\x1b[1m{line}\x1b[0m")
+        } else {
+            line
+        };
+        writeln!(out, "{line}")?;
+    } else {
+        // Machine formats keep stdout for diagnostics; the summary goes to stderr.
+        eprintln!("{}", summary.line(files.len()));
+    }
+    out.flush()?;
+    let failed = summary.errors > 0 || (args.deny == Some(Deny::Warnings) && summary.warnings > 0);
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The egg files under `dir`, skipping dot-folders (`.git`, `.github` templates) as the catalog
+/// does. Symlinks are not followed, so a link loop cannot trap the walk.
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)?.collect::<Result<_, _>>()?;
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            if !name.starts_with('.') {
+                walk(&entry.path(), files)?;
+            }
+        } else if kind.is_file() && eggcat_catalog::is_egg_file_name(&name) {
+            files.push(entry.path());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,278 @@
+//! The web catalog in a real browser: `node --test tests/browser/` (Playwright driving the
+//! system Chromium, axe-core) against the real `eggcat serve` and against nginx serving an
+//! `eggcat build --out` tree, on the ten shared repositories plus a hostile egg.
+//!
+//! Skips with a message when node, Chromium, nginx or tests/browser/node_modules are missing,
+//! unless `EGGCAT_BROWSER_TESTS=require` (CI), which turns every missing piece into a failure.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::support::*;
+
+const CHROMIUM: &str = "/usr/lib/chromium/chromium";
+const NGINX: &str = "/usr/sbin/nginx";
+
+/// A child process killed when the test ends, however it ends.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn required() -> bool {
+    std::env::var("EGGCAT_BROWSER_TESTS").is_ok_and(|v| v == "require")
+}
+
+/// Skips (or, when required, fails) with `why`.
+fn missing(why: &str) {
+    assert!(!required(), "EGGCAT_BROWSER_TESTS=require but {why}");
+    eprintln!(
+        "SKIPPED: browser tests: {why} (set EGGCAT_BROWSER_TESTS=require to make this a failure)"
+    );
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The hostile egg's repository: HTML in the name, script everywhere in the README, an SVG
+/// icon with script, a 2 MB description.
+fn hostile_repo(dir: &Path) -> Repo {
+    let svg = "<svg xmlns='http://www.w3.org/2000/svg' onload='window.pwned=1'><script>window.pwned=1</script></svg>";
+    let icon = format!(
+        "data:image/svg+xml;base64,{}",
+        base64_encode(svg.as_bytes())
+    );
+    let description = format!(
+        "Hostile <img src=x onerror=window.pwned=1> {}",
+        "x".repeat(2 * 1024 * 1024)
+    );
+    let egg = serde_json::json!({
+        "_comment": "hostile",
+        "meta": {"version": "PTDL_v2", "update_url": null},
+        "name": "<script>window.pwned=1</script>Hostile <b>egg</b>",
+        "author": "\"><script>window.pwned=1</script>",
+        "description": description,
+        "image": icon,
+        "docker_images": {"<img src=x onerror=window.pwned=1>": "ghcr.io/x/y:\"><script>"},
+        "startup": "./run {{SERVER_PORT}} {{EVIL}} </code><script>window.pwned=1</script>",
+        "config": {"files": "{}", "startup": "{}", "logs": "{}", "stop": "<script>"},
+        "scripts": {"installation": {"container": "debian", "entrypoint": "bash", "script": "echo '<script>window.pwned=1</script>'"}},
+        "variables": [{"name": "<i>Evil</i>", "description": "<script>", "env_variable": "EVIL",
+            "default_value": "\"><img src=x onerror=window.pwned=1>", "user_viewable": true,
+            "user_editable": true, "rules": "required|regex:/<script>/"}]
+    });
+    let readme = "# Hostile\n\n<script>window.pwned=1</script>\n\n<img src=\"https://evil.example/track.png\" onerror=\"window.pwned=1\">\n\n\
+        [click me](javascript:window.pwned=1) [data](data:text/html,<script>x</script>)\n\n\
+        <a href=\"javascript:window.pwned=1\" onclick=\"window.pwned=1\">click me too</a>\n\n\
+        <iframe src=\"https://evil.example/\"></iframe><form action=\"https://evil.example/\"><input name=a></form>\n\n\
+        <style>body{display:none}</style><div style=\"position:fixed\">styled</div>\n\n![pixel](https://evil.example/p.gif) [relative](docs/x.md)\n";
+    let repo = Repo::init(dir);
+    repo.write(
+        "evil/egg-evil.json",
+        serde_json::to_vec_pretty(&egg).unwrap(),
+    )
+    .write("evil/README.md", readme);
+    repo.commit("hostile");
+    repo
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    const T: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let n = (u32::from(c[0]) << 16)
+            | (u32::from(*c.get(1).unwrap_or(&0)) << 8)
+            | u32::from(*c.get(2).unwrap_or(&0));
+        for i in 0..4 {
+            if i <= c.len() {
+                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// Status code of `GET path` on 127.0.0.1:port, or None when nothing answers yet.
+fn status_of(port: u16, path: &str) -> Option<u16> {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut head = [0u8; 12];
+    s.read_exact(&mut head).ok()?;
+    std::str::from_utf8(&head[9..12]).ok()?.parse().ok()
+}
+
+fn wait_ok(port: u16, path: &str) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while status_of(port, path) != Some(200) {
+        assert!(
+            Instant::now() < deadline,
+            "{path} on port {port} never answered 200"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn nginx_conf(dir: &Path, root: &Path, port: u16) -> PathBuf {
+    let csp = eggcat_catalog::paths::CONTENT_SECURITY_POLICY;
+    let d = dir.display();
+    let conf = format!(
+        "daemon off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\nevents {{}}\nhttp {{\n\
+         include /etc/nginx/mime.types;\ntypes {{ application/atom+xml atom; }}\naccess_log off;\n\
+         client_body_temp_path {d}/body;\nproxy_temp_path {d}/proxy;\nfastcgi_temp_path {d}/fastcgi;\n\
+         uwsgi_temp_path {d}/uwsgi;\nscgi_temp_path {d}/scgi;\n\
+         server {{\nlisten 127.0.0.1:{port};\nroot {};\nindex index.html;\ncharset utf-8;\n\
+         location / {{ try_files $uri $uri/ =404; add_header Content-Security-Policy \"{csp}\" always; }}\n}}\n}}\n",
+        root.display()
+    );
+    let path = dir.join("nginx.conf");
+    std::fs::write(&path, conf).unwrap();
+    path
+}
+
+#[test]
+fn the_web_catalog_in_chromium() {
+    let browser_dir = workspace().join("tests/browser");
+    let node_ok = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    for (ok, what) in [
+        (node_ok, "node is not installed"),
+        (
+            Path::new(CHROMIUM).exists(),
+            "Chromium is not installed (/usr/lib/chromium/chromium)",
+        ),
+        (Path::new(NGINX).exists(), "nginx is not installed"),
+        (
+            browser_dir.join("node_modules/playwright-core").is_dir(),
+            "tests/browser/node_modules is missing (npm ci in tests/browser)",
+        ),
+    ] {
+        if !ok {
+            return missing(what);
+        }
+    }
+    let Some(shared) = shared_upstream() else {
+        return missing("the shared upstream data is missing");
+    };
+
+    let tmp = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let mut config = format!("data_dir = \"data\"\nbase_url = \"http://127.0.0.1:{port}\"\n");
+    let mut names: Vec<String> = std::fs::read_dir(&shared)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    for name in &names {
+        let repo = repo_from(&shared.join(name), &tmp.path().join("repos").join(name));
+        config.push_str(&format!(
+            "[[source]]\nurl = \"{}\"\nlabel = \"pelican\"\nowner = \"pelican-eggs\"\nrepo = \"{name}\"\n",
+            repo.url()
+        ));
+    }
+    let hostile = hostile_repo(&tmp.path().join("repos/hostile"));
+    config.push_str(&format!(
+        "[[source]]\nurl = \"{}\"\nlabel = \"hostile\"\nowner = \"hostile\"\nrepo = \"hostile-eggs\"\n",
+        hostile.url()
+    ));
+    let config_path = tmp.path().join("eggcat.toml");
+    std::fs::write(&config_path, config).unwrap();
+
+    let out_dir = tmp.path().join("out");
+    let built = Command::new(env!("CARGO_BIN_EXE_eggcat"))
+        .arg("build")
+        .arg("--config")
+        .arg(&config_path)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "build: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    if !out_dir.join("index.html").exists() {
+        return missing(
+            "the build writes no web pages yet (eggcat_web::render is not called by the build)",
+        );
+    }
+    let index: Vec<serde_json::Value> =
+        serde_json::from_slice(&std::fs::read(out_dir.join("api/v1/eggs/_index.json")).unwrap())
+            .unwrap();
+    let hostile_slug = index
+        .iter()
+        .find(|i| i["repo"] == "hostile-eggs")
+        .and_then(|i| i["slug"].as_str())
+        .expect("the hostile egg is indexed")
+        .to_owned();
+
+    let _serve = Killed(
+        Command::new(env!("CARGO_BIN_EXE_eggcat"))
+            .arg("serve")
+            .arg("--listen")
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("--config")
+            .arg(&config_path)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_ok(port, "/");
+
+    let nginx_port = free_port();
+    let nginx_dir = tmp.path().join("nginx");
+    std::fs::create_dir_all(&nginx_dir).unwrap();
+    let conf = nginx_conf(&nginx_dir, &out_dir, nginx_port);
+    let _nginx = Killed(
+        Command::new(NGINX)
+            .arg("-c")
+            .arg(&conf)
+            .arg("-p")
+            .arg(&nginx_dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    wait_ok(nginx_port, "/");
+
+    let shots = workspace().join("target/browser-screenshots");
+    let run = Command::new("node")
+        .arg("--test")
+        .arg("--test-concurrency=1")
+        .current_dir(&browser_dir)
+        .env(
+            "EGGCAT_URLS",
+            format!("http://127.0.0.1:{port},http://127.0.0.1:{nginx_port}"),
+        )
+        .env("EGGCAT_HOSTILE", &hostile_slug)
+        .env("EGGCAT_SCREENSHOTS", &shots)
+        .env("CHROMIUM", CHROMIUM)
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "node --test failed:\n{report}\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    eprintln!("browser tests passed; screenshots in {}", shots.display());
+}

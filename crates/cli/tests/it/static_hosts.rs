@@ -1,0 +1,187 @@
+//! An `eggcat build --out` tree with its generated rules, served by nginx and by Caddy (our own
+//! processes on 127.0.0.1), passes the same conformance table as `eggcat serve`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use eggcat_catalog::paths;
+use eggcat_server::{App, AppOptions, ServeOptions, Server};
+
+use crate::conformance::{Host, checks, run};
+use crate::hosts::{Process, request, start_caddy, start_nginx};
+use crate::support::*;
+
+const CACHE: &str = "public, max-age=60";
+
+/// A catalog with a removed egg, written as `--out` writes it (tree and rules) under `tmp/out`.
+fn tree(tmp: &Path) -> BTreeMap<String, Vec<u8>> {
+    let repo = Repo::init(tmp.join("eggs"));
+    repo.write("games/paper/egg-paper.json", egg_json("Paper"))
+        .write("games/paper/README.md", "# Paper\n")
+        .write("voice/egg-mumble.yaml", egg_yaml("Mumble"))
+        .write("voice/egg-teamspeak.json", egg_json("Teamspeak"));
+    repo.commit("three eggs");
+    let data = tmp.join("data");
+    let sources = || vec![source(&repo.url(), "o", "eggs")];
+    let clock = Clock::new(1_700_000_000_000);
+    build(&data, sources(), &clock);
+    repo.remove("voice/egg-mumble.yaml")
+        .commit("mumble is gone");
+    let mut files = build(&data, sources(), &clock).snapshot.files;
+    // The web pages and import files the other parts of eggcat add, in case this build has
+    // none yet: the rules must serve them too (HTML headers, folders, YAML).
+    let index: Vec<serde_json::Value> = serde_json::from_slice(&files[paths::INDEX]).unwrap();
+    let slug = index[0]["slug"].as_str().unwrap().to_owned();
+    for (path, bytes) in [
+        (
+            "index.html".to_owned(),
+            b"<!doctype html><title>eggs</title>".to_vec(),
+        ),
+        (
+            format!("eggs/{slug}/index.html"),
+            b"<!doctype html><title>egg</title>".to_vec(),
+        ),
+        ("assets/site.css".to_owned(), b"body{}".to_vec()),
+        (
+            format!("api/v1/eggs/{slug}/pelican.yaml"),
+            b"name: x\n".to_vec(),
+        ),
+    ] {
+        files.entry(path).or_insert(bytes);
+    }
+    let out = tmp.join("out");
+    eggcat_store::write_tree(&files, &out).unwrap();
+    let options = eggcat_publish::rules::RulesOptions {
+        cache_control: CACHE.into(),
+    };
+    eggcat_publish::rules::write(&out, &files, &options).unwrap();
+    files
+}
+
+/// Runs the table against `host`, plus a conditional GET, and fails with every failure.
+fn conforms(host: Host, port: u16, files: &BTreeMap<String, Vec<u8>>) {
+    let table = checks(files, CACHE);
+    assert!(
+        table.len() > files.len(),
+        "the table covers every file and more"
+    );
+    let mut failures = run(host, port, files, &table);
+    // Conditional requests: the ETag a host gives comes back as a 304.
+    let target = format!("/{}", paths::INDEX);
+    let first = request(port, "GET", &target, &[], b"").unwrap();
+    let etag = first.header("etag");
+    let again = request(port, "GET", &target, &[("If-None-Match", &etag)], b"").unwrap();
+    if etag.is_empty() || again.status != 304 {
+        failures.push(format!(
+            "conditional GET: etag `{etag}`, status {}",
+            again.status
+        ));
+    }
+    eprintln!(
+        "{host:?}: {} checks, {} failures",
+        table.len() + 1,
+        failures.len()
+    );
+    assert!(
+        failures.is_empty(),
+        "{host:?}: {} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn eggcat_serve_passes_the_conformance_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tree(tmp.path());
+    let app = App::new(&AppOptions {
+        cache_control: CACHE.into(),
+    })
+    .unwrap();
+    let snapshot = eggcat_store::SnapshotFiles {
+        id: "test".into(),
+        files: files.clone(),
+    };
+    app.install(snapshot).unwrap();
+    let server = Server::start("127.0.0.1:0", Arc::clone(&app), ServeOptions::default()).unwrap();
+    let port = server.local_addr().port();
+    conforms(Host::Serve, port, &files);
+    server.stop();
+}
+
+#[test]
+fn nginx_with_the_generated_rules_passes_the_conformance_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tree(tmp.path());
+    let Some(nginx): Option<Process> =
+        start_nginx(&tmp.path().join("out"), &tmp.path().join("nginx"))
+    else {
+        return;
+    };
+    conforms(Host::Nginx, nginx.port, &files);
+}
+
+#[test]
+fn caddy_with_the_generated_rules_passes_the_conformance_table() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tree(tmp.path());
+    let Some(caddy) = start_caddy(&tmp.path().join("out"), &tmp.path().join("caddy")) else {
+        return;
+    };
+    conforms(Host::Caddy, caddy.port, &files);
+}
+
+/// The CloudFront function, run by node (skipped without it) on the viewer requests a bucket
+/// cannot answer itself.
+#[test]
+fn the_cloudfront_function_rewrites_and_answers_what_a_bucket_cannot() {
+    let Ok(node) = std::process::Command::new("node").arg("--version").output() else {
+        eprintln!("SKIPPED: node is not installed; the CloudFront function is not run");
+        return;
+    };
+    assert!(node.status.success());
+    let tmp = tempfile::tempdir().unwrap();
+    let files = tree(tmp.path());
+    let removed: Vec<serde_json::Value> = serde_json::from_slice(&files[paths::REMOVED]).unwrap();
+    let gone = removed[0]["slug"].as_str().unwrap();
+    let function = tmp.path().join("out/.eggcat/cloudfront-function.js");
+    let script = format!(
+        r#"const src = require('fs').readFileSync({path:?}, 'utf8');
+const handler = new Function(src + '; return handler;')();
+const run = (uri, qs, method) => {{
+  const r = handler({{ request: {{ uri, method: method || 'GET', querystring: qs || {{}}, headers: {{}} }} }});
+  return r.statusCode ? [r.statusCode, r.body ? JSON.parse(r.body.data) : null] : [0, r.uri];
+}};
+console.log(JSON.stringify([
+  run('/api/v1/eggs'), run('/api/v1/eggs', {{ fields: {{ value: 'name' }} }}),
+  run('/api/v1/eggs', {{ fields: {{ value: 'x' }} }}), run('/api/v1/eggs/some-egg'),
+  run('/'), run('/eggs/some-egg/'), run('/api/v1/eggs/{gone}/pelican.yaml'),
+  run('/api/v1/eggs/_index.json', null, 'DELETE'), run('/api/v1/eggs', null, 'OPTIONS'),
+]));"#,
+        path = function.display().to_string()
+    );
+    let out = std::process::Command::new("node")
+        .arg("-e")
+        .arg(script)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<(u16, serde_json::Value)> = serde_json::from_slice(&out.stdout).unwrap();
+    let uri = |u: &str| (0, serde_json::Value::from(u));
+    assert_eq!(got[0], uri("/api/v1/eggs/_index.json"));
+    assert_eq!(got[1], uri("/api/v1/eggs/_names.json"));
+    assert_eq!(got[2].0, 400);
+    assert_eq!(got[3], uri("/api/v1/eggs/some-egg.json"));
+    assert_eq!(got[4], uri("/index.html"));
+    assert_eq!(got[5], uri("/eggs/some-egg/index.html"));
+    assert_eq!(got[6].0, 410);
+    assert_eq!(got[6].1["slug"], gone);
+    assert_eq!(got[6].1["removedAt"], removed[0]["removedAt"]);
+    assert_eq!(got[7].0, 405);
+    assert_eq!(got[8].0, 204);
+}
