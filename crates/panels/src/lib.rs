@@ -1,1 +1,238 @@
-//! (being written)
+//! The panels' import files for one egg: `pelican.yaml` and `pelican.json` (PLCN_v3, exactly as
+//! Pelican's exporter writes the egg after importing the upstream file) and `pterodactyl.json`
+//! (PTDL_v2, as Pterodactyl's exporter writes it), each checked against the panel's own import
+//! rules; and the stable UUIDs the catalog gives eggs.
+//!
+//! No IO. [`variants`] is a pure function of the upstream egg and the [`Target`]. The panels'
+//! steps live in [`pelican`] (import, export, `yamlExport`) and [`pterodactyl`]; [`php`] holds
+//! the PHP behaviours they rely on; [`yaml`] writes YAML that Symfony reads back exactly.
+//! docs/panels.md lists every conversion rule with its source in the panels' code.
+
+mod checks;
+mod icon;
+pub mod pelican;
+pub mod php;
+pub mod pterodactyl;
+mod uuid;
+pub mod yaml;
+
+use serde_json::Value;
+
+pub use checks::is_email;
+pub use uuid::{is_uuid, stable_uuid};
+
+/// Where the variants will be published and what identity they carry (chosen by the catalog).
+#[derive(Debug, Clone, Copy)]
+pub struct Target<'a> {
+    /// The stable UUID every variant carries.
+    pub uuid: &'a str,
+    /// Absolute URL of `pelican.yaml` (its `meta.update_url`).
+    pub pelican_yaml_url: &'a str,
+    /// Absolute URL of `pelican.json` (its `meta.update_url`).
+    pub pelican_json_url: &'a str,
+    /// Absolute URL of `pterodactyl.json` (its `meta.update_url`).
+    pub pterodactyl_url: &'a str,
+    /// The `exported_at` the files carry (the panels' update check ignores it).
+    pub exported_at: &'a str,
+}
+
+/// The import files of one egg and the panels' verdicts on them.
+#[derive(Debug, Clone, Default)]
+pub struct Variants {
+    /// `pelican.yaml`, or `None` when Pelican cannot import the egg at all.
+    pub pelican_yaml: Option<Vec<u8>>,
+    /// `pelican.json`, or `None` likewise.
+    pub pelican_json: Option<Vec<u8>>,
+    /// `pterodactyl.json`, or `None` when there is no Pelican egg to convert from.
+    pub pterodactyl_json: Option<Vec<u8>>,
+    /// Pelican's verdict.
+    pub pelican: Check,
+    /// Pterodactyl's verdict.
+    pub pterodactyl: Check,
+}
+
+/// One panel's verdict on its import file.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Check {
+    /// Whether the panel's import rules accept the file.
+    pub importable: bool,
+    /// Why the panel would refuse it, one sentence each.
+    pub problems: Vec<String>,
+    /// What the conversion could not carry (empty when nothing is lost).
+    pub losses: Vec<String>,
+}
+
+/// Imports beyond which an egg whose export does not settle is given up (never reached on the
+/// real corpus: the second import gives the first's export back).
+const MAX_ROUNDS: usize = 4;
+
+/// The import files of `upstream` (the egg as parsed from its upstream file).
+pub fn variants(upstream: &Value, target: &Target<'_>) -> Variants {
+    let egg = match pelican::import(upstream) {
+        Ok(egg) => egg,
+        Err(reason) => {
+            let refused = |panel: &str| Check {
+                importable: false,
+                problems: vec![format!("{panel} cannot import this egg: {reason}")],
+                losses: Vec::new(),
+            };
+            return Variants {
+                pelican: refused("Pelican"),
+                pterodactyl: refused("eggcat cannot convert it, as Pelican"),
+                ..Variants::default()
+            };
+        }
+    };
+    let mut egg = egg;
+    egg.uuid = Value::String(target.uuid.to_owned());
+    let (yaml, json) = settled(&egg, target);
+    let mut pelican = Check {
+        problems: pelican_problems(&egg),
+        ..Check::default()
+    };
+    for (format, settled) in [("YAML", &yaml), ("JSON", &json)] {
+        if settled.is_none() {
+            pelican.problems.push(format!(
+                "Pelican's export of this egg changes each time it is imported again, so its update check would never say up to date ({format})"
+            ));
+        }
+    }
+    pelican.importable = pelican.problems.is_empty();
+
+    let (ptdl, losses) = pterodactyl::export(&egg, target.pterodactyl_url, target.exported_at);
+    let ptdl_text = pretty(&ptdl);
+    let mut ptero_problems = pterodactyl::problems(&ptdl, ptdl_text.len());
+    ptero_problems.sort();
+    ptero_problems.dedup();
+    Variants {
+        pelican_yaml: yaml.map(|v| yaml::dump(&v).into_bytes()),
+        pelican_json: json.map(|v| pretty(&v).into_bytes()),
+        pterodactyl: Check {
+            importable: ptero_problems.is_empty(),
+            problems: ptero_problems,
+            losses,
+        },
+        pterodactyl_json: Some(ptdl_text.into_bytes()),
+        pelican,
+    }
+}
+
+/// The values of `pelican.yaml` and `pelican.json` for `egg` (imported, with the target's
+/// UUID): what the files hold once parsed, `None` where no file settles.
+fn settled(egg: &pelican::Egg, target: &Target<'_>) -> (Option<Value>, Option<Value>) {
+    (
+        settle(egg, target.pelican_yaml_url, target.exported_at, |s| {
+            pelican::yaml_export(s)
+        }),
+        settle(
+            egg,
+            target.pelican_json_url,
+            target.exported_at,
+            Value::clone,
+        ),
+    )
+}
+
+/// What `pelican.yaml` and `pelican.json` of `upstream` hold once parsed (for tests that parse
+/// the files with the panel's own parsers and compare).
+pub fn pelican_values(upstream: &Value, target: &Target<'_>) -> Option<(Value, Value)> {
+    let mut egg = pelican::import(upstream).ok()?;
+    egg.uuid = Value::String(target.uuid.to_owned());
+    match settled(&egg, target) {
+        (Some(y), Some(j)) => Some((y, j)),
+        _ => None,
+    }
+}
+
+/// The file Pelican's update check finds equal to the panel's own export of the egg it made
+/// from that file: the export, imported and exported again until it no longer changes (the
+/// panel's YAML export turns JSON text into data, which a second import keeps). `shape` is the
+/// format's step after the struct (`yamlExport` for YAML, nothing for JSON).
+fn settle(
+    egg: &pelican::Egg,
+    url: &str,
+    exported_at: &str,
+    shape: impl Fn(&Value) -> Value,
+) -> Option<Value> {
+    let mut egg = egg.clone();
+    egg.update_url = Value::String(url.to_owned());
+    let mut file = shape(&pelican::export(&egg, exported_at));
+    for _ in 0..MAX_ROUNDS {
+        let again = pelican::import(&file).ok()?;
+        let next = shape(&pelican::export(&again, exported_at));
+        if php::normalize(&next) == php::normalize(&file) {
+            return Some(file);
+        }
+        file = next;
+    }
+    None
+}
+
+/// JSON as the panels print it: `JSON_PRETTY_PRINT` (four spaces), slashes unescaped.
+pub fn pretty(v: &Value) -> String {
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b"    ");
+    let mut ser = serde_json::Serializer::with_formatter(&mut out, formatter);
+    serde::Serialize::serialize(v, &mut ser).expect("a JSON value serializes");
+    String::from_utf8(out).expect("serde_json writes UTF-8")
+}
+
+/// Why Pelican's validation would refuse `egg` (`Egg::$validationRules`,
+/// `EggVariable::getRules`).
+fn pelican_problems(egg: &pelican::Egg) -> Vec<String> {
+    let mut p = Vec::new();
+    checks::text(&mut p, "the name", &egg.name, 255);
+    checks::author(&mut p, &egg.author);
+    match checks::values(&egg.docker_images) {
+        Some(images) if !images.is_empty() => {
+            if images.iter().any(|i| i.as_str().is_none_or(str::is_empty)) {
+                p.push("a docker image is empty or not text".to_owned());
+            }
+        }
+        _ => p.push("the egg has no docker image".to_owned()),
+    }
+    match checks::values(&egg.startup_commands) {
+        Some(cmds) if !cmds.is_empty() => {
+            if cmds.iter().any(|c| c.as_str().is_none_or(str::is_empty)) {
+                p.push("a startup command is empty or not text".to_owned());
+            }
+            let mut seen: Vec<&&Value> = cmds.iter().collect();
+            seen.sort_by_key(|v| v.to_string());
+            if seen.windows(2).any(|w| w[0] == w[1]) {
+                p.push(
+                    "two startup commands are the same (Pelican wants them distinct)".to_owned(),
+                );
+            }
+        }
+        _ => p.push("the egg has no startup command".to_owned()),
+    }
+    checks::text(
+        &mut p,
+        "the stop command (`config.stop`)",
+        &egg.config_stop,
+        255,
+    );
+    for v in &egg.variables {
+        let env = v["env_variable"].as_str().unwrap_or("");
+        checks::text(
+            &mut p,
+            &format!("the name of variable `{env}`"),
+            &v["name"],
+            255,
+        );
+        if !eggcat_egg::panel::is_alpha_dash(env) || checks::chars(env) > 255 {
+            p.push(format!(
+                "the env variable `{env}` is not 1 to 255 letters, digits, `_` or `-`"
+            ));
+        }
+        if eggcat_egg::panel::is_reserved_env_name(env) {
+            p.push(format!("the env variable `{env}` is reserved by Pelican"));
+        }
+        if checks::values(&v["rules"]).is_some_and(|r| r.iter().any(|x| !x.is_string())) {
+            p.push(format!("a rule of variable `{env}` is not text"));
+        }
+    }
+    p.sort();
+    p.dedup();
+    p
+}

@@ -1,0 +1,579 @@
+//! Pelican's import and export of an egg, step by step as the panel's code does them
+//! (`app/Services/Eggs/Sharing/EggImporterService.php` `parse`, `fromParsed`, `fillFromParsed`;
+//! `EggExporterService.php` `handle`, `yamlExport`; the models' casts and the database columns),
+//! so that eggcat's `pelican.yaml` and `pelican.json` are what the panel itself would export
+//! after importing the upstream egg. docs/panels.md lists every rule with its source.
+
+use serde_json::{Map, Value, json};
+
+use crate::icon;
+use crate::php::{self, is_empty, json_decode, json_encode_pretty, map, normalize};
+
+/// Pelican's current export format (`Egg::EXPORT_VERSION`).
+pub const EXPORT_VERSION: &str = "PLCN_v3";
+
+/// The `_comment` of every Pelican export.
+pub const COMMENT: &str = "DO NOT EDIT: FILE GENERATED AUTOMATICALLY BY PANEL";
+
+/// `EggImporterService::UPGRADE_VARIABLES`, applied in this order to `config.files`.
+pub const UPGRADE_VARIABLES: &[(&str, &str)] = &[
+    (
+        "server.build.env.SERVER_IP",
+        "server.allocations.default.ip",
+    ),
+    ("server.build.default.ip", "server.allocations.default.ip"),
+    (
+        "server.build.env.SERVER_PORT",
+        "server.allocations.default.port",
+    ),
+    (
+        "server.build.default.port",
+        "server.allocations.default.port",
+    ),
+    (
+        "server.build.env.SERVER_MEMORY",
+        "server.build.memory_limit",
+    ),
+    ("server.build.memory", "server.build.memory_limit"),
+    ("server.build.env.", "server.environment."),
+    ("server.build.environment.", "server.environment."),
+];
+
+/// The columns of `egg_variables` in table order (migrations: `service_variables` of 2016,
+/// `regex` renamed `rules`, `option_id` renamed `egg_id`, `sort` added after `egg_id`), minus
+/// the four the exporter drops (`id`, `egg_id`, `created_at`, `updated_at`).
+pub const VARIABLE_FIELDS: &[&str] = &[
+    "sort",
+    "name",
+    "description",
+    "env_variable",
+    "default_value",
+    "user_viewable",
+    "user_editable",
+    "rules",
+];
+
+/// An egg as Pelican holds it after an import: every attribute as the model reads it back
+/// from the database (casts applied).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Egg {
+    pub update_url: Value,
+    pub name: Value,
+    pub author: Value,
+    pub uuid: Value,
+    pub description: Value,
+    /// The icon as the exporter writes it (`data:{mime};base64,...`), when one was stored.
+    pub icon: Option<String>,
+    pub tags: Value,
+    pub features: Value,
+    pub docker_images: Value,
+    /// Already filtered of empty values, as the exporter lists them.
+    pub file_denylist: Vec<Value>,
+    pub startup_commands: Value,
+    pub config_files: Value,
+    pub config_startup: Value,
+    pub config_logs: Value,
+    pub config_stop: Value,
+    pub script: Value,
+    pub container: Value,
+    pub entrypoint: Value,
+    /// Each variable's exported fields, in [`VARIABLE_FIELDS`] order, in insertion order.
+    pub variables: Vec<Map<String, Value>>,
+}
+
+/// Imports `file` (the egg as the panel parsed it: `json_decode($text, true)` or
+/// `Yaml::parse`) as Pelican does; `Err` with the reason where the panel's import throws.
+pub fn import(file: &Value) -> Result<Egg, String> {
+    let parsed = parse(file)?;
+    from_parsed(&parsed)
+}
+
+/// `EggImporterService::parse` after the text is parsed: the conversion to PLCN_v3.
+fn parse(file: &Value) -> Result<Map<String, Value>, String> {
+    let Value::Object(file) = normalize(file) else {
+        return Err("the file is not a map of fields".to_owned());
+    };
+    let mut p = file;
+    let version = p
+        .get("meta")
+        .and_then(|m| m.get("version"))
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .to_owned();
+    match version.as_str() {
+        "PTDL_v1" => {
+            convert_legacy(&mut p);
+            convert_to_v3(&mut p)?;
+        }
+        "PTDL_v2" | "PLCN_v1" | "PLCN_v2" => convert_to_v3(&mut p)?,
+        EXPORT_VERSION => {}
+        other => {
+            return Err(format!(
+                "Pelican does not recognize the format `{other}` (it imports PTDL_v1, PTDL_v2, PLCN_v1, PLCN_v2 and PLCN_v3)"
+            ));
+        }
+    }
+    if let Some(Value::Object(config)) = p.get_mut("config") {
+        for (key, value) in config.iter_mut() {
+            if value.is_object() || value.is_array() {
+                *value = Value::String(json_encode_compact(value));
+            }
+            if key == "files"
+                && let Value::String(text) = value
+            {
+                *text = upgrade_variables(text);
+            }
+        }
+    }
+    if let Some(Value::Object(install)) =
+        p.get_mut("scripts").and_then(|s| s.get_mut("installation"))
+    {
+        for value in install.values_mut() {
+            if value.is_object() || value.is_array() {
+                *value = Value::String(json_encode_compact(value));
+            }
+        }
+    }
+    let variables = match p.get("variables") {
+        Some(Value::Array(vars)) => vars.clone(),
+        Some(_) => return Err("`variables` is not a list".to_owned()),
+        None => return Err("the egg has no `variables` list".to_owned()),
+    };
+    let mut vars = Vec::with_capacity(variables.len());
+    for (i, v) in variables.into_iter().enumerate() {
+        let Value::Object(mut v) = v else {
+            return Err(format!("variable {i} is not a map of fields"));
+        };
+        if let Some(Value::Bool(b)) = v.get("default_value") {
+            let text = if *b { "true" } else { "false" };
+            v.insert("default_value".into(), json!(text));
+        }
+        let env = match v.get("env_variable") {
+            Some(Value::String(s)) => s.to_uppercase_php(),
+            Some(Value::Number(n)) => n.to_string(),
+            _ => return Err(format!("variable {i} has no `env_variable`")),
+        };
+        vars.push((env, v));
+    }
+    let forbidden: Vec<String> = vars
+        .iter()
+        .filter(|(env, _)| eggcat_egg::panel::is_reserved_env_name(env))
+        .map(|(env, _)| env.clone())
+        .collect();
+    if !forbidden.is_empty() {
+        let (mut allowed, renamed): (Vec<_>, Vec<_>) = vars
+            .into_iter()
+            .partition(|(env, _)| !eggcat_egg::panel::is_reserved_env_name(env));
+        allowed.extend(
+            renamed
+                .into_iter()
+                .map(|(env, v)| (format!("SERVER_{env}"), v)),
+        );
+        let list = allowed
+            .into_iter()
+            .map(|(env, mut v)| {
+                v.insert("env_variable".into(), Value::String(env));
+                Value::Object(v)
+            })
+            .collect();
+        p.insert("variables".into(), Value::Array(list));
+        if let Some(Value::Object(commands)) = p.get_mut("startup_commands") {
+            for command in commands.values_mut() {
+                if let Value::String(text) = command {
+                    *text = prefix_words(text, &forbidden);
+                }
+            }
+        }
+    }
+    if let Some(Value::String(image)) = p.get("image")
+        && image.starts_with("data:")
+    {
+        let image = image.clone();
+        p.insert("icon".into(), Value::String(image));
+        p.shift_remove("image");
+    }
+    Ok(p)
+}
+
+/// `strtoupper`: ASCII letters only (PHP 8 is locale-insensitive here).
+trait PhpUpper {
+    fn to_uppercase_php(&self) -> String;
+}
+
+impl PhpUpper for String {
+    fn to_uppercase_php(&self) -> String {
+        self.to_ascii_uppercase()
+    }
+}
+
+/// `preg_replace('/\b(A|B)\b/', 'SERVER_$1', $text)`.
+fn prefix_words(text: &str, names: &[String]) -> String {
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let at_boundary = i == 0 || !word(bytes[i - 1]);
+        let hit = at_boundary
+            .then(|| {
+                names.iter().find(|n| {
+                    let end = i + n.len();
+                    text[i..].starts_with(n.as_str()) && (end == bytes.len() || !word(bytes[end]))
+                })
+            })
+            .flatten();
+        match hit {
+            Some(name) => {
+                out.push_str("SERVER_");
+                out.push_str(name);
+                i += name.len();
+            }
+            None => {
+                let c = text[i..].chars().next().expect("i is on a char boundary");
+                out.push(c);
+                i += c.len_utf8();
+            }
+        }
+    }
+    out
+}
+
+/// `str_replace(array_keys(UPGRADE_VARIABLES), array_values(UPGRADE_VARIABLES), $text)`.
+pub fn upgrade_variables(text: &str) -> String {
+    UPGRADE_VARIABLES
+        .iter()
+        .fold(text.to_owned(), |t, (from, to)| t.replace(from, to))
+}
+
+/// `convertLegacy`: PTDL_v1's `image`/`images` become the `docker_images` map.
+fn convert_legacy(p: &mut Map<String, Value>) {
+    let images: Vec<Value> = match p.get("images") {
+        Some(Value::Array(list)) => list.clone(),
+        Some(Value::Object(m)) => m.values().cloned().collect(),
+        _ => vec![
+            p.get("image")
+                .filter(|v| !v.is_null())
+                .cloned()
+                .unwrap_or(json!("nil")),
+        ],
+    };
+    p.shift_remove("images");
+    p.shift_remove("image");
+    p.shift_remove("field_type");
+    let mut docker = Map::new();
+    for image in images {
+        let key = php_string(&image).unwrap_or_default();
+        docker.insert(key, image);
+    }
+    p.insert("docker_images".into(), Value::Object(docker));
+}
+
+/// `convertToV3`: the `startup` string becomes `startup_commands: {Default: ...}`.
+fn convert_to_v3(p: &mut Map<String, Value>) -> Result<(), String> {
+    let startup = p
+        .shift_remove("startup")
+        .ok_or("the egg has no `startup` command (Pelican's conversion reads it)")?;
+    p.insert("startup_commands".into(), json!({ "Default": startup }));
+    Ok(())
+}
+
+/// `json_encode($value, JSON_UNESCAPED_SLASHES)` of a PHP array.
+fn json_encode_compact(v: &Value) -> String {
+    serde_json::to_string(&normalize(v)).expect("a JSON value serializes")
+}
+
+/// A scalar as PHP turns it into a string for a text column; `None` for arrays.
+fn php_string(v: &Value) -> Option<String> {
+    match v {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(match n.as_f64() {
+            Some(f) if n.is_f64() && f.fract() == 0.0 && f.abs() < 1e15 => format!("{f:.0}"),
+            _ => n.to_string(),
+        }),
+        Value::Bool(true) => Some("1".to_owned()),
+        Value::Bool(false) => Some(String::new()),
+        Value::Null => Some(String::new()),
+        _ => None,
+    }
+}
+
+/// A text column as read back: scalars as strings, null kept.
+fn text_column(v: Option<&Value>) -> Value {
+    match v {
+        None | Some(Value::Null) => Value::Null,
+        Some(v) => php_string(v).map(Value::String).unwrap_or(Value::Null),
+    }
+}
+
+/// An `array` cast column as read back: the value through `json_encode`/`json_decode`.
+fn array_column(v: Option<&Value>) -> Value {
+    v.map(normalize).unwrap_or(Value::Null)
+}
+
+/// `config_*`: `json_encode(json_decode($text), JSON_PRETTY_PRINT)`.
+fn config_column(v: Option<&Value>) -> Value {
+    let decoded = match v {
+        Some(Value::String(text)) => json_decode(text).unwrap_or(Value::Null),
+        Some(Value::Number(n)) => Value::Number(n.clone()),
+        _ => Value::Null,
+    };
+    Value::String(json_encode_pretty(&decoded))
+}
+
+/// `fromParsed` and `fillFromParsed`, then the egg as read back from the database.
+fn from_parsed(p: &Map<String, Value>) -> Result<Egg, String> {
+    let get = |path: &str| -> Option<&Value> {
+        let mut cur = p.get(path.split('.').next()?)?;
+        for part in path.split('.').skip(1) {
+            cur = cur.as_object()?.get(part)?;
+        }
+        Some(cur)
+    };
+    for (column, what) in [("name", "name"), ("author", "author")] {
+        if get(column).is_none_or(Value::is_null) {
+            return Err(format!(
+                "the egg has no `{what}` (the database column cannot be empty)"
+            ));
+        }
+    }
+    let icon = get("icon").and_then(Value::as_str).and_then(icon::stored);
+    let file_denylist = match get("file_denylist") {
+        Some(Value::Array(list)) => list.clone(),
+        Some(Value::Object(m)) => m.values().cloned().collect(),
+        Some(Value::Null) | None => Vec::new(),
+        Some(other) => vec![other.clone()],
+    };
+    let mut variables: Vec<Map<String, Value>> = Vec::new();
+    let list = p
+        .get("variables")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for (i, v) in list.iter().enumerate() {
+        let v = v.as_object().expect("parse checked every variable");
+        let stored = variable(i, v)?;
+        let env = stored["env_variable"].clone();
+        match variables.iter_mut().find(|x| x["env_variable"] == env) {
+            // updateOrCreate by env_variable: a second variable of one name updates the first.
+            Some(existing) => {
+                for (k, val) in stored {
+                    if v.contains_key(&k) || k == "rules" {
+                        existing.insert(k, val);
+                    }
+                }
+            }
+            None => variables.push(stored),
+        }
+    }
+    let mut names: Vec<&Value> = variables.iter().map(|v| &v["name"]).collect();
+    names.sort_by_key(|n| n.to_string());
+    if let Some(twin) = names.windows(2).find(|w| w[0] == w[1]) {
+        return Err(format!(
+            "two variables are named {} (the panel's database allows one name per egg)",
+            twin[0]
+        ));
+    }
+    Ok(Egg {
+        update_url: text_column(get("meta.update_url")),
+        name: text_column(get("name")),
+        author: text_column(get("author")),
+        uuid: text_column(get("uuid")),
+        description: text_column(get("description")),
+        icon,
+        tags: match get("tags") {
+            None => json!([]),
+            some => array_column(some),
+        },
+        features: array_column(get("features")),
+        docker_images: array_column(get("docker_images")),
+        file_denylist: file_denylist.into_iter().filter(|v| !is_empty(v)).collect(),
+        startup_commands: array_column(get("startup_commands")),
+        config_files: config_column(get("config.files")),
+        config_startup: config_column(get("config.startup")),
+        config_logs: config_column(get("config.logs")),
+        config_stop: text_column(get("config.stop")),
+        script: text_column(get("scripts.installation.script")),
+        container: text_column(get("scripts.installation.container")),
+        entrypoint: text_column(get("scripts.installation.entrypoint")),
+        variables,
+    })
+}
+
+/// One variable as stored and read back, fields in column order.
+fn variable(i: usize, v: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+    const KNOWN: &[&str] = &[
+        "sort",
+        "name",
+        "description",
+        "env_variable",
+        "default_value",
+        "user_viewable",
+        "user_editable",
+        "rules",
+        "egg_id",
+        "field_type",
+        "id",
+        "created_at",
+        "updated_at",
+    ];
+    if let Some(unknown) = v.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+        return Err(format!(
+            "variable {i} has the field `{unknown}`, which is no column of the panel's variables"
+        ));
+    }
+    let rules = match v.get("rules") {
+        None => return Err(format!("variable {i} has no `rules`")),
+        Some(r @ (Value::Array(_) | Value::Object(_))) => normalize(r),
+        Some(other) => {
+            let text = php_string(other).unwrap_or_default();
+            Value::Array(text.split('|').map(|s| json!(s)).collect())
+        }
+    };
+    let required_text = |field: &str| -> Result<Value, String> {
+        match v.get(field) {
+            None | Some(Value::Null) => Err(format!(
+                "variable {i} has no `{field}` (the database column cannot be empty)"
+            )),
+            Some(x) => php_string(x)
+                .map(Value::String)
+                .ok_or_else(|| format!("variable {i}: `{field}` is not text")),
+        }
+    };
+    let flag = |field: &str| -> Result<Value, String> {
+        match v.get(field) {
+            None => Ok(json!(false)),
+            Some(Value::Null) => Err(format!(
+                "variable {i}: `{field}` is null (the database column cannot be empty)"
+            )),
+            Some(Value::Bool(b)) => Ok(json!(*b)),
+            Some(Value::Number(n)) => Ok(json!(n.as_f64() != Some(0.0))),
+            Some(Value::String(s)) => Ok(json!(
+                !(s.is_empty() || s == "0" || s.parse::<f64>().is_ok_and(|f| f == 0.0))
+            )),
+            Some(_) => Err(format!("variable {i}: `{field}` is not a flag")),
+        }
+    };
+    let sort = match v.get("sort") {
+        None | Some(Value::Null) => Value::Null,
+        Some(Value::Bool(b)) => json!(u8::from(*b)),
+        Some(Value::String(s)) if s.parse::<i64>().is_ok() => {
+            json!(s.parse::<i64>().unwrap_or_default())
+        }
+        Some(other) => other.clone(),
+    };
+    Ok(map(vec![
+        ("sort", sort),
+        ("name", required_text("name")?),
+        ("description", required_text("description")?),
+        (
+            "env_variable",
+            php_string(&v["env_variable"]).map_or(Value::Null, Value::String),
+        ),
+        ("default_value", required_text("default_value")?),
+        ("user_viewable", flag("user_viewable")?),
+        ("user_editable", flag("user_editable")?),
+        ("rules", rules),
+    ])
+    .as_object()
+    .cloned()
+    .expect("map() builds an object"))
+}
+
+/// The exporter's `$struct` for `egg`, with `exported_at` as given.
+pub fn export(egg: &Egg, exported_at: &str) -> Value {
+    map(vec![
+        ("_comment", json!(COMMENT)),
+        (
+            "meta",
+            map(vec![
+                ("version", json!(EXPORT_VERSION)),
+                ("update_url", egg.update_url.clone()),
+            ]),
+        ),
+        ("exported_at", json!(exported_at)),
+        ("name", egg.name.clone()),
+        ("author", egg.author.clone()),
+        ("uuid", egg.uuid.clone()),
+        ("description", egg.description.clone()),
+        ("icon", egg.icon.clone().map_or(Value::Null, Value::String)),
+        ("tags", egg.tags.clone()),
+        ("features", egg.features.clone()),
+        ("docker_images", egg.docker_images.clone()),
+        ("file_denylist", Value::Array(egg.file_denylist.clone())),
+        ("startup_commands", egg.startup_commands.clone()),
+        (
+            "config",
+            map(vec![
+                ("files", egg.config_files.clone()),
+                ("startup", egg.config_startup.clone()),
+                ("logs", egg.config_logs.clone()),
+                ("stop", egg.config_stop.clone()),
+            ]),
+        ),
+        (
+            "scripts",
+            map(vec![(
+                "installation",
+                map(vec![
+                    ("script", egg.script.clone()),
+                    ("container", egg.container.clone()),
+                    ("entrypoint", egg.entrypoint.clone()),
+                ]),
+            )]),
+        ),
+        (
+            "variables",
+            Value::Array(egg.variables.iter().cloned().map(Value::Object).collect()),
+        ),
+    ])
+}
+
+/// `EggExporterService::yamlExport`: JSON text becomes data (recursively), CRLF becomes LF, and
+/// a `description` over 80 bytes or with a line break is word-wrapped at 100.
+pub fn yaml_export(v: &Value) -> Value {
+    match v {
+        Value::String(s) => match json_decode(s) {
+            Some(decoded) => yaml_export(&normalize(&decoded)),
+            None => Value::String(s.replace("\r\n", "\n")),
+        },
+        Value::Array(items) => Value::Array(items.iter().map(yaml_export).collect()),
+        Value::Object(m) => Value::Object(
+            m.iter()
+                .map(|(k, val)| {
+                    let out = match val {
+                        Value::String(s)
+                            if k.eq_ignore_ascii_case("description")
+                                && (s.contains('\n') || s.len() > 80) =>
+                        {
+                            Value::String(php::wordwrap(s, 100))
+                        }
+                        other => yaml_export(other),
+                    };
+                    (k.clone(), out)
+                })
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_names_are_prefixed_in_the_commands_too() {
+        assert_eq!(
+            prefix_words("java -Xmx{{SERVER_MEMORY}} {{TZ}} TZX", &["TZ".to_owned()]),
+            "java -Xmx{{SERVER_MEMORY}} {{SERVER_TZ}} TZX"
+        );
+    }
+
+    #[test]
+    fn placeholders_upgraded_in_order() {
+        assert_eq!(
+            upgrade_variables("{{server.build.env.SERVER_PORT}} {{server.build.env.X}}"),
+            "{{server.allocations.default.port}} {{server.environment.X}}"
+        );
+    }
+}
