@@ -150,12 +150,26 @@ for (const base of URLS) {
     const links = await page.$$eval('pre.cmd a.var', (as) => as.map((a) => a.getAttribute('href')));
     for (const l of links) assert.ok(await page.$(`tr[id="${l.slice(1)}"]`), l);
 
-    // The copy button puts the egg document's URL on the clipboard.
-    const button = page.locator('button.copy').last();
-    await button.click();
-    const copied = await page.evaluate(() => navigator.clipboard.readText());
-    assert.equal(copied, await button.getAttribute('data-copy'));
-    assert.ok(copied.endsWith(`/api/v1/eggs/${pick.slug}.json`), copied);
+    // Each copy button puts its URL on the clipboard: the panels' import files (as the egg
+    // document's meta.import names them) and the egg document.
+    const copiedAll = [];
+    const buttons = page.locator('button.copy');
+    for (let i = 0; i < await buttons.count(); i++) {
+      const button = buttons.nth(i);
+      await button.click();
+      const copied = await page.evaluate(() => navigator.clipboard.readText());
+      assert.equal(copied, await button.getAttribute('data-copy'));
+      copiedAll.push(copied);
+    }
+    const imports = doc.meta.import;
+    const importUrls = [imports.pelican.yaml, imports.pelican.json, imports.pterodactyl.json].filter(Boolean);
+    assert.ok(importUrls.length > 0, `${pick.slug} has import files`);
+    for (const url of importUrls) assert.ok(copiedAll.includes(url), `copy button for ${url}`);
+    assert.ok(copiedAll.some((u) => u.endsWith(`/api/v1/eggs/${pick.slug}.json`)), copiedAll.join(' '));
+    // The import file behind the button is served, with its media type.
+    const yaml = await fetch(imports.pelican.yaml ?? imports.pelican.json);
+    assert.equal(yaml.status, 200);
+    assert.match(yaml.headers.get('content-type'), /^application\/(yaml|json)/);
     clean(base, log);
     await context.close();
   });

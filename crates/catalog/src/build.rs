@@ -9,6 +9,7 @@ use crate::text::rfc3339;
 use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::name::sort_names;
@@ -16,10 +17,10 @@ use crate::raw_url::render_raw_url;
 use crate::scan::{ParsedEgg, SourceScan};
 use crate::slug::{SlugKey, assign_slugs};
 use crate::wire::{
-    IndexItem, Meta, Problem, Removed, Report, SourceProblem, SourceReport, SourceState,
-    SourceStatus, State,
+    DiagnosticCounts, IndexItem, Meta, Problem, Removed, Report, SourceProblem, SourceReport,
+    SourceState, SourceStatus, State,
 };
-use crate::{INTERFACE_VERSION, paths};
+use crate::{INTERFACE_VERSION, compat, identity, imports, paths};
 
 /// A configured source, as the catalog sees it.
 #[derive(Debug, Clone)]
@@ -178,13 +179,79 @@ pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContex
         .collect();
     let slugs = assign_slugs(&slug_keys);
 
+    // Parsed once here for the panels' conversions, the compat indexes and the uuid checks.
+    let values: Vec<Value> = eggs
+        .iter()
+        .map(|(_, e, _)| serde_json::from_str(e.egg.get()).unwrap_or(Value::Null))
+        .collect();
+    let origins: Vec<String> = eggs
+        .iter()
+        .map(|&(s, e, _)| format!("{}/{}/{}", merged[s].0.owner, merged[s].0.repo, e.path))
+        .collect();
+    let upstream_uuids: Vec<Option<&str>> = values
+        .iter()
+        .map(|v| v.get("uuid").and_then(Value::as_str))
+        .collect();
+    let identities = identity::assign(&origins, &upstream_uuids);
+    let shared_uuids = eggcat_validate::check_catalog(
+        &origins
+            .iter()
+            .zip(&upstream_uuids)
+            .map(|(path, uuid)| eggcat_validate::CatalogEgg {
+                path,
+                uuid: *uuid,
+                text: None,
+            })
+            .collect::<Vec<_>>(),
+    );
+
     let mut files = BTreeMap::new();
     let mut index = Vec::with_capacity(eggs.len());
     let mut slugs_by_source: Vec<Vec<String>> = vec![Vec::new(); merged.len()];
-    for ((s, egg, indexed_at), slug) in eggs.iter().zip(slugs) {
+    let mut counts = DiagnosticCounts::default();
+    let mut collisions = Vec::new();
+    let (mut pelican, mut pterodactyl) = (Vec::new(), Vec::new());
+    for (i, ((s, egg, indexed_at), slug)) in eggs.iter().zip(slugs).enumerate() {
         let (info, m) = &merged[*s];
         let state = m.state.as_ref().expect("a source with eggs has a state");
-        let meta = meta(info, state, egg, &slug, *indexed_at);
+        let mut meta = meta(info, state, egg, &slug, *indexed_at);
+        let id = &identities[i];
+        meta.uuid = id.uuid.clone();
+        if let Some(note) = &id.collision {
+            collisions.push(SourceProblem {
+                source: format!("{}/{}", info.owner, info.repo),
+                path: egg.path.clone(),
+                message: note.clone(),
+            });
+        }
+        meta.diagnostics.extend(shared_uuids[i].iter().cloned());
+        counts.add(&format!("{}/{}", info.owner, info.repo), &meta.diagnostics);
+        let imports = imports::import_files(
+            &values[i],
+            &slug,
+            &id.uuid,
+            &ctx.base_url,
+            &atom_time(*indexed_at),
+        );
+        files.extend(imports.files);
+        meta.import = imports.meta;
+        let listed = |url: &Option<String>| compat::CompatEgg {
+            owner: &info.owner,
+            repo: &info.repo,
+            name: &egg.name,
+            slug: slug.clone(),
+            description: values[i]
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or(""),
+            download_url: url.clone().unwrap_or_default(),
+        };
+        if meta.import.pelican.yaml.is_some() {
+            pelican.push(listed(&meta.import.pelican.yaml));
+        }
+        if meta.import.pterodactyl.importable && meta.import.pterodactyl.json.is_some() {
+            pterodactyl.push(listed(&meta.import.pterodactyl.json));
+        }
         let doc = EggDocumentRef {
             egg: &egg.egg,
             meta: &meta,
@@ -200,6 +267,14 @@ pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContex
         });
         slugs_by_source[*s].push(slug);
     }
+    files.insert(
+        paths::COMPAT_PELICAN.to_owned(),
+        compat::index("Pelican", "PLCN_v3", &pelican),
+    );
+    files.insert(
+        paths::COMPAT_PTERODACTYL.to_owned(),
+        compat::index("Pterodactyl", "PTDL_v2", &pterodactyl),
+    );
     index.sort_by(|a, b| a.slug.cmp(&b.slug));
     let names = sort_names(index.iter().map(|i| i.name.as_str()));
     files.insert(paths::NAMES.to_owned(), to_json(&names));
@@ -216,6 +291,7 @@ pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContex
         sources: Vec::new(),
         skipped: Vec::new(),
         warnings: Vec::new(),
+        diagnostics: counts,
     };
     let mut state = State {
         rules: crate::RULES_VERSION,
@@ -238,6 +314,11 @@ pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContex
             state.sources.push(s);
         }
     }
+    // Catalog-wide findings, recomputed every build (so not kept in the sources' state).
+    report.warnings.extend(collisions);
+    report
+        .warnings
+        .sort_by(|a, b| (&a.source, &a.path).cmp(&(&b.source, &b.path)));
     files.insert(paths::STATUS.to_owned(), to_json(&report));
     Catalog {
         files,
@@ -435,7 +516,16 @@ fn meta(
         commit: state.commit.clone(),
         uuid: String::new(),
         import: Default::default(),
+        diagnostics: egg.diagnostics.clone(),
     }
+}
+
+/// `exported_at` of the import files: when this content was first indexed, in the form the
+/// panels write it (Carbon's `toAtomString`, `2026-01-01T00:00:00+00:00`). It changes only with
+/// the content, so unchanged eggs keep byte-identical files.
+fn atom_time(ms: u64) -> String {
+    let full = rfc3339(ms);
+    format!("{}+00:00", &full[..19])
 }
 
 /// [`crate::wire::EggDocument`] by reference, so rendering copies no egg. Same fields, same order.

@@ -24,7 +24,7 @@ pub(crate) struct CompatEgg<'a> {
     pub(crate) repo: &'a str,
     /// The display name (unique enough to tell twins apart in the dialog).
     pub(crate) name: &'a str,
-    pub(crate) slug: &'a str,
+    pub(crate) slug: String,
     /// The upstream egg's `description`, or empty.
     pub(crate) description: &'a str,
     /// Absolute URL of the import file this index lists.
@@ -80,7 +80,7 @@ pub(crate) fn index(panel_type: &str, format: &str, eggs: &[CompatEgg<'_>]) -> V
     let nests = nests
         .into_iter()
         .map(|(name, mut members)| {
-            members.sort_by(|a, b| (a.name, a.slug).cmp(&(b.name, b.slug)));
+            members.sort_by(|a, b| (a.name, &a.slug).cmp(&(b.name, &b.slug)));
             Nest {
                 nest_type: name.to_owned(),
                 eggs: members
@@ -150,7 +150,7 @@ mod tests {
             owner,
             repo,
             name,
-            slug,
+            slug: slug.to_owned(),
             description: "d",
             download_url: format!("https://e.example/api/v1/eggs/{slug}/pelican.yaml"),
         }
@@ -159,8 +159,18 @@ mod tests {
     #[test]
     fn one_nest_per_repository_sorted_with_owners_where_names_clash() {
         let eggs = [
-            egg("pelican-eggs", "games-steamcmd", "Rust", "games-steamcmd-rust"),
-            egg("pelican-eggs", "games-steamcmd", "Ark", "games-steamcmd-ark"),
+            egg(
+                "pelican-eggs",
+                "games-steamcmd",
+                "Rust",
+                "games-steamcmd-rust",
+            ),
+            egg(
+                "pelican-eggs",
+                "games-steamcmd",
+                "Ark",
+                "games-steamcmd-ark",
+            ),
             egg("pelican-eggs", "minecraft", "Paper", "minecraft-paper"),
             egg("someone", "minecraft", "Paper", "someone-minecraft-paper"),
         ];

@@ -10,6 +10,9 @@
 //! previous catalog (kept eggs, `indexedAt`), assigns slugs, and renders the documents.
 
 mod build;
+mod compat;
+mod identity;
+mod imports;
 mod name;
 pub mod paths;
 mod raw_url;
@@ -34,7 +37,7 @@ pub use text::{hex, rfc3339};
 /// The version of the parsing and catalog rules. A previous catalog built under other rules is
 /// not reused as is: every source is fetched and parsed again (its eggs are still kept if the
 /// source fails). Bump it whenever a change to `egg` or `scan` could change a parsed egg.
-pub const RULES_VERSION: u32 = 1;
+pub const RULES_VERSION: u32 = 2;
 
 /// The interface version the published documents follow.
 pub const INTERFACE_VERSION: &str = "2.0.0";

@@ -52,6 +52,15 @@ pub fn is_list(path: &str) -> bool {
     LISTS.contains(&path)
 }
 
+/// Whether `path` is named by its content (the web assets, `assets/eggcat-{hash}.css`): its
+/// bytes never change, so every host may cache it for a year ([`IMMUTABLE_CACHE_CONTROL`]).
+pub fn is_immutable(path: &str) -> bool {
+    path.starts_with("assets/eggcat-")
+}
+
+/// The `Cache-Control` of [`is_immutable`] files, everywhere they are served.
+pub const IMMUTABLE_CACHE_CONTROL: &str = "public, max-age=31536000, immutable";
+
 /// The path of one egg's document.
 pub fn egg(slug: &str) -> String {
     format!("{EGGS_DIR}/{slug}.json")
@@ -77,6 +86,9 @@ pub fn media_type(path: &str) -> &'static str {
         "txt" => "text/plain; charset=utf-8",
         "svg" => "image/svg+xml",
         "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
         "ico" => "image/x-icon",
         "webmanifest" => "application/manifest+json",
         _ => "application/octet-stream",

@@ -11,7 +11,7 @@ use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 
 use crate::name::display_name;
-use crate::wire::Problem;
+use crate::wire::{Diagnostic, Problem};
 
 /// Largest file read from upstream, eggs and READMEs alike. The fetcher checks it against the
 /// size in the tree before reading the blob, so a 1 GiB blob of zeros is never inflated.
@@ -56,6 +56,8 @@ pub struct ParsedEgg {
     pub egg: Box<RawValue>,
     /// The README of the egg's folder.
     pub readme: Option<String>,
+    /// What `eggcat validate` finds in the file (positions in the upstream file).
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// The result of scanning one source.
@@ -162,6 +164,9 @@ fn parse_egg(entry: &TreeEntry) -> Result<(ParsedEgg, Vec<String>), String> {
         sha256: hex_sha256(bytes),
         egg,
         readme: None,
+        // The checks parse the bytes again to keep positions; every egg is checked, and a
+        // finding never stops it from being published.
+        diagnostics: eggcat_validate::check_text(bytes, syntax),
     };
     Ok((egg, parsed.warnings))
 }

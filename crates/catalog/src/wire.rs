@@ -4,8 +4,12 @@
 //! upstream egg itself, carried as raw JSON). docs/catalog-format.md documents each field; a
 //! change here is a change of the interface version.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+
+pub use eggcat_validate::{Diagnostic, SHARED_UUID, Severity};
 
 /// Where an egg came from, and when it was first indexed with this content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,6 +49,10 @@ pub struct Meta {
     /// The egg's import files for each panel, and whether the panel accepts them.
     #[serde(default)]
     pub import: Imports,
+    /// What `eggcat validate` finds in the upstream file, with positions in it, sorted by
+    /// position; plus the catalog-wide findings (`E017`: a uuid shared with other eggs).
+    #[serde(default)]
+    pub diagnostics: Vec<Diagnostic>,
 }
 
 /// `meta.import`: one entry per panel.
@@ -119,6 +127,45 @@ pub struct Report {
     pub skipped: Vec<SourceProblem>,
     /// Everything else a maintainer should look at, by source then path.
     pub warnings: Vec<SourceProblem>,
+    /// How many diagnostics the checks found in the catalog's eggs.
+    #[serde(default)]
+    pub diagnostics: DiagnosticCounts,
+}
+
+/// `diagnostics` of the report: counts over every egg of the catalog.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnosticCounts {
+    /// Diagnostics of severity `error`.
+    pub errors: usize,
+    /// Diagnostics of severity `warning`.
+    pub warnings: usize,
+    /// Diagnostics of severity `note`.
+    pub notes: usize,
+    /// Per code (`E021`), how many diagnostics.
+    pub by_code: BTreeMap<String, usize>,
+    /// Per source (`owner/repo`), per code, how many diagnostics.
+    pub by_source: BTreeMap<String, BTreeMap<String, usize>>,
+}
+
+impl DiagnosticCounts {
+    /// Counts `diagnostics` of an egg of `source`.
+    pub fn add(&mut self, source: &str, diagnostics: &[Diagnostic]) {
+        for d in diagnostics {
+            match d.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Note => self.notes += 1,
+            }
+            *self.by_code.entry(d.code.clone()).or_default() += 1;
+            *self
+                .by_source
+                .entry(source.to_owned())
+                .or_default()
+                .entry(d.code.clone())
+                .or_default() += 1;
+        }
+    }
 }
 
 /// The outcome for one source.

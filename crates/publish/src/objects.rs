@@ -84,6 +84,7 @@ pub fn objects(
                 content_type: paths::media_type(path),
                 cache_control: match rank {
                     Some(_) => cache.lists.clone(),
+                    None if paths::is_immutable(path) => paths::IMMUTABLE_CACHE_CONTROL.to_owned(),
                     None => cache.documents.clone(),
                 },
                 sha256: sha256.clone(),

@@ -9,6 +9,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use arc_swap::ArcSwapOption;
 use bytes::Bytes;
+use eggcat_catalog::paths;
 use eggcat_store::SnapshotFiles;
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
@@ -55,7 +56,7 @@ const ANY: HeaderValue = HeaderValue::from_static("*");
 const EXPOSE: HeaderValue = HeaderValue::from_static("ETag, Content-Length, Content-Encoding");
 const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
-const CSP: HeaderValue = HeaderValue::from_static(eggcat_catalog::paths::CONTENT_SECURITY_POLICY);
+const CSP: HeaderValue = HeaderValue::from_static(paths::CONTENT_SECURITY_POLICY);
 const REFERRER: HeaderValue = HeaderValue::from_static("strict-origin-when-cross-origin");
 
 impl App {
@@ -222,13 +223,22 @@ impl App {
                     Route::File { path: file, .. } => snapshot.get(file),
                     list => snapshot.get(list.list().expect("the other routes are handled above")),
                 };
-                match doc {
+                let mut response = match doc {
                     Some(doc) => match doc.modified() {
                         Some((at, header)) => self.document(req, doc, at, header),
                         None => self.document(req, doc, snapshot.built_at, &snapshot.last_modified),
                     },
                     None => missing(&snapshot, catalog_route, req.uri()),
+                };
+                if let Route::File { path: file, .. } = catalog_route
+                    && paths::is_immutable(file)
+                    && response.status().is_success()
+                {
+                    response
+                        .headers_mut()
+                        .insert(header::CACHE_CONTROL, IMMUTABLE);
                 }
+                response
             }
         };
         (label, finish(response, head))
@@ -290,6 +300,9 @@ impl App {
         response
     }
 }
+
+/// `Cache-Control` of the files named by their content ([`paths::is_immutable`]).
+const IMMUTABLE: HeaderValue = HeaderValue::from_static(paths::IMMUTABLE_CACHE_CONTROL);
 
 fn route_label(route: &Route) -> Label {
     match route {

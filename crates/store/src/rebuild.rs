@@ -129,7 +129,14 @@ pub fn rebuild(
         started_at_ms,
         now_ms: now_ms(),
     };
-    let catalog = build(inputs, previous, &ctx);
+    let mut catalog = build(inputs, previous, &ctx);
+    // The web pages, feed and search summary are files of the same snapshot, rendered from its
+    // documents, so every host of the tree shows them and a rebuild swaps them with the rest.
+    let site = eggcat_web::SiteOptions {
+        base_url: &options.base_url,
+    };
+    let pages = eggcat_web::render(&catalog.files, &site);
+    catalog.files.extend(pages);
 
     let failures: Vec<&str> = catalog
         .report

@@ -71,7 +71,8 @@ impl Store {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let mut files = BTreeMap::new();
-        read_tree(&dir.join("api"), "api", &mut files)?;
+        read_tree(&dir, "", &mut files)?;
+        files.remove(STATE_FILE);
         if !files.contains_key(paths::INDEX) || !files.contains_key(paths::STATUS) {
             let detail = "index or status document missing".to_owned();
             return Err(StoreError::Damaged {
@@ -231,6 +232,13 @@ fn read_state(dir: &Path) -> Result<Previous, StoreError> {
                 sha256: doc.meta.sha256,
                 egg: doc.egg,
                 readme: doc.readme,
+                // The file's own findings; the catalog-wide ones are found again by the build.
+                diagnostics: doc
+                    .meta
+                    .diagnostics
+                    .into_iter()
+                    .filter(|d| d.code != eggcat_catalog::wire::SHARED_UUID)
+                    .collect(),
             };
             eggs.push((egg, doc.meta.indexed_at));
         }
@@ -307,7 +315,11 @@ fn read_tree(
     for entry in fs::read_dir(dir).map_err(io_error("list", dir))? {
         let entry = entry.map_err(io_error("list", dir))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let rel = format!("{prefix}/{name}");
+        let rel = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
         let path = entry.path();
         let kind = entry.file_type().map_err(io_error("stat", &path))?;
         if kind.is_dir() {

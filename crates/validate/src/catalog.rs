@@ -10,6 +10,10 @@ use crate::Diagnostic;
 use crate::checks::check_info;
 use crate::span::locate;
 
+/// The code of the one catalog-wide check: several eggs share one uuid. Findings of this code
+/// are the catalog's, not the file's: they change when another egg changes.
+pub const SHARED_UUID: &str = "E017";
+
 /// One egg of the catalog, as the build knows it.
 #[derive(Debug, Clone, Copy)]
 pub struct CatalogEgg<'a> {
@@ -47,8 +51,8 @@ pub fn check_catalog(eggs: &[CatalogEgg<'_>]) -> Vec<Vec<Diagnostic>> {
                     .map(|l| l.value)
             });
             out[i].push(Diagnostic {
-                code: "E017".to_owned(),
-                severity: check_info("E017").severity,
+                code: SHARED_UUID.to_owned(),
+                severity: check_info(SHARED_UUID).severity,
                 message: format!("uuid `{uuid}` is also the uuid of {}", others.join(", ")),
                 pointer: "/uuid".to_owned(),
                 line: span.map(|s| s.line),

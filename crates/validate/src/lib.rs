@@ -26,7 +26,7 @@ mod span_json;
 mod span_yaml;
 mod variables;
 
-pub use catalog::{CatalogEgg, check_catalog};
+pub use catalog::{CatalogEgg, SHARED_UUID, check_catalog};
 pub use checks::{CHECKS, CheckInfo, check_info};
 pub use diagnostic::{Diagnostic, Severity, Summary};
 pub use file::{MAX_DIAGNOSTICS, check_file, check_text};

@@ -93,7 +93,7 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
         item(&mut h, i);
     }
     h.lit("</ul>");
-    layout::end(&mut h, "", &status.finished_at);
+    layout::end(&mut h, "", None);
     h.finish()
 }
 

@@ -127,7 +127,7 @@ pub(crate) fn render(
 
     problems(&mut h, m, status);
     h.lit("</article>");
-    layout::end(&mut h, root, &status.finished_at);
+    layout::end(&mut h, root, None);
     h.finish()
 }
 

@@ -69,11 +69,15 @@ pub(crate) fn start(h: &mut Html, title: &str, root: &str, assets: &Assets, nav:
 }
 
 /// Closes `<main>` and the page.
-pub(crate) fn end(h: &mut Html, root: &str, built: &str) {
+pub(crate) fn end(h: &mut Html, root: &str, built: Option<&str>) {
     let api = format!("{root}api/v1/eggs/_summary.json");
-    h.lit("</main><footer class=\"site\"><p>Built ")
-        .text(built)
-        .lit(" by eggcat from the upstream repositories. The same data as JSON: ")
+    h.lit("</main><footer class=\"site\"><p>Built ");
+    // Egg pages leave the build time out: a page changes only when its egg does, so a rebuild
+    // does not rewrite (or re-upload) every page.
+    if let Some(built) = built {
+        h.text(built).lit(" ");
+    }
+    h.lit("by eggcat from the upstream repositories. The same data as JSON: ")
         .el("a", &[("href", Some(&api))], "_summary.json")
         .lit(".</p></footer></body></html>\n");
 }

@@ -92,7 +92,7 @@ pub(crate) fn render(
         }
         h.lit("</ul></section>");
     }
-    layout::end(&mut h, root, &status.finished_at);
+    layout::end(&mut h, root, Some(&status.finished_at));
     h.finish()
 }
 

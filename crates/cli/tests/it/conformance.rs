@@ -72,7 +72,11 @@ pub(crate) fn checks(files: &BTreeMap<String, Vec<u8>>, cache_control: &str) -> 
     let file = |path: &str, target: String| {
         let mut c = Check::get(target, 200, Body::File(path.to_owned()));
         c.content_type = Some(paths::media_type(path).to_owned());
-        c.cache_control = Some(cache_control.to_owned());
+        c.cache_control = Some(if paths::is_immutable(path) {
+            paths::IMMUTABLE_CACHE_CONTROL.to_owned()
+        } else {
+            cache_control.to_owned()
+        });
         c
     };
     for path in files.keys() {

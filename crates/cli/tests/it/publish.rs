@@ -48,6 +48,8 @@ fn publishes_incrementally_with_headers_and_serves_the_same_bytes_as_eggcat_serv
         );
         let expected_cache = if paths::is_list(&source) {
             eggcat_publish::DEFAULT_LISTS_CACHE_CONTROL
+        } else if paths::is_immutable(&source) {
+            paths::IMMUTABLE_CACHE_CONTROL
         } else {
             eggcat_publish::DEFAULT_DOCUMENTS_CACHE_CONTROL
         };

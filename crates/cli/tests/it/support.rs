@@ -395,3 +395,9 @@ pub(crate) fn egg_yaml(name: &str) -> String {
         "_comment: 'DO NOT EDIT: FILE GENERATED AUTOMATICALLY BY PANEL'\nmeta:\n  version: PLCN_v3\n  update_url: null\nname: '{name}'\ntags: {{  }}\nvariables: []\n"
     )
 }
+
+/// The files that report on one build (its id and times): the only files two builds of the same
+/// upstreams may differ in.
+pub(crate) fn is_build_report(path: &str) -> bool {
+    path == "api/v1/_status.json" || path == "status/index.html"
+}

@@ -12,6 +12,7 @@ use super::{COMMON_HEADERS, EXTENSIONS, REFERRER_POLICY, RULES_DIR, RulesOptions
 pub(crate) fn config(options: &RulesOptions) -> String {
     let cache = quote(&options.cache_control);
     let csp = quote(paths::CONTENT_SECURITY_POLICY);
+    let immutable = quote(paths::IMMUTABLE_CACHE_CONTROL);
     let mut types = String::new();
     for ext in EXTENSIONS {
         let ty = paths::media_type(&format!("x.{ext}"));
@@ -38,6 +39,8 @@ pub(crate) fn config(options: &RulesOptions) -> String {
 		header {{
 {common}			Cache-Control {cache}
 		}}
+		@immutable path /assets/eggcat-*
+		header @immutable Cache-Control {immutable}
 		@html path / *.html */
 		header @html Content-Security-Policy {csp}
 		header @html Referrer-Policy {REFERRER_POLICY}

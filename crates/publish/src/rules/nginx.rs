@@ -58,6 +58,13 @@ pub(crate) fn config(options: &RulesOptions) -> String {
     ));
     line(&format!("    set $eggcat_referrer \"{REFERRER_POLICY}\";"));
     line("}");
+    line("# Named by their content: cacheable for a year.");
+    line("if ($uri ~ \"^/assets/eggcat-\") {");
+    line(&format!(
+        "    set $eggcat_cache \"{}\";",
+        paths::IMMUTABLE_CACHE_CONTROL
+    ));
+    line("}");
     for (name, value) in COMMON_HEADERS {
         line(&format!("add_header {name} \"{value}\" always;"));
     }

@@ -1,0 +1,210 @@
+// eggcat: the web catalog's one script. The catalog page's search, filters, sort and URL
+// state over the list the HTML already holds (from _summary.json), and the copy buttons of
+// the egg pages. Without it every page still works: the catalog lists every egg.
+'use strict';
+(function () {
+  var FILTERS = ['source', 'category', 'format', 'importable'];
+  var PAGE = 60;
+
+  function copyButtons() {
+    document.querySelectorAll('button.copy[data-copy]').forEach(function (b) {
+      if (!navigator.clipboard) return;
+      b.hidden = false;
+      var label = b.innerHTML;
+      b.addEventListener('click', function () {
+        navigator.clipboard.writeText(b.getAttribute('data-copy')).then(function () {
+          b.textContent = 'Copied';
+          setTimeout(function () { b.innerHTML = label; }, 2000);
+        }, function () {
+          b.textContent = 'Copy failed';
+        });
+      });
+    });
+  }
+
+  function catalog() {
+    var form = document.getElementById('search');
+    var list = document.getElementById('eggs');
+    if (!form || !list) return;
+    var q = document.getElementById('q');
+    var sort = document.getElementById('sort');
+    var count = document.getElementById('count');
+    var selects = {};
+    FILTERS.forEach(function (f) { selects[f] = form.querySelector('[data-filter="' + f + '"]'); });
+    var items = [];
+    var current = Array.prototype.slice.call(list.children);
+    var typing = false;
+    var timer = 0;
+    var pushLater = false;
+    var lastCounts = null;
+    var showAll = false;
+    var more = document.createElement('button');
+    more.type = 'button';
+    more.id = 'more';
+    more.className = 'more';
+    more.hidden = true;
+    list.after(more);
+    more.addEventListener('click', function () {
+      var next = list.children.length;
+      showAll = true;
+      apply();
+      // Keyboard users continue where the new items start.
+      var first = list.children[next] && list.children[next].querySelector('a');
+      if (first) first.focus(); else q.focus();
+    });
+
+    function values(it, f) {
+      if (f === 'importable') {
+        var v = [];
+        if (it.importable && it.importable.pelican) v.push('pelican');
+        if (it.importable && it.importable.pterodactyl) v.push('pterodactyl');
+        return v;
+      }
+      return [it[f]];
+    }
+
+    function readUrl() {
+      var p = new URLSearchParams(location.search);
+      q.value = p.get('q') || '';
+      FILTERS.forEach(function (f) { if (selects[f]) selects[f].value = p.get(f) || ''; });
+      sort.value = p.get('sort') === 'updated' ? 'updated' : 'name';
+      // A value the list no longer has (an old link) falls back to "all".
+      FILTERS.forEach(function (f) { if (selects[f] && selects[f].selectedIndex < 0) selects[f].value = ''; });
+    }
+
+    function writeUrl(push) {
+      var p = new URLSearchParams();
+      if (q.value.trim()) p.set('q', q.value.trim());
+      FILTERS.forEach(function (f) { if (selects[f] && selects[f].value) p.set(f, selects[f].value); });
+      if (sort.value !== 'name') p.set('sort', sort.value);
+      var s = p.toString();
+      var url = location.pathname + (s ? '?' + s : '');
+      if (url === location.pathname + location.search) return;
+      if (push) history.pushState(null, '', url); else history.replaceState(null, '', url);
+    }
+
+    function apply() {
+      var tokens = q.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var chosen = {};
+      FILTERS.forEach(function (f) { chosen[f] = selects[f] ? selects[f].value : ''; });
+      var counts = {};
+      FILTERS.forEach(function (f) { counts[f] = {}; });
+      var shown = [];
+      for (var i = 0; i < items.length; i++) {
+        var it = items[i];
+        var score = 0;
+        var ok = true;
+        for (var t = 0; t < tokens.length; t++) {
+          if (it._name.indexOf(tokens[t]) >= 0) continue;
+          if (it._hay.indexOf(tokens[t]) < 0) { ok = false; break; }
+          score += 1;
+        }
+        if (!ok) continue;
+        if (tokens.length && it._name.indexOf(tokens.join(' ')) === 0) score -= 1;
+        var miss = [];
+        for (var f = 0; f < FILTERS.length; f++) {
+          var name = FILTERS[f];
+          if (chosen[name] && values(it, name).indexOf(chosen[name]) < 0) miss.push(name);
+        }
+        // Facet counts: each filter counts what the other filters and the query leave.
+        for (f = 0; f < FILTERS.length; f++) {
+          name = FILTERS[f];
+          if (miss.length === 0 || (miss.length === 1 && miss[0] === name)) {
+            var vs = values(it, name);
+            for (var k = 0; k < vs.length; k++) counts[name][vs[k]] = (counts[name][vs[k]] || 0) + 1;
+            counts[name][''] = (counts[name][''] || 0) + 1;
+          }
+        }
+        if (miss.length === 0) shown.push({ it: it, score: score });
+      }
+      var byUpdated = sort.value === 'updated';
+      shown.sort(function (a, b) {
+        if (a.score !== b.score) return a.score - b.score;
+        if (byUpdated && a.it.indexedAt !== b.it.indexedAt) return b.it.indexedAt - a.it.indexedAt;
+        return a.it._order - b.it._order;
+      });
+      // Only the first PAGE results enter the list until the reader asks for all: the cost of
+      // a keystroke is then the filter plus the layout of a few dozen items, not hundreds.
+      var limit = showAll ? shown.length : Math.min(shown.length, PAGE);
+      var nodes = [];
+      for (i = 0; i < limit; i++) nodes.push(shown[i].it._el);
+      more.hidden = limit === shown.length;
+      more.textContent = 'Show all ' + shown.length + ' eggs';
+      if (nodes.length !== current.length || nodes.some(function (n, i) { return n !== current[i]; })) {
+        list.replaceChildren.apply(list, nodes);
+        current = nodes;
+      }
+      count.textContent = shown.length === items.length
+        ? items.length + ' eggs'
+        : shown.length + ' of ' + items.length + ' eggs';
+      lastCounts = counts;
+    }
+
+    // The filters' counts and the URL follow the list a moment later, off the keystroke's
+    // path: both cost more than the filter itself, and Chrome throttles frequent history calls.
+    function later(push) {
+      pushLater = pushLater || push;
+      clearTimeout(timer);
+      timer = setTimeout(function () { showCounts(); writeUrl(pushLater); pushLater = false; }, 250);
+    }
+
+    function now(push) {
+      clearTimeout(timer);
+      showCounts();
+      writeUrl(push || pushLater);
+      pushLater = false;
+    }
+
+    function showCounts() {
+      var counts = lastCounts;
+      if (!counts) return;
+      FILTERS.forEach(function (name) {
+        var sel = selects[name];
+        if (!sel) return;
+        for (var o = 0; o < sel.options.length; o++) {
+          var opt = sel.options[o];
+          var n = counts[name][opt.value] || 0;
+          var text = opt.textContent.replace(/ \(\d+\)$/, '') + ' (' + n + ')';
+          if (opt.textContent !== text) opt.textContent = text;
+        }
+      });
+    }
+
+    function start(summary) {
+      var order = {};
+      Array.prototype.forEach.call(list.children, function (li, i) { order[li.id] = i; });
+      summary.forEach(function (it) {
+        it._el = document.getElementById('e-' + it.slug);
+        if (!it._el) return;
+        it._order = order['e-' + it.slug];
+        it._name = it.name.toLowerCase();
+        it._hay = [it.description, (it.tags || []).join(' '), it.category, it.owner + '/' + it.repo,
+          (it.images || []).join(' ')].join('\n').toLowerCase();
+        items.push(it);
+      });
+      readUrl();
+      form.hidden = false;
+      apply();
+      showCounts();
+      // The first keystroke of a search adds a history entry, the next ones replace it.
+      q.addEventListener('input', function () { showAll = false; apply(); later(!typing); typing = true; });
+      form.addEventListener('change', function (e) {
+        if (e.target === q) return;
+        typing = false; showAll = false; apply(); now(true);
+      });
+      form.addEventListener('submit', function (e) { e.preventDefault(); typing = false; now(false); });
+      window.addEventListener('popstate', function () {
+        clearTimeout(timer); pushLater = false; typing = false; showAll = false; readUrl(); apply(); showCounts();
+      });
+      window.eggcat = { apply: apply };
+    }
+
+    fetch(form.getAttribute('data-summary') || 'api/v1/eggs/_summary.json')
+      .then(function (r) { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
+      .then(start, function () { /* The full list stays: the page works as without script. */ });
+  }
+
+  function ready() { copyButtons(); catalog(); }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready);
+  else ready();
+})();
