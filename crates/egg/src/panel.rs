@@ -1,7 +1,8 @@
 //! Rules both panels apply to an egg on import, shared by the import-file checks
 //! (`eggcat-panels`) and `eggcat validate` (`eggcat-validate`).
 //!
-//! Sources: Pelican `app/Models/EggVariable.php` (`RESERVED_ENV_NAMES`, `getRules`), Laravel's
+//! Sources: Pelican `app/Models/EggVariable.php` (`RESERVED_ENV_NAMES`, `getRules`), Pterodactyl's
+//! `app/Models/EggVariable.php` (`RESERVED_ENV_NAMES`), Laravel's
 //! `alpha_dash` rule (`/\A[\pL\pM\pN_-]+\z/u`).
 
 /// Variable names the panels reserve for themselves (Pelican `EggVariable::RESERVED_ENV_NAMES`).
@@ -27,6 +28,20 @@ pub const RESERVED_ENV_NAMES: &[&str] = &[
     "PWD",
     "TZ",
     "TIMEZONE",
+];
+
+/// Variable names Pterodactyl reserves (its `EggVariable::RESERVED_ENV_NAMES`); its validation
+/// refuses them, and it renames nothing.
+pub const PTERODACTYL_RESERVED_ENV_NAMES: &[&str] = &[
+    "SERVER_MEMORY",
+    "SERVER_IP",
+    "SERVER_PORT",
+    "ENV",
+    "HOME",
+    "USER",
+    "STARTUP",
+    "SERVER_UUID",
+    "UUID",
 ];
 
 /// Whether `name` is reserved (compared as written: Pelican upper-cases before comparing, so

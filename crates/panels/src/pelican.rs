@@ -501,31 +501,35 @@ pub fn export(egg: &Egg, exported_at: &str) -> Value {
         ("docker_images", egg.docker_images.clone()),
         ("file_denylist", Value::Array(egg.file_denylist.clone())),
         ("startup_commands", egg.startup_commands.clone()),
-        (
-            "config",
-            map(vec![
-                ("files", egg.config_files.clone()),
-                ("startup", egg.config_startup.clone()),
-                ("logs", egg.config_logs.clone()),
-                ("stop", egg.config_stop.clone()),
-            ]),
-        ),
-        (
-            "scripts",
-            map(vec![(
-                "installation",
-                map(vec![
-                    ("script", egg.script.clone()),
-                    ("container", egg.container.clone()),
-                    ("entrypoint", egg.entrypoint.clone()),
-                ]),
-            )]),
-        ),
+        ("config", config(egg, egg.config_files.clone())),
+        ("scripts", scripts(egg)),
         (
             "variables",
             Value::Array(egg.variables.iter().cloned().map(Value::Object).collect()),
         ),
     ])
+}
+
+/// `config` of both panels' exports (same keys, same order), with `files` as given.
+pub fn config(egg: &Egg, files: Value) -> Value {
+    map(vec![
+        ("files", files),
+        ("startup", egg.config_startup.clone()),
+        ("logs", egg.config_logs.clone()),
+        ("stop", egg.config_stop.clone()),
+    ])
+}
+
+/// `scripts` of both panels' exports.
+pub fn scripts(egg: &Egg) -> Value {
+    map(vec![(
+        "installation",
+        map(vec![
+            ("script", egg.script.clone()),
+            ("container", egg.container.clone()),
+            ("entrypoint", egg.entrypoint.clone()),
+        ]),
+    )])
 }
 
 /// `EggExporterService::yamlExport`: JSON text becomes data (recursively), CRLF becomes LF, and

@@ -13,19 +13,6 @@ use crate::php::map;
 pub const COMMENT: &str =
     "DO NOT EDIT: FILE GENERATED AUTOMATICALLY BY PTERODACTYL PANEL - PTERODACTYL.IO";
 
-/// `EggVariable::RESERVED_ENV_NAMES` of Pterodactyl.
-pub const RESERVED_ENV_NAMES: &[&str] = &[
-    "SERVER_MEMORY",
-    "SERVER_IP",
-    "SERVER_PORT",
-    "ENV",
-    "HOME",
-    "USER",
-    "STARTUP",
-    "SERVER_UUID",
-    "UUID",
-];
-
 /// The largest file Pterodactyl's import form takes (`max:1000`, kilobytes).
 pub const MAX_FILE_BYTES: usize = 1000 * 1024;
 
@@ -146,26 +133,8 @@ pub fn export(egg: &Egg, update_url: &str, exported_at: &str) -> (Value, Vec<Str
         ("docker_images", egg.docker_images.clone()),
         ("file_denylist", Value::Array(egg.file_denylist.clone())),
         ("startup", startup),
-        (
-            "config",
-            map(vec![
-                ("files", downgrade(&egg.config_files)),
-                ("startup", egg.config_startup.clone()),
-                ("logs", egg.config_logs.clone()),
-                ("stop", egg.config_stop.clone()),
-            ]),
-        ),
-        (
-            "scripts",
-            map(vec![(
-                "installation",
-                map(vec![
-                    ("script", egg.script.clone()),
-                    ("container", egg.container.clone()),
-                    ("entrypoint", egg.entrypoint.clone()),
-                ]),
-            )]),
-        ),
+        ("config", pelican::config(egg, downgrade(&egg.config_files))),
+        ("scripts", pelican::scripts(egg)),
         ("variables", Value::Array(variables)),
     ]);
     (value, losses)
@@ -218,7 +187,7 @@ pub fn problems(file: &Value, size: usize) -> Vec<String> {
                 "the env variable `{env}` is not 1 to 191 letters, digits or `_`"
             ));
         }
-        if RESERVED_ENV_NAMES.contains(&env) {
+        if eggcat_egg::panel::PTERODACTYL_RESERVED_ENV_NAMES.contains(&env) {
             p.push(format!(
                 "the env variable `{env}` is reserved by Pterodactyl"
             ));

@@ -17,19 +17,6 @@ use crate::php_regex::{PhpRegexError, parse_php_regex};
 use crate::rules::{Rule, RuleError, parse_rule, split_rules};
 use crate::span::child;
 
-/// Pterodactyl's `EggVariable::RESERVED_ENV_NAMES`.
-const PTERODACTYL_RESERVED: &[&str] = &[
-    "SERVER_MEMORY",
-    "SERVER_IP",
-    "SERVER_PORT",
-    "ENV",
-    "HOME",
-    "USER",
-    "STARTUP",
-    "SERVER_UUID",
-    "UUID",
-];
-
 pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut Vec<Finding>) {
     let items = match doc.get("variables") {
         None | Some(Value::Null) => return,
@@ -142,7 +129,9 @@ fn check_env_variable(
                 .help("replace `-` with `_`"),
         );
     }
-    if fam == Family::Ptdl && PTERODACTYL_RESERVED.contains(&env.as_str()) {
+    if fam == Family::Ptdl
+        && eggcat_egg::panel::PTERODACTYL_RESERVED_ENV_NAMES.contains(&env.as_str())
+    {
         out.push(
             Finding::new("E021", &p, format!("env_variable `{env}` is reserved by Pterodactyl, which refuses the egg"))
                 .help("the panel sets this variable itself; use it in the startup command without declaring it"),

@@ -84,6 +84,19 @@ pub(crate) struct Status {
     pub(crate) sources: Vec<SourceReport>,
     pub(crate) skipped: Vec<SourceProblem>,
     pub(crate) warnings: Vec<SourceProblem>,
+    pub(crate) diagnostics: DiagnosticCounts,
+}
+
+/// `diagnostics` of the report: what the checks found, counted.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub(crate) struct DiagnosticCounts {
+    pub(crate) errors: usize,
+    pub(crate) warnings: usize,
+    pub(crate) notes: usize,
+    pub(crate) by_code: std::collections::BTreeMap<String, usize>,
+    pub(crate) by_source:
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, usize>>,
 }
 
 /// One source of the report.

@@ -37,7 +37,7 @@ pub(crate) fn render(
     h.lit("<section aria-labelledby=\"h-sources\"><h2 id=\"h-sources\">Sources</h2>")
         .lit("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"h-sources\"><table><thead><tr>")
         .lit("<th scope=\"col\">Repository</th><th scope=\"col\">Label</th><th scope=\"col\">Health</th>")
-        .lit("<th scope=\"col\">Eggs</th><th scope=\"col\">Branch</th><th scope=\"col\">Commit</th></tr></thead><tbody>");
+        .lit("<th scope=\"col\">Eggs</th><th scope=\"col\">Diagnostics</th><th scope=\"col\">Branch</th><th scope=\"col\">Commit</th></tr></thead><tbody>");
     for s in &status.sources {
         h.lit("<tr><th scope=\"row\">")
             .text(&format!("{}/{}", s.owner, s.repo))
@@ -55,6 +55,12 @@ pub(crate) fn render(
         let class = if s.status == "ok" { "ok" } else { "bad" };
         h.el("td", &[("class", Some(class))], &health);
         h.lit("<td>").num(s.eggs).lit("</td>");
+        let found: usize = status
+            .diagnostics
+            .by_source
+            .get(&format!("{}/{}", s.owner, s.repo))
+            .map_or(0, |codes| codes.values().sum());
+        h.lit("<td>").num(found).lit("</td>");
         h.el("td", &[], s.branch.as_deref().unwrap_or(""));
         h.lit("<td>")
             .el(
@@ -69,6 +75,7 @@ pub(crate) fn render(
     }
     h.lit("</tbody></table></div></section>");
 
+    diagnostics(&mut h, status);
     problems(
         &mut h,
         "skipped",
@@ -138,4 +145,28 @@ fn problems(
 /// Whether problem `p` is about egg `i`'s file.
 fn path_of(i: &SummaryItem, p: &SourceProblem) -> bool {
     i.path == p.path
+}
+
+/// The checks' findings over the catalog, per code (each egg's page lists its own).
+fn diagnostics(h: &mut Html, status: &Status) {
+    let d = &status.diagnostics;
+    h.lit("<section aria-labelledby=\"h-diagnostics\"><h2 id=\"h-diagnostics\">Diagnostics</h2><p>")
+        .num(d.errors)
+        .lit(" errors, ")
+        .num(d.warnings)
+        .lit(" warnings, ")
+        .num(d.notes)
+        .lit(" notes found by the checks of <code>eggcat validate</code> in the catalog's eggs; each egg's page lists its own.</p>");
+    if !d.by_code.is_empty() {
+        h.lit("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"h-diagnostics\"><table><thead><tr><th scope=\"col\">Code</th><th scope=\"col\">Diagnostics</th></tr></thead><tbody>");
+        for (code, n) in &d.by_code {
+            h.lit("<tr><th scope=\"row\">")
+                .el("code", &[], code)
+                .lit("</th><td>")
+                .num(*n)
+                .lit("</td></tr>");
+        }
+        h.lit("</tbody></table></div>");
+    }
+    h.lit("</section>");
 }

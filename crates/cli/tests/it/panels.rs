@@ -3,12 +3,34 @@
 //! what happens when two eggs share one), the compat indexes read as Pelican's
 //! `UpdateEggIndexCommand` reads them, and imports of the listed URLs through the HTTP server.
 
-use eggcat_server::{App, AppOptions};
+use std::io::{Read, Write};
+
+use eggcat_server::{App, AppOptions, ServeOptions, Server};
 use eggcat_store::Store;
 use serde_json::Value;
 
-use crate::http::get;
 use crate::support::*;
+
+/// `GET path` over a real connection: status, Content-Type and body.
+fn fetch(addr: std::net::SocketAddr, path: &str) -> (u16, String, Vec<u8>) {
+    let mut s = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: eggcat.example\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let status = head[9..12].parse().unwrap();
+    let content_type = head
+        .lines()
+        .find_map(|l| l.strip_prefix("content-type: "))
+        .unwrap_or("")
+        .to_owned();
+    (status, content_type, raw[split + 4..].to_vec())
+}
 
 const UUID: &str = "7f3c1d2e-8a4b-4c6d-9e0f-112233445566";
 
@@ -154,37 +176,38 @@ fn import_files_identities_and_compat_indexes() {
             .all(|(_, _, url)| url.ends_with("/pterodactyl.json"))
     );
 
-    // Every listed URL, fetched through the server, imports (Pelican's steps) with its uuid.
+    // Every listed URL, fetched from the real HTTP server over a socket, imports (Pelican's
+    // steps) with its uuid.
     let app = App::new(&AppOptions {
         cache_control: "public, max-age=60".into(),
     })
     .unwrap();
     app.install(Store::new(&data).read_current().unwrap().unwrap())
         .unwrap();
+    let server = Server::start("127.0.0.1:0", app, ServeOptions::default()).unwrap();
+    let addr = server.local_addr();
     for (_, name, url) in pelican.iter().chain(&ptero) {
         let path = url.strip_prefix(TEST_BASE_URL).unwrap();
-        let res = get(&app, path, &[]);
-        assert_eq!(res.status(), 200, "{path}");
+        let (status, ty, body) = fetch(addr, path);
+        assert_eq!(status, 200, "{path}");
         let yaml = path.ends_with(".yaml");
-        let ty = res.headers()["content-type"].to_str().unwrap();
-        assert_eq!(
-            ty,
-            if yaml {
-                "application/yaml"
-            } else {
-                "application/json"
-            }
-        );
+        let want = if yaml {
+            "application/yaml"
+        } else {
+            "application/json"
+        };
+        assert_eq!(ty, want, "{path}");
         let syntax = if yaml {
             eggcat_egg::SyntaxKind::Yaml
         } else {
             eggcat_egg::SyntaxKind::Json
         };
-        let parsed = eggcat_egg::parse(res.body(), syntax).unwrap().value;
+        let parsed = eggcat_egg::parse(&body, syntax).unwrap().value;
         let imported = eggcat_panels::pelican::import(&parsed).unwrap();
         assert_eq!(imported.name, Value::from(name.as_str()));
         assert!(eggcat_panels::is_uuid(imported.uuid.as_str().unwrap()));
     }
+    server.stop();
 }
 
 #[test]
