@@ -7,10 +7,11 @@
 # `eggcat serve` serves its own snapshot on 127.0.0.1:18080. For each server, wrk
 # (-c64, one thread per load CPU, 5 s, after a 2 s warm-up that is not reported, three rounds)
 # loads:
-#   the index (_index.json), one egg document of median size, and a 404,
+#   the index (_index.json), one egg document of median size, that egg's Pelican import file
+#   (pelican.yaml), the Pelican-compatible index (compat/pelican.json) and a 404,
 #   each without and with `Accept-Encoding: gzip`,
 # and records requests/s and the 99th percentile latency. Then eggcat's resident memory
-# (VmRSS after the load, and the VmHWM peak) is compared with the 64 MiB target, each on its own.
+# (VmRSS after the load, and the VmHWM peak) is compared with the 96 MiB target, each on its own.
 #
 # The load generator and the server under test do not share a core: wrk runs on the first half
 # of the CPUs, each server on the others (nginx with one worker per CPU it has, eggcat with its
@@ -59,7 +60,7 @@ DURATION=${DURATION:-5s}
 WARMUP=2s
 # Each case runs ROUNDS times, the servers alternating; the table shows the medians.
 ROUNDS=${ROUNDS:-3}
-TARGET_RSS_MIB=64
+TARGET_RSS_MIB=96
 READY_TIMEOUT_S=60
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/eggcat-bench-serve.XXXXXX")
@@ -136,7 +137,7 @@ EGGS_DIR="$SITE/api/v1/eggs"
 [[ -f "$EGGS_DIR/_index.json" ]] || die "eggcat build --out did not write $EGGS_DIR/_index.json"
 
 # 2. Precompressed variants for nginx's gzip_static.
-find "$SITE" -type f -name '*.json' -exec gzip -k -f -9 -n {} +
+find "$SITE" -type f \( -name '*.json' -o -name '*.yaml' \) -exec gzip -k -f -9 -n {} +
 # nginx workers run as an unprivileged user: let them read the tree.
 chmod 755 "$TMP"
 chmod -R a+rX "$SITE"
@@ -199,7 +200,7 @@ http {
     keepalive_requests 100000;
     gzip_static on;
     etag on;
-    types { application/json json; }
+    types { application/json json; application/yaml yaml; }
     default_type application/json;
 
     client_body_temp_path $TMP/nginx/client_body;
@@ -230,13 +231,15 @@ EGGCAT_PID=$!
 wait_for_status "http://$EGGCAT_ADDR/readyz" 200 "$EGGCAT_PID" "eggcat serve" "$TMP/eggcat.log"
 
 # 4. The load runs.
-CASES=(index egg 404)
+CASES=(index egg pelican.yaml compat 404)
 declare -A PATH_OF=(
     [index]=/api/v1/eggs/_index.json
     [egg]="/api/v1/eggs/$EGG_SLUG.json"
+    [pelican.yaml]="/api/v1/eggs/$EGG_SLUG/pelican.yaml"
+    [compat]=/api/v1/compat/pelican.json
     [404]=/api/v1/eggs/no-such-egg.json
 )
-declare -A STATUS_OF=([index]=200 [egg]=200 [404]=404)
+declare -A STATUS_OF=([index]=200 [egg]=200 [pelican.yaml]=200 [compat]=200 [404]=404)
 declare -A ADDR_OF=([eggcat]="$EGGCAT_ADDR" [nginx]="$NGINX_ADDR")
 declare -A RPS=() P99=()
 WARNINGS=()
@@ -259,7 +262,7 @@ check_response() {
     read -r status bytes < <(curl -s -o /dev/null -D "$TMP/headers" -w '%{http_code} %{size_download}\n' \
         "${hdr[@]}" --max-time 5 "$url" || echo "000 0")
     cenc=$(tr -d '\r' <"$TMP/headers" 2>/dev/null | awk -F': *' 'tolower($1) == "content-encoding" { print $2 }')
-    printf '  %-7s %-6s %-9s %3s %9s bytes  %s\n' "$server" "$case" "${enc}" "$status" "$bytes" "${cenc:-identity}"
+    printf '  %-7s %-12s %-9s %3s %9s bytes  %s\n' "$server" "$case" "${enc}" "$status" "$bytes" "${cenc:-identity}"
     if [[ "$status" != "${STATUS_OF[$case]}" ]]; then
         WARNINGS+=("$server $case ($enc): status $status, expected ${STATUS_OF[$case]}")
     fi
@@ -370,7 +373,7 @@ echo "eggcat serve vs nginx: $EGG_COUNT egg documents, index $INDEX_BYTES bytes,
     "$(date -u +%Y-%m-%dT%H:%MZ)"
 cat "$TMP/responses.txt"
 echo
-FMT='%-16s %13s %12s %13s %14s %13s  %-6s %14s %13s\n'
+FMT='%-20s %13s %12s %13s %14s %13s  %-6s %14s %13s\n'
 # shellcheck disable=SC2059 # the format is a constant
 {
     printf "$FMT" case "eggcat req/s" "nginx req/s" "eggcat/nginx" "eggcat p99 ms" "nginx p99 ms" result \

@@ -67,7 +67,8 @@ pub struct Imports {
 /// The import files of an egg for one panel.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PanelImport {
-    /// Absolute URL of the YAML import file (Pelican only), or null when none could be written.
+    /// Absolute URL of the YAML import file (Pelican only); absent when none could be written,
+    /// and always for Pterodactyl.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub yaml: Option<String>,
     /// Absolute URL of the JSON import file, or null when none could be written.
@@ -254,6 +255,18 @@ pub struct Removed {
     pub source: String,
     /// Its path in that repository.
     pub path: String,
+}
+
+impl Removed {
+    /// The `detail` of the `410 Gone` problem document for this slug, wherever it is served
+    /// (`eggcat serve`, the static-host rules). It does not say why the slug went (the file was
+    /// deleted or renamed upstream, the source left the configuration, or the slug changed): the
+    /// catalog knows only that it is no longer published.
+    pub fn detail(slug: &str, removed_at: &str, path: &str, source: &str) -> String {
+        format!(
+            "the egg `{slug}` is no longer in the catalog (since {removed_at}); it came from `{path}` of {source}"
+        )
+    }
 }
 
 /// What a snapshot remembers of one source.

@@ -230,9 +230,11 @@ impl App {
                     },
                     None => missing(&snapshot, catalog_route, req.uri()),
                 };
+                // A 304 carries the Cache-Control its 200 would (RFC 9110, section 15.4.5).
                 if let Route::File { path: file, .. } = catalog_route
                     && paths::is_immutable(file)
-                    && response.status().is_success()
+                    && (response.status().is_success()
+                        || response.status() == StatusCode::NOT_MODIFIED)
                 {
                     response
                         .headers_mut()
@@ -331,9 +333,11 @@ fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body
     if let Some(gone) = slug.and_then(|s| snapshot.removed(s)) {
         let problem = Problem::new(
             StatusCode::GONE,
-            format!(
-                "the egg `{}` was removed from the catalog at {}: its file `{}` of {} is gone upstream",
-                gone.slug, gone.removed_at, gone.path, gone.source
+            eggcat_catalog::wire::Removed::detail(
+                &gone.slug,
+                &gone.removed_at,
+                &gone.path,
+                &gone.source,
             ),
         )
         .with_members(serde_json::json!({

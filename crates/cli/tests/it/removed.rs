@@ -73,7 +73,7 @@ fn a_removed_egg_answers_410_on_every_path_until_it_comes_back() {
             body["detail"]
                 .as_str()
                 .unwrap()
-                .contains(&format!("removed from the catalog at {at}")),
+                .contains(&format!("is no longer in the catalog (since {at})")),
             "{body}"
         );
     }

@@ -31,9 +31,7 @@ pub fn gone_problems(files: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<
             "type": "about:blank",
             "title": "Gone",
             "status": 410,
-            "detail": format!(
-                "the egg `{slug}` was removed from the catalog at {at}: its file `{path}` of {source} is gone upstream"
-            ),
+            "detail": eggcat_catalog::wire::Removed::detail(&slug, &at, &path, &source),
             "instance": format!("/{}/{slug}", paths::EGGS_DIR),
             "slug": slug,
             "removedAt": at,
@@ -103,7 +101,7 @@ mod tests {
         assert_eq!(v["instance"], "/api/v1/eggs/b");
         assert_eq!(
             v["detail"],
-            "the egg `b` was removed from the catalog at T: its file `p.json` of o/r is gone upstream"
+            "the egg `b` is no longer in the catalog (since T); it came from `p.json` of o/r"
         );
         assert!(gone_problems(&BTreeMap::new()).is_empty());
     }
