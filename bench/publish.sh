@@ -9,14 +9,14 @@
 #
 # Run from anywhere:  bash bench/publish.sh      (KEEP_TMP=1 keeps the temp dir)
 # Needs: cargo, git, /usr/bin/time, and moto: set EGGCAT_MOTO to a moto_server binary, or have
-# /work/venv-moto/bin/moto_server (python3 -m venv V && V/bin/pip install 'moto[server]').
+# target/venv-moto/bin/moto_server, which .ci/install puts there.
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 bench_locate
 
-MOTO=${EGGCAT_MOTO:-/work/venv-moto/bin/moto_server}
+MOTO=${EGGCAT_MOTO:-$ROOT/target/venv-moto/bin/moto_server}
 [[ -x "$MOTO" ]] || die "moto_server not found at $MOTO (set EGGCAT_MOTO; see the header of this script)"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/eggcat-bench-publish.XXXXXX")

@@ -17,8 +17,8 @@ use crate::raw_url::render_raw_url;
 use crate::scan::{ParsedEgg, SourceScan};
 use crate::slug::{SlugKey, assign_slugs};
 use crate::wire::{
-    DiagnosticCounts, IndexItem, Meta, Problem, Removed, Report, SourceProblem, SourceReport,
-    SourceState, SourceStatus, State,
+    DiagnosticCounts, Imports, IndexItem, Meta, Problem, Removed, Report, SourceProblem,
+    SourceReport, SourceState, SourceStatus, State,
 };
 use crate::{INTERFACE_VERSION, compat, identity, imports, paths};
 
@@ -97,7 +97,31 @@ pub struct Previous {
     pub published: BTreeMap<String, (String, String)>,
     /// The slugs it listed as removed.
     pub removed: Vec<Removed>,
+    /// What derived its import files and pages ([`BuildContext::derivation`]).
+    pub derivation: String,
+    /// What each of its eggs derived, by slug: reused by a build of the same derivation for an
+    /// egg whose inputs are the same (see [`Derived`]).
+    pub derived: HashMap<String, Derived>,
 }
+
+/// What an earlier build derived from one egg: its import files are a function of the egg
+/// (`sha256`), its slug, uuid and `indexedAt` (the files' `exported_at`), and the derivation.
+#[derive(Debug, Clone)]
+pub struct Derived {
+    /// Hex SHA-256 of the upstream file the files were made from.
+    pub sha256: String,
+    /// The uuid they carry.
+    pub uuid: String,
+    /// The `indexedAt` they were made with.
+    pub indexed_at: u64,
+    /// Its `meta.import`, which names the files.
+    pub import: Imports,
+}
+
+/// Reads a file of the previous snapshot by its published path; `None` when it cannot. The
+/// caller gives one that reads nothing when the previous snapshot was made under another
+/// derivation. Reading is the caller's IO: the build stays a function of what it is given.
+pub type PreviousFiles<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
 
 /// The build's identity, the times it runs at (the clock is read by the caller), and where the
 /// catalog will be reachable.
@@ -112,6 +136,10 @@ pub struct BuildContext {
     pub started_at_ms: u64,
     /// Now (Unix ms): `indexedAt` of new content and the report's `finishedAt`.
     pub now_ms: u64,
+    /// What derives import files and pages from eggs: a fingerprint of that code and the
+    /// options it uses (`base_url`). Files of a previous snapshot with another derivation are
+    /// never reused.
+    pub derivation: String,
 }
 
 /// A complete catalog, ready to publish.
@@ -147,8 +175,15 @@ impl Merged {
     }
 }
 
-/// Builds the catalog from every source's outcome and the previous catalog.
-pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContext) -> Catalog {
+/// Builds the catalog from every source's outcome and the previous catalog. An egg whose import
+/// files the previous snapshot already holds, made from the same inputs under the same
+/// derivation, gets those files (read through `previous_files`) instead of being converted again.
+pub fn build(
+    inputs: Vec<SourceInput>,
+    mut previous: Previous,
+    ctx: &BuildContext,
+    previous_files: PreviousFiles<'_>,
+) -> Catalog {
     let merged: Vec<(SourceInfo, Merged)> = inputs
         .into_iter()
         .map(|input| {
@@ -205,13 +240,40 @@ pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContex
             .collect::<Vec<_>>(),
     );
 
+    let reusable = if previous.derivation == ctx.derivation {
+        std::mem::take(&mut previous.derived)
+    } else {
+        HashMap::new()
+    };
+    let converted = imports::convert_all(
+        eggs.iter()
+            .zip(&slugs)
+            .zip(&values)
+            .zip(&identities)
+            .map(
+                |((((_, egg, indexed_at), slug), value), id)| imports::EggToConvert {
+                    egg: value,
+                    slug,
+                    uuid: &id.uuid,
+                    sha256: &egg.sha256,
+                    indexed_at: *indexed_at,
+                    previous: reusable.get(slug),
+                },
+            )
+            .collect(),
+        &ctx.base_url,
+        previous_files,
+    );
+
     let mut files = BTreeMap::new();
     let mut index = Vec::with_capacity(eggs.len());
     let mut slugs_by_source: Vec<Vec<String>> = vec![Vec::new(); merged.len()];
     let mut counts = DiagnosticCounts::default();
     let mut collisions = Vec::new();
     let (mut pelican, mut pterodactyl) = (Vec::new(), Vec::new());
-    for (i, ((s, egg, indexed_at), slug)) in eggs.iter().zip(slugs).enumerate() {
+    for (i, (((s, egg, indexed_at), slug), imports)) in
+        eggs.iter().zip(slugs).zip(converted).enumerate()
+    {
         let (info, m) = &merged[*s];
         let state = m.state.as_ref().expect("a source with eggs has a state");
         let mut meta = meta(info, state, egg, &slug, *indexed_at);
@@ -226,13 +288,6 @@ pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContex
         }
         meta.diagnostics.extend(shared_uuids[i].iter().cloned());
         counts.add(&format!("{}/{}", info.owner, info.repo), &meta.diagnostics);
-        let imports = imports::import_files(
-            &values[i],
-            &slug,
-            &id.uuid,
-            &ctx.base_url,
-            &atom_time(*indexed_at),
-        );
         files.extend(imports.files);
         meta.import = imports.meta;
         let listed = |url: &Option<String>| compat::CompatEgg {
@@ -296,6 +351,7 @@ pub fn build(inputs: Vec<SourceInput>, mut previous: Previous, ctx: &BuildContex
     let mut state = State {
         rules: crate::RULES_VERSION,
         removed,
+        derivation: ctx.derivation.clone(),
         ..State::default()
     };
     for ((info, m), mut slugs) in merged.into_iter().zip(slugs_by_source) {
@@ -518,14 +574,6 @@ fn meta(
         import: Default::default(),
         diagnostics: egg.diagnostics.clone(),
     }
-}
-
-/// `exported_at` of the import files: when this content was first indexed, in the form the
-/// panels write it (Carbon's `toAtomString`, `2026-01-01T00:00:00+00:00`). It changes only with
-/// the content, so unchanged eggs keep byte-identical files.
-fn atom_time(ms: u64) -> String {
-    let full = rfc3339(ms);
-    format!("{}+00:00", &full[..19])
 }
 
 /// [`crate::wire::EggDocument`] by reference, so rendering copies no egg. Same fields, same order.

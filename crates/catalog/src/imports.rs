@@ -4,7 +4,9 @@
 
 use serde_json::Value;
 
+use crate::build::{Derived, PreviousFiles};
 use crate::paths::{self, import};
+use crate::text::rfc3339;
 use crate::wire::{Imports, PanelImport};
 
 /// The import files of one egg, by published path, and its `meta.import`.
@@ -14,9 +16,75 @@ pub(crate) struct EggImports {
     pub(crate) files: Vec<(String, Vec<u8>)>,
 }
 
+/// One egg to convert, with what its inputs are.
+#[derive(Debug)]
+pub(crate) struct EggToConvert<'a> {
+    /// The upstream egg, parsed.
+    pub(crate) egg: &'a Value,
+    pub(crate) slug: &'a str,
+    pub(crate) uuid: &'a str,
+    /// Of the upstream file: with `slug`, `uuid` and `indexed_at`, all the conversion depends on.
+    pub(crate) sha256: &'a str,
+    pub(crate) indexed_at: u64,
+    /// What the previous snapshot derived for this slug, if it was made the same way.
+    pub(crate) previous: Option<&'a Derived>,
+}
+
+/// The import files of every egg, in order: the previous snapshot's files where the egg's inputs
+/// are unchanged, else converted anew, on every core.
+pub(crate) fn convert_all(
+    eggs: Vec<EggToConvert<'_>>,
+    base_url: &str,
+    previous_files: PreviousFiles<'_>,
+) -> Vec<EggImports> {
+    let one = |e: &EggToConvert<'_>| {
+        reuse(e, base_url, previous_files).unwrap_or_else(|| {
+            import_files(e.egg, e.slug, e.uuid, base_url, &atom_time(e.indexed_at))
+        })
+    };
+    crate::par::map(&eggs, one)
+}
+
+/// The previous snapshot's import files of `e`, when they were made from the same inputs and can
+/// all be read; `None` means convert again.
+fn reuse(e: &EggToConvert<'_>, base_url: &str, read: PreviousFiles<'_>) -> Option<EggImports> {
+    let d = e.previous?;
+    if (d.sha256.as_str(), d.uuid.as_str(), d.indexed_at) != (e.sha256, e.uuid, e.indexed_at) {
+        return None;
+    }
+    let mut files = Vec::with_capacity(3);
+    let named = [
+        (&d.import.pelican.yaml, import::PELICAN_YAML),
+        (&d.import.pelican.json, import::PELICAN_JSON),
+        (&d.import.pterodactyl.json, import::PTERODACTYL_JSON),
+    ];
+    for (url, name) in named {
+        if let Some(url) = url {
+            let path = paths::egg_file(e.slug, name);
+            if *url != format!("{base_url}/{path}") {
+                return None;
+            }
+            let bytes = read(&path)?;
+            files.push((path, bytes));
+        }
+    }
+    Some(EggImports {
+        meta: d.import.clone(),
+        files,
+    })
+}
+
+/// `exported_at` of the import files: when this content was first indexed, in the form the
+/// panels write it (Carbon's `toAtomString`, `2026-01-01T00:00:00+00:00`). It changes only with
+/// the content, so unchanged eggs keep byte-identical files.
+fn atom_time(ms: u64) -> String {
+    let full = rfc3339(ms);
+    format!("{}+00:00", &full[..19])
+}
+
 /// Converts `egg` (the upstream egg, parsed) for both panels. `base_url` has no trailing slash;
 /// `exported_at` is the `exported_at` the files carry (the panels' update check ignores it).
-pub(crate) fn import_files(
+fn import_files(
     egg: &Value,
     slug: &str,
     uuid: &str,

@@ -14,6 +14,7 @@ mod compat;
 mod identity;
 mod imports;
 mod name;
+mod par;
 pub mod paths;
 mod raw_url;
 mod scan;
@@ -22,8 +23,8 @@ mod text;
 pub mod wire;
 
 pub use build::{
-    BuildContext, Catalog, Fetched, KEPT_PREVIOUS_EGGS, Previous, PreviousSource, SourceInfo,
-    SourceInput, build,
+    BuildContext, Catalog, Derived, Fetched, KEPT_PREVIOUS_EGGS, Previous, PreviousFiles,
+    PreviousSource, SourceInfo, SourceInput, build,
 };
 pub use name::{display_name, sort_names};
 pub use raw_url::render_raw_url;

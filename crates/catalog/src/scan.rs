@@ -106,6 +106,18 @@ pub fn scan(entries: &[TreeEntry]) -> SourceScan {
 
     let mut sorted: Vec<&TreeEntry> = entries.iter().collect();
     sorted.sort_by(|a, b| a.path.cmp(&b.path));
+    // The egg files are parsed and checked on every core; the loop below takes the results in
+    // path order.
+    let egg_files: Vec<&TreeEntry> = sorted
+        .iter()
+        .copied()
+        .filter(|e| {
+            e.kind != EntryKind::Submodule
+                && is_egg_file_name(split(&e.path).1)
+                && hidden_folder(&e.path).is_none()
+        })
+        .collect();
+    let mut parsed = crate::par::map(&egg_files, |e| parse_egg(e)).into_iter();
     for entry in sorted {
         let (folder, file) = split(&entry.path);
         if entry.kind == EntryKind::Submodule {
@@ -121,7 +133,7 @@ pub fn scan(entries: &[TreeEntry]) -> SourceScan {
             out.skipped.push(problem(&entry.path, &reason));
             continue;
         }
-        match parse_egg(entry) {
+        match parsed.next().expect("one result for each egg file") {
             Ok((mut egg, warnings)) => {
                 out.warnings
                     .extend(warnings.iter().map(|w| problem(&entry.path, w)));

@@ -241,6 +241,11 @@ pub struct State {
     /// comes back leaves the list.
     #[serde(default)]
     pub removed: Vec<Removed>,
+    /// What derived this snapshot's import files and pages from its eggs
+    /// ([`crate::BuildContext::derivation`]); empty when absent. A later build reuses those files
+    /// only under the same derivation.
+    #[serde(default)]
+    pub derivation: String,
 }
 
 /// One element of `api/v1/eggs/_removed.json`: a slug that answers `410 Gone`.

@@ -1,16 +1,17 @@
 //! One rebuild: fetch every source (in parallel), build the catalog, publish it, prune.
 
 use std::fs::File;
+use std::path::PathBuf;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::Duration;
 
 use eggcat_catalog::wire::{Report, SourceStatus};
-use eggcat_catalog::{BuildContext, Fetched, SourceInfo, SourceInput, build};
+use eggcat_catalog::{BuildContext, Catalog, Fetched, SourceInfo, SourceInput, build};
 use eggcat_upstream::{Limits, Source};
 
-use crate::snapshot::{SnapshotFiles, Store};
+use crate::snapshot::{SnapshotFiles, Store, remove_all};
 use crate::{StoreError, io_error};
 
 /// Sources fetched at once. Fetching is mostly waiting on git and the network.
@@ -82,79 +83,109 @@ pub fn rebuild(
         .map_err(|()| StoreError::Locked(data_dir.display().to_string()))?;
 
     let started_at_ms = now_ms();
-    let previous = match store.load_previous() {
+    let (previous, previous_dir) = match store.load_previous() {
         Ok(p) => p,
         Err(e) => {
             tracing::error!(error = %e, "previous snapshot unreadable: building without it");
             Default::default()
         }
     };
-    let mirrors = store.mirrors_dir();
-    let fetched = fetch_all(&options.sources, |source| {
-        let key = source.key();
-        // Eggs parsed under older rules are parsed again, even from an unchanged upstream.
-        let previous_commit = previous
-            .sources
-            .get(&key)
-            .filter(|_| previous.rules == eggcat_catalog::RULES_VERSION)
-            .map(|p| p.commit.as_str());
-        let fetched = eggcat_upstream::fetch(source, &mirrors, previous_commit, options.limits);
-        let summary = match &fetched {
-            Fetched::Scanned { scan, .. } => FetchProgress::Parsed {
-                eggs: scan.eggs.len(),
-                skipped: scan.skipped.len(),
-            },
-            Fetched::Unchanged => FetchProgress::Unchanged,
-            Fetched::Failed { error, .. } => FetchProgress::Failed(error.clone()),
-        };
-        progress(Progress {
-            source,
-            fetched: summary,
+    // Import files and pages of unchanged eggs are taken from the previous snapshot, but only
+    // when the same code and options made them.
+    let derivation = derivation(&options.base_url);
+    let reusable = previous_dir
+        .clone()
+        .filter(|_| previous.derivation == derivation);
+    let read_previous = |path: &str| {
+        let dir = reusable.as_ref()?;
+        std::fs::read(dir.join(path)).ok()
+    };
+    // The snapshots this build's publishing would prune are removed while it builds: they are
+    // neither read nor written by it (the one it reads from is spared), and the list is made
+    // before it writes anything, so its own folder cannot be on it. A build that ends up
+    // publishing nothing has then pruned one snapshot early; the next one keeps as many.
+    let doomed = store
+        .prunable(KEEP_SNAPSHOTS - 1, previous_dir.as_deref())
+        .unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "could not list old snapshots to prune");
+            Vec::new()
         });
-        fetched
+    let build_and_publish = || -> Result<(Catalog, String, PathBuf), StoreError> {
+        let mirrors = store.mirrors_dir();
+        let fetched = fetch_all(&options.sources, |source| {
+            let key = source.key();
+            // Eggs parsed under older rules are parsed again, even from an unchanged upstream.
+            let previous_commit = previous
+                .sources
+                .get(&key)
+                .filter(|_| previous.rules == eggcat_catalog::RULES_VERSION)
+                .map(|p| p.commit.as_str());
+            let fetched = eggcat_upstream::fetch(source, &mirrors, previous_commit, options.limits);
+            let summary = match &fetched {
+                Fetched::Scanned { scan, .. } => FetchProgress::Parsed {
+                    eggs: scan.eggs.len(),
+                    skipped: scan.skipped.len(),
+                },
+                Fetched::Unchanged => FetchProgress::Unchanged,
+                Fetched::Failed { error, .. } => FetchProgress::Failed(error.clone()),
+            };
+            progress(Progress {
+                source,
+                fetched: summary,
+            });
+            fetched
+        });
+
+        let inputs: Vec<SourceInput> = options
+            .sources
+            .iter()
+            .zip(fetched)
+            .map(|(source, fetched)| SourceInput {
+                info: source_info(source),
+                fetched,
+            })
+            .collect();
+        let ctx = BuildContext {
+            base_url: options.base_url.clone(),
+            build_id: build_id(started_at_ms),
+            started_at_ms,
+            now_ms: now_ms(),
+            derivation,
+        };
+        let mut catalog = build(inputs, previous, &ctx, &read_previous);
+        // The web pages, feed and search summary are files of the same snapshot, rendered from its
+        // documents, so every host of the tree shows them and a rebuild swaps them with the rest.
+        let site = eggcat_web::SiteOptions {
+            base_url: &options.base_url,
+        };
+        let pages = eggcat_web::render(&catalog.files, &site, &read_previous);
+        catalog.files.extend(pages);
+
+        let failures: Vec<&str> = catalog
+            .report
+            .sources
+            .iter()
+            .filter(|s| s.status == SourceStatus::Failed)
+            .filter_map(|s| s.error.as_deref())
+            .collect();
+        if !catalog.report.sources.is_empty()
+            && failures.len() == catalog.report.sources.len()
+            && catalog.report.eggs == 0
+        {
+            return Err(StoreError::NothingToPublish(failures.join("; ")));
+        }
+        let (id, snapshot_dir) = store.publish(&catalog)?;
+        Ok((catalog, id, snapshot_dir))
+    };
+    let published = thread::scope(|scope| {
+        let pruning = scope.spawn(|| remove_all(&doomed));
+        let published = build_and_publish();
+        if let Err(e) = pruning.join().expect("removing folders does not panic") {
+            tracing::warn!(error = %e, "could not prune old snapshots");
+        }
+        published
     });
-
-    let inputs: Vec<SourceInput> = options
-        .sources
-        .iter()
-        .zip(fetched)
-        .map(|(source, fetched)| SourceInput {
-            info: source_info(source),
-            fetched,
-        })
-        .collect();
-    let ctx = BuildContext {
-        base_url: options.base_url.clone(),
-        build_id: build_id(started_at_ms),
-        started_at_ms,
-        now_ms: now_ms(),
-    };
-    let mut catalog = build(inputs, previous, &ctx);
-    // The web pages, feed and search summary are files of the same snapshot, rendered from its
-    // documents, so every host of the tree shows them and a rebuild swaps them with the rest.
-    let site = eggcat_web::SiteOptions {
-        base_url: &options.base_url,
-    };
-    let pages = eggcat_web::render(&catalog.files, &site);
-    catalog.files.extend(pages);
-
-    let failures: Vec<&str> = catalog
-        .report
-        .sources
-        .iter()
-        .filter(|s| s.status == SourceStatus::Failed)
-        .filter_map(|s| s.error.as_deref())
-        .collect();
-    if !catalog.report.sources.is_empty()
-        && failures.len() == catalog.report.sources.len()
-        && catalog.report.eggs == 0
-    {
-        return Err(StoreError::NothingToPublish(failures.join("; ")));
-    }
-    let (id, snapshot_dir) = store.publish(&catalog)?;
-    if let Err(e) = store.prune(KEEP_SNAPSHOTS) {
-        tracing::warn!(error = %e, "could not prune old snapshots");
-    }
+    let (catalog, id, snapshot_dir) = published?;
     drop(lock);
     Ok(Outcome {
         report: catalog.report,
@@ -165,6 +196,16 @@ pub fn rebuild(
         },
     })
 }
+
+/// A fingerprint of the code that derives import files and pages from eggs (the sources of the
+/// `egg`, `panels`, `catalog` and `web` crates, the web assets and `Cargo.lock`, hashed by
+/// `build.rs`), with the `base_url` they write. A snapshot made under another derivation is
+/// never a source of reused files, so an upgrade of eggcat or a new `base_url` remakes them all.
+fn derivation(base_url: &str) -> String {
+    format!("{DERIVATION_CODE} {base_url}")
+}
+
+include!(concat!(env!("OUT_DIR"), "/derivation.rs"));
 
 /// Takes the build lock, waiting a little: a child process forked by another thread may hold a
 /// copy of a just-released lock until it execs.

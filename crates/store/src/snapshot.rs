@@ -6,7 +6,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use eggcat_catalog::wire::{EggDocument, State};
-use eggcat_catalog::{Catalog, ParsedEgg, Previous, PreviousSource, paths};
+use eggcat_catalog::{Catalog, Derived, ParsedEgg, Previous, PreviousSource, paths};
 
 use crate::{StoreError, io_error};
 
@@ -83,16 +83,17 @@ impl Store {
         Ok(Some(SnapshotFiles { id, files }))
     }
 
-    /// What the next build needs of the current snapshot: each source's commit and eggs. A
-    /// missing snapshot gives an empty [`Previous`]. When the current snapshot cannot be read
-    /// (damaged on disk), the newest older snapshot that can be read stands in for it, so that
-    /// failing sources still keep eggs; the error is returned only when none can be read.
-    pub fn load_previous(&self) -> Result<Previous, StoreError> {
+    /// What the next build needs of the current snapshot: each source's commit and eggs, and
+    /// the folder they were read from (whose files the build may reuse). A missing snapshot gives
+    /// an empty [`Previous`] and no folder. When the current snapshot cannot be read (damaged on
+    /// disk), the newest older snapshot that can be read stands in for it, so that failing
+    /// sources still keep eggs; the error is returned only when none can be read.
+    pub fn load_previous(&self) -> Result<(Previous, Option<PathBuf>), StoreError> {
         let Some(current) = self.current_dir() else {
-            return Ok(Previous::default());
+            return Ok((Previous::default(), None));
         };
         let error = match read_state(&current) {
-            Ok(previous) => return Ok(previous),
+            Ok(previous) => return Ok((previous, Some(current))),
             Err(error) => error,
         };
         let mut older: Vec<PathBuf> = fs::read_dir(self.snapshots_dir())
@@ -110,7 +111,7 @@ impl Store {
         for dir in older.iter().rev() {
             if let Ok(previous) = read_state(dir) {
                 tracing::warn!(%error, instead = %dir.display(), "current snapshot unreadable: reusing an older one");
-                return Ok(previous);
+                return Ok((previous, Some(dir.clone())));
             }
         }
         Err(error)
@@ -172,10 +173,18 @@ impl Store {
         fs::rename(&tmp_link, &link).map_err(io_error("rename", &link))
     }
 
-    /// Keeps the `keep` newest snapshots (and always the current one), and removes any snapshot
-    /// left half-written by a killed build.
-    pub fn prune(&self, keep: usize) -> Result<(), StoreError> {
+    /// The snapshots to prune, sparing `spare` as well as the current one: the snapshots beyond
+    /// the `keep` newest, and any `.tmp-` left by a killed build. A build lists them before it
+    /// writes its own `.tmp-` folder, so that it can remove them meanwhile ([`remove_all`]).
+    pub(crate) fn prunable(
+        &self,
+        keep: usize,
+        spare: Option<&Path>,
+    ) -> Result<Vec<PathBuf>, StoreError> {
         let snapshots = self.snapshots_dir();
+        if !snapshots.exists() {
+            return Ok(Vec::new());
+        }
         let current = self
             .current_dir()
             .and_then(|d| d.file_name().map(|n| n.to_os_string()));
@@ -188,15 +197,22 @@ impl Store {
         let (tmp, done): (Vec<String>, Vec<String>) =
             names.into_iter().partition(|n| n.starts_with(".tmp-"));
         let old = done.len().saturating_sub(keep);
-        for name in tmp.iter().chain(done.iter().take(old)) {
-            if current.as_deref() == Some(std::ffi::OsStr::new(name)) {
-                continue;
-            }
-            let path = snapshots.join(name);
-            fs::remove_dir_all(&path).map_err(io_error("remove", &path))?;
-        }
-        Ok(())
+        Ok(tmp
+            .iter()
+            .chain(done.iter().take(old))
+            .filter(|name| current.as_deref() != Some(std::ffi::OsStr::new(name)))
+            .map(|name| snapshots.join(name))
+            .filter(|path| spare != Some(path.as_path()))
+            .collect())
     }
+}
+
+/// Removes snapshot folders.
+pub(crate) fn remove_all(dirs: &[PathBuf]) -> Result<(), StoreError> {
+    for dir in dirs {
+        fs::remove_dir_all(dir).map_err(io_error("remove", dir))?;
+    }
+    Ok(())
 }
 
 /// Reads a snapshot's `state.json` and the egg documents it names.
@@ -212,6 +228,7 @@ fn read_state(dir: &Path) -> Result<Previous, StoreError> {
     let mut previous = Previous {
         rules: state.rules,
         removed: state.removed,
+        derivation: state.derivation,
         ..Previous::default()
     };
     for source in state.sources {
@@ -225,6 +242,13 @@ fn read_state(dir: &Path) -> Result<Previous, StoreError> {
             previous
                 .published
                 .insert(slug.clone(), (origin, doc.meta.path.clone()));
+            let derived = Derived {
+                sha256: doc.meta.sha256.clone(),
+                uuid: doc.meta.uuid,
+                indexed_at: doc.meta.indexed_at,
+                import: doc.meta.import,
+            };
+            previous.derived.insert(slug.clone(), derived);
             let egg = ParsedEgg {
                 path: doc.meta.path,
                 name: doc.meta.name,

@@ -201,16 +201,22 @@ fn short(commit: &str) -> &str {
     commit.get(..12).unwrap_or(commit)
 }
 
-/// `meta.diagnostics` and the build report's warnings about this file.
-fn problems(h: &mut Html, m: &Meta, status: &Status) {
+/// The build report's warnings about the egg's file, with their place in the report (the page
+/// links to `status/#w-{place}`): with the egg document, all an egg page depends on.
+pub(crate) fn file_warnings<'a>(status: &'a Status, m: &Meta) -> Vec<(usize, &'a str)> {
     let source = format!("{}/{}", m.owner, m.repo);
-    let warnings: Vec<(usize, &str)> = status
+    status
         .warnings
         .iter()
         .enumerate()
         .filter(|(_, w)| w.source == source && w.path == m.path)
         .map(|(i, w)| (i, w.message.as_str()))
-        .collect();
+        .collect()
+}
+
+/// `meta.diagnostics` and the build report's warnings about this file.
+fn problems(h: &mut Html, m: &Meta, status: &Status) {
+    let warnings = file_warnings(status, m);
     if m.diagnostics.is_empty() && warnings.is_empty() {
         return;
     }

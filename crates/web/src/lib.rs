@@ -29,6 +29,7 @@ mod rules;
 mod status_page;
 mod summary;
 
+pub use eggcat_catalog::PreviousFiles;
 pub use eggcat_catalog::paths::SUMMARY;
 
 /// How the site is addressed.
@@ -45,9 +46,15 @@ const JS: &str = include_str!("../assets/eggcat.js");
 
 /// Every web file for the published snapshot `files` (path -> bytes), from its documents.
 /// Egg documents that do not parse are left out of the pages (they stay in the JSON API).
+///
+/// `previous` reads the previous snapshot's files, made by the same code with the same options
+/// (the caller sees to that, and gives a reader that reads nothing otherwise): an egg page whose
+/// egg document and build-report warnings are unchanged is taken from there instead of being
+/// rendered again.
 pub fn render(
     files: &BTreeMap<String, Vec<u8>>,
     options: &SiteOptions<'_>,
+    previous: PreviousFiles<'_>,
 ) -> BTreeMap<String, Vec<u8>> {
     let base = options.base_url.trim_end_matches('/');
     let mut out = BTreeMap::new();
@@ -63,11 +70,14 @@ pub fn render(
         read(files, eggcat_catalog::paths::REMOVED).unwrap_or_default();
     let index: Vec<IndexSlug> = read(files, eggcat_catalog::paths::INDEX).unwrap_or_default();
 
+    let previous_status: Option<model::Status> = previous(eggcat_catalog::paths::STATUS)
+        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
+
     let mut readmes = readme::Renderer::new();
     let mut items = Vec::with_capacity(index.len());
     for entry in &index {
-        let Some(doc) = read::<model::EggDoc>(files, &eggcat_catalog::paths::egg(&entry.slug))
-        else {
+        let doc_path = eggcat_catalog::paths::egg(&entry.slug);
+        let Some(doc) = read::<model::EggDoc>(files, &doc_path) else {
             continue;
         };
         let icon = icon::from_egg(&doc.egg).map(|i| {
@@ -76,11 +86,19 @@ pub fn render(
             path
         });
         let item = summary::item(&doc, icon);
-        let page = egg_page::render(&doc, &item, &status, &assets, base, &mut readmes);
-        out.insert(
-            format!("eggs/{}/index.html", doc.meta.slug),
-            page.into_bytes(),
-        );
+        let page_path = format!("eggs/{}/index.html", doc.meta.slug);
+        let unchanged = previous_status.as_ref().is_some_and(|before| {
+            egg_page::file_warnings(before, &doc.meta)
+                == egg_page::file_warnings(&status, &doc.meta)
+                && previous(&doc_path).as_deref() == files.get(&doc_path).map(Vec::as_slice)
+        });
+        let page = unchanged
+            .then(|| previous(&page_path))
+            .flatten()
+            .unwrap_or_else(|| {
+                egg_page::render(&doc, &item, &status, &assets, base, &mut readmes).into_bytes()
+            });
+        out.insert(page_path, page);
         items.push(item);
     }
     items.sort_by(|a, b| a.slug.cmp(&b.slug));

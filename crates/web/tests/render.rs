@@ -57,7 +57,11 @@ fn a_hostile_egg_renders_inert() {
              "user_viewable": true, "user_editable": false}]
     });
     let readme = "<script>alert(1)</script><img src=x onerror=alert(1)>[a](javascript:alert(1))\n\n<iframe src=//x></iframe><form><input></form><div style=\"color:red\" onclick=\"x\">t</div>";
-    let out = render(&tree(egg, Some(readme)), &SiteOptions { base_url: BASE });
+    let out = render(
+        &tree(egg, Some(readme)),
+        &SiteOptions { base_url: BASE },
+        &|_| None,
+    );
     let html = page(&out, "eggs/games-evil/index.html");
     // Markup only: the same words as escaped text are inert and expected.
     let own_script = "script src=\"../../assets/eggcat-";
@@ -114,7 +118,11 @@ fn a_hostile_egg_renders_inert() {
 fn readme_links_point_upstream_and_images_become_links() {
     let egg = json!({"name": "Fine", "description": "d", "variables": []});
     let readme = "# Title\n\n[doc](docs/a.md) [up](../b.md) [root](/c.md) [anchor](#x) ![shot](img/s.png)\n\n<a href=\"raw.md\">raw</a> <img src=\"p.png\" alt=\"pic\">\n";
-    let out = render(&tree(egg, Some(readme)), &SiteOptions { base_url: BASE });
+    let out = render(
+        &tree(egg, Some(readme)),
+        &SiteOptions { base_url: BASE },
+        &|_| None,
+    );
     let html = page(&out, "eggs/games-evil/index.html");
     let blob = "https://github.com/o/games/blob/main/";
     let raw = "https://raw.githubusercontent.com/o/games/main/";
@@ -140,8 +148,8 @@ fn readme_links_point_upstream_and_images_become_links() {
 fn rendering_is_deterministic_and_the_summary_keeps_document_order() {
     let egg = json!({"name": "Same", "description": "d", "tags": ["b", "a"], "docker_images": ["i"], "variables": []});
     let files = tree(egg, Some("# r"));
-    let a = render(&files, &SiteOptions { base_url: BASE });
-    let b = render(&files, &SiteOptions { base_url: BASE });
+    let a = render(&files, &SiteOptions { base_url: BASE }, &|_| None);
+    let b = render(&files, &SiteOptions { base_url: BASE }, &|_| None);
     assert_eq!(a, b);
     let summary: serde_json::Value = serde_json::from_slice(&a[eggcat_web::SUMMARY]).unwrap();
     assert_eq!(summary[0]["slug"], "games-evil");

@@ -389,3 +389,70 @@ fn a_damaged_current_snapshot_falls_back_to_an_older_one() {
             .contains_key("api/v1/eggs/beta-mumble.json")
     );
 }
+
+/// Replaces a file of a snapshot without writing through its hard links (unchanged files are
+/// shared between snapshots).
+fn replace(path: &Path, bytes: impl AsRef<[u8]>) {
+    std::fs::remove_file(path).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+#[test]
+fn import_files_and_pages_of_unchanged_eggs_are_reused_and_equal_fresh_ones() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = two_sources(tmp.path());
+    let data = tmp.path().join("data");
+    let clock = Clock::new(0);
+    let first = build(&data, sources(&a, &b), &clock);
+    a.write("games/paper/egg-paper.json", egg_json("Paper Two"))
+        .commit("paper two");
+    let second = build(&data, sources(&a, &b), &clock);
+    let changed_yaml = "api/v1/eggs/alpha-paper/pelican.yaml";
+    assert_ne!(
+        first.snapshot.files[changed_yaml], second.snapshot.files[changed_yaml],
+        "the changed egg is converted again"
+    );
+
+    // The same build with nothing to reuse (as after an upgrade of eggcat): every derived file
+    // is made afresh, and they are the files the second build reused.
+    let state = second.snapshot_dir.join("state.json");
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
+    assert!(!v["derivation"].as_str().unwrap().is_empty());
+    v["derivation"] = "made by another eggcat".into();
+    replace(&state, serde_json::to_vec(&v).unwrap());
+    let fresh = build(&data, sources(&a, &b), &clock);
+    for (path, bytes) in &second.snapshot.files {
+        if !is_build_report(path) {
+            assert!(
+                bytes == &fresh.snapshot.files[path],
+                "{path}: reused != fresh"
+            );
+        }
+    }
+    assert_eq!(second.snapshot.files.len(), fresh.snapshot.files.len());
+
+    // And reuse really reads the previous snapshot: what it holds for an egg whose inputs are
+    // unchanged is what the next build publishes. The twin's import files depend on its own file
+    // only; its page shows the source's commit, which changes, so it is made anew, like
+    // everything of the changed egg. The other source is untouched: its page is reused.
+    let twin_yaml = "api/v1/eggs/alpha-pterodactyl-paper/pelican.yaml";
+    let twin_page = "eggs/alpha-pterodactyl-paper/index.html";
+    let beta_page = "eggs/beta-mumble/index.html";
+    for path in [twin_yaml, twin_page, beta_page, changed_yaml] {
+        replace(&fresh.snapshot_dir.join(path), "kept\n");
+    }
+    a.write("games/paper/egg-paper.json", egg_json("Paper Three"))
+        .commit("paper three");
+    let next = build(&data, sources(&a, &b), &clock);
+    let text = |path: &str| String::from_utf8_lossy(&next.snapshot.files[path]).into_owned();
+    assert_eq!(text(twin_yaml), "kept\n");
+    assert_eq!(text(beta_page), "kept\n");
+    assert!(
+        text(twin_page).contains("Paper (Pterodactyl)"),
+        "new commit, new page"
+    );
+    assert!(
+        text(changed_yaml).contains("Paper Three"),
+        "a changed egg is never taken from the previous snapshot"
+    );
+}
