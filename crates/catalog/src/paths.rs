@@ -95,6 +95,20 @@ pub fn media_type(path: &str) -> &'static str {
     }
 }
 
+/// Whether files of a media type (from [`media_type`]) are worth compressing: text, JSON, YAML,
+/// XML and SVG are; PNG, JPEG, GIF and WebP are compressed already (a second compression saves
+/// nothing, and brotli needs tens of MiB of working memory for such input), and unknown bytes
+/// are left as they are.
+pub fn is_compressible(media_type: &str) -> bool {
+    media_type.starts_with("text/")
+        || media_type.starts_with("application/json")
+        || media_type.starts_with("application/yaml")
+        || media_type.ends_with("+json")
+        || media_type.ends_with("+xml")
+        || media_type.starts_with("application/xml")
+        || media_type == "image/x-icon"
+}
+
 /// The `Content-Security-Policy` of every HTML page, wherever it is served (eggcat serve, the
 /// generated static-host rules): the pages run only their own scripts and styles, from their own
 /// origin, and show icons as `data:` images; no plugins, no framing, no `<base>` rewriting.
@@ -102,6 +116,19 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' da
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn text_is_compressed_and_images_are_not() {
+        for path in [
+            "a.json", "a.yaml", "a.html", "a.css", "a.js", "a.atom", "a.svg", "a.ico",
+        ] {
+            assert!(is_compressible(media_type(path)), "{path}");
+        }
+        for path in ["a.png", "a.jpg", "a.gif", "a.webp", "a.bin"] {
+            assert!(!is_compressible(media_type(path)), "{path}");
+        }
+    }
+
     use super::*;
 
     #[test]

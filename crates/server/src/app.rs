@@ -87,7 +87,17 @@ impl App {
     pub fn install(&self, files: SnapshotFiles) -> Result<(), String> {
         let previous = self.published.load_full();
         let snapshot = Arc::new(Snapshot::load(files, previous.as_deref())?);
-        tracing::info!(build = %snapshot.id, eggs = snapshot.eggs, "serving catalog");
+        let (files, [identity, br, zstd, gzip]) = snapshot.payload();
+        tracing::info!(
+            build = %snapshot.id,
+            eggs = snapshot.eggs,
+            files,
+            identity_bytes = identity,
+            br_bytes = br,
+            zstd_bytes = zstd,
+            gzip_bytes = gzip,
+            "serving catalog"
+        );
         self.published.store(Some(Arc::clone(&snapshot)));
         // The status document may have said "failed" (with the failure's time) before a restart:
         // its date never goes back past this server's start.

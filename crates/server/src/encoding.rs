@@ -115,37 +115,63 @@ pub(crate) fn choose(accept_encoding: Option<&str>, available: [bool; 4]) -> Cod
 /// Documents smaller than this are sent as they are: compression would save a few bytes at most.
 pub(crate) const MIN_COMPRESS_SIZE: usize = 256;
 
-/// `data` compressed with `coding` at a high setting (done once per snapshot, not per request).
-pub(crate) fn compress(coding: Coding, data: &[u8]) -> Vec<u8> {
-    match coding {
-        Coding::Identity => data.to_vec(),
-        Coding::Gzip => {
-            // flate2 writes mtime 0 and no file name: the output depends on the input only.
-            let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
-            e.write_all(data).expect("writing to a Vec cannot fail");
-            e.finish().expect("writing to a Vec cannot fail")
+/// Compresses documents one after another (once per snapshot, never per request). Every encoder
+/// writes into one scratch buffer and the zstd context is kept between documents, so that each
+/// output is allocated once, at its exact size (an encoder's own output grows by doubling, and
+/// zstd's starts at the input's size; a variant is kept for as long as its snapshot is served).
+///
+/// Brotli runs at quality 4: from quality 5 on, its context modelling takes about 29 MiB of
+/// working memory for an egg document with a base64 icon in it, which made the peak of loading
+/// the ten shared repositories' catalog 97 MiB; quality 4 needs under 8 MiB, writes 5 % more
+/// bytes (35.4 % of the input instead of 33.7 %) and runs three times as fast.
+pub(crate) struct Compressor {
+    scratch: Vec<u8>,
+    zstd: zstd::bulk::Compressor<'static>,
+}
+
+impl Compressor {
+    pub(crate) fn new() -> Compressor {
+        Compressor {
+            scratch: Vec::new(),
+            zstd: zstd::bulk::Compressor::new(12).expect("zstd level 12 is valid"),
         }
-        Coding::Brotli => {
-            let mut out = Vec::new();
-            let params = brotli::enc::BrotliEncoderParams {
-                quality: 5,
-                lgwin: window_bits(data.len(), 22) as i32,
-                size_hint: data.len(),
-                ..Default::default()
-            };
-            brotli::BrotliCompress(&mut &data[..], &mut out, &params)
-                .expect("compressing from memory cannot fail");
-            out
+    }
+
+    /// `data` compressed with `coding`.
+    pub(crate) fn compress(&mut self, coding: Coding, data: &[u8]) -> Vec<u8> {
+        let out = &mut self.scratch;
+        out.clear();
+        match coding {
+            Coding::Identity => out.extend_from_slice(data),
+            Coding::Gzip => {
+                // flate2 writes mtime 0 and no file name: the output depends on the input only.
+                let mut e = flate2::write::GzEncoder::new(&mut *out, flate2::Compression::best());
+                e.write_all(data).expect("writing to a Vec cannot fail");
+                e.finish().expect("writing to a Vec cannot fail");
+            }
+            Coding::Brotli => {
+                let params = brotli::enc::BrotliEncoderParams {
+                    quality: 4,
+                    lgwin: window_bits(data.len(), 22) as i32,
+                    size_hint: data.len(),
+                    ..Default::default()
+                };
+                brotli::BrotliCompress(&mut &data[..], out, &params)
+                    .expect("compressing from memory cannot fail");
+            }
+            Coding::Zstd => {
+                // Browsers refuse windows over 8 MiB (RFC 9659).
+                let window = zstd::zstd_safe::CParameter::WindowLog(window_bits(data.len(), 23));
+                self.zstd
+                    .set_parameter(window)
+                    .expect("window logs 10 to 23 are valid");
+                out.reserve(zstd::zstd_safe::compress_bound(data.len()));
+                self.zstd
+                    .compress_to_buffer(data, out)
+                    .expect("the buffer holds the compression bound");
+            }
         }
-        Coding::Zstd => {
-            let mut c = zstd::bulk::Compressor::new(12).expect("zstd level 12 is valid");
-            // Browsers refuse windows over 8 MiB (RFC 9659).
-            let window = zstd::zstd_safe::CParameter::WindowLog(window_bits(data.len(), 23));
-            c.set_parameter(window)
-                .expect("window logs 10 to 23 are valid");
-            c.compress(data)
-                .expect("compressing from memory cannot fail")
-        }
+        out.as_slice().to_vec()
     }
 }
 
@@ -209,20 +235,30 @@ mod tests {
     #[test]
     fn compressed_variants_round_trip() {
         use std::io::Read;
-        let data = br#"{"egg":{"name":"Paper"},"readme":null}"#.repeat(50);
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(&compress(Coding::Gzip, &data)[..])
-            .read_to_end(&mut out)
-            .unwrap();
-        assert_eq!(out, data);
-        assert_eq!(
-            zstd::decode_all(&compress(Coding::Zstd, &data)[..]).unwrap(),
-            data
-        );
-        let mut out = Vec::new();
-        brotli::BrotliDecompress(&mut &compress(Coding::Brotli, &data)[..], &mut out).unwrap();
-        assert_eq!(out, data);
-        // Deterministic: the same input gives the same bytes (and so the same ETag).
-        assert_eq!(compress(Coding::Gzip, &data), compress(Coding::Gzip, &data));
+        let large = br#"{"egg":{"name":"Paper"},"readme":null}"#.repeat(5000);
+        let small = br#"{"egg":{"name":"Paper"},"readme":null}"#.repeat(50);
+        // One compressor for documents of several sizes, as a snapshot load uses it.
+        let mut c = Compressor::new();
+        for data in [&large, &small, &large] {
+            let mut out = Vec::new();
+            flate2::read::GzDecoder::new(&c.compress(Coding::Gzip, data)[..])
+                .read_to_end(&mut out)
+                .unwrap();
+            assert_eq!(&out, data);
+            assert_eq!(
+                &zstd::decode_all(&c.compress(Coding::Zstd, data)[..]).unwrap(),
+                data
+            );
+            let mut out = Vec::new();
+            brotli::BrotliDecompress(&mut &c.compress(Coding::Brotli, data)[..], &mut out).unwrap();
+            assert_eq!(&out, data);
+            // Deterministic: a reused compressor gives the bytes a new one gives (and so the
+            // same ETag), and each output is exactly as long as it needs to be.
+            for coding in [Coding::Gzip, Coding::Zstd, Coding::Brotli] {
+                let packed = c.compress(coding, data);
+                assert_eq!(packed, Compressor::new().compress(coding, data));
+                assert_eq!(packed.capacity(), packed.len());
+            }
+        }
     }
 }

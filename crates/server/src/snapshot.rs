@@ -15,7 +15,7 @@ use eggcat_store::SnapshotFiles;
 use http::HeaderValue;
 use sha2::{Digest, Sha256};
 
-use crate::encoding::{Coding, MIN_COMPRESS_SIZE, compress};
+use crate::encoding::{Coding, Compressor, MIN_COMPRESS_SIZE};
 
 /// One representation of a document.
 #[derive(Debug, Clone)]
@@ -37,20 +37,29 @@ pub struct Document {
 }
 
 impl Document {
-    /// Compresses `body` into every coding that makes it smaller; `content_type` is a media
+    /// Compresses `body`, when its media type compresses ([`paths::is_compressible`]), into every
+    /// coding that makes it smaller; `content_type` is a media
     /// type from [`paths::media_type`].
     pub(crate) fn new(body: Vec<u8>, content_type: &'static str) -> Document {
         let digest = Sha256::digest(&body).into();
-        Document::hashed(body, digest, content_type)
+        Document::hashed(body, digest, content_type, &mut Compressor::new())
     }
 
     /// [`Document::new`], given the SHA-256 of `body`.
-    fn hashed(body: Vec<u8>, digest: [u8; 32], content_type: &'static str) -> Document {
+    fn hashed(
+        mut body: Vec<u8>,
+        digest: [u8; 32],
+        content_type: &'static str,
+        compressor: &mut Compressor,
+    ) -> Document {
         let hex = eggcat_catalog::hex(&digest[..10]);
         let mut variants: [Option<Variant>; 4] = Default::default();
-        if body.len() >= MIN_COMPRESS_SIZE {
+        // `Bytes::from(Vec)` keeps the vector's whole allocation for as long as the snapshot is
+        // served: the body is cut to its length (the compressed ones already are).
+        body.shrink_to_fit();
+        if body.len() >= MIN_COMPRESS_SIZE && paths::is_compressible(content_type) {
             for coding in [Coding::Brotli, Coding::Zstd, Coding::Gzip] {
-                let packed = compress(coding, &body);
+                let packed = compressor.compress(coding, &body);
                 if packed.len() < body.len() {
                     let etag = format!("\"{hex}-{}\"", coding.token());
                     variants[coding.index()] = Some(Variant {
@@ -180,6 +189,21 @@ impl Snapshot {
     }
 
     /// Why `slug` answers `410 Gone`, when it was removed from the catalog.
+    /// How many files it holds, and the bytes of their bodies in identity, br, zstd and gzip:
+    /// most of the server's memory.
+    pub fn payload(&self) -> (usize, [usize; 4]) {
+        let mut bytes = [0; 4];
+        for doc in self.docs.values().chain(self.egg_docs.values()) {
+            let order = [Coding::Identity, Coding::Brotli, Coding::Zstd, Coding::Gzip];
+            for (sum, coding) in bytes.iter_mut().zip(order) {
+                *sum += doc.variants[coding.index()]
+                    .as_ref()
+                    .map_or(0, |v| v.body.len());
+            }
+        }
+        (self.docs.len() + self.egg_docs.len(), bytes)
+    }
+
     pub(crate) fn removed(&self, slug: &str) -> Option<&Removed> {
         self.removed.get(slug)
     }
@@ -234,10 +258,12 @@ fn egg_slug(path: &str) -> Option<&str> {
 /// sized to its document, but each allocates its tables anew) and leaves the other cores to the
 /// HTTP workers, which keep serving the previous snapshot meanwhile.
 fn compress_all(todo: Vec<(String, Vec<u8>, [u8; 32])>) -> Vec<(String, Arc<Document>)> {
+    let mut compressor = Compressor::new();
     todo.into_iter()
         .map(|(path, body, digest)| {
             let content_type = paths::media_type(&path);
-            (path, Arc::new(Document::hashed(body, digest, content_type)))
+            let doc = Document::hashed(body, digest, content_type, &mut compressor);
+            (path, Arc::new(doc))
         })
         .collect()
 }
