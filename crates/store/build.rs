@@ -1,7 +1,9 @@
-//! Fingerprints the code that derives import files and pages from eggs, so that a rebuild reuses
-//! the previous snapshot's derived files only when the same code made them (see `derivation` in
-//! `src/rebuild.rs`). It hashes every file under the folders below and `Cargo.lock` (dependency
-//! versions), in path order, with FNV-1a: a cache key, not a security measure.
+//! Fingerprints the code that derives anything from an upstream file (parsing, the checks, the
+//! import files, the pages), so that a rebuild reuses what the previous snapshot derived (an
+//! unchanged source's parsed eggs and diagnostics, an unchanged egg's import files and page)
+//! only when the same code made it (see `derivation` in `src/rebuild.rs`). It hashes every file
+//! under the folders below and `Cargo.lock` (dependency versions), in path order, with FNV-1a: a
+//! cache key, not a security measure.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -9,6 +11,7 @@ use std::path::{Path, PathBuf};
 /// What the derived files depend on, relative to this crate.
 const INPUTS: &[&str] = &[
     "../egg/src",
+    "../validate/src",
     "../panels/src",
     "../catalog/src",
     "../web/src",

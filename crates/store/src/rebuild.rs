@@ -114,11 +114,15 @@ pub fn rebuild(
         let mirrors = store.mirrors_dir();
         let fetched = fetch_all(&options.sources, |source| {
             let key = source.key();
-            // Eggs parsed under older rules are parsed again, even from an unchanged upstream.
+            // Eggs parsed under older rules, or checked by other code, are parsed and checked
+            // again, even from an unchanged upstream.
             let previous_commit = previous
                 .sources
                 .get(&key)
-                .filter(|_| previous.rules == eggcat_catalog::RULES_VERSION)
+                .filter(|_| {
+                    previous.rules == eggcat_catalog::RULES_VERSION
+                        && previous.derivation == derivation
+                })
                 .map(|p| p.commit.as_str());
             let fetched = eggcat_upstream::fetch(source, &mirrors, previous_commit, options.limits);
             let summary = match &fetched {
@@ -197,10 +201,11 @@ pub fn rebuild(
     })
 }
 
-/// A fingerprint of the code that derives import files and pages from eggs (the sources of the
-/// `egg`, `panels`, `catalog` and `web` crates, the web assets and `Cargo.lock`, hashed by
-/// `build.rs`), with the `base_url` they write. A snapshot made under another derivation is
-/// never a source of reused files, so an upgrade of eggcat or a new `base_url` remakes them all.
+/// A fingerprint of the code that derives anything from an upstream file (the sources of the
+/// `egg`, `validate`, `panels`, `catalog` and `web` crates, the web assets and `Cargo.lock`,
+/// hashed by `build.rs`), with the `base_url` the files carry. A snapshot made under another
+/// derivation is never a source of reused parses, diagnostics or files, so an upgrade of eggcat
+/// or a new `base_url` makes them all anew.
 fn derivation(base_url: &str) -> String {
     format!("{DERIVATION_CODE} {base_url}")
 }

@@ -421,6 +421,10 @@ fn import_files_and_pages_of_unchanged_eggs_are_reused_and_equal_fresh_ones() {
     v["derivation"] = "made by another eggcat".into();
     replace(&state, serde_json::to_vec(&v).unwrap());
     let fresh = build(&data, sources(&a, &b), &clock);
+    assert!(
+        fresh.report.sources.iter().all(|s| s.changed),
+        "other code may check differently: every source is parsed and checked again"
+    );
     for (path, bytes) in &second.snapshot.files {
         if !is_build_report(path) {
             assert!(
