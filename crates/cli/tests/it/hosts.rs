@@ -143,16 +143,25 @@ impl Drop for Process {
     }
 }
 
-/// The moto server binary named by `EGGCAT_MOTO`, or `None` with a SKIPPED message.
+/// Says that a test is skipped for lack of a server or tool, or fails it when
+/// `EGGCAT_HOST_TESTS=require` (as `.ci/test` sets it), so that a missing server never passes
+/// for a passing test in CI.
+pub(crate) fn skip(why: &str) {
+    let required = std::env::var("EGGCAT_HOST_TESTS").is_ok_and(|v| v == "require");
+    assert!(!required, "EGGCAT_HOST_TESTS=require but {why}");
+    eprintln!("SKIPPED: {why} (set EGGCAT_HOST_TESTS=require to make this a failure)");
+}
+
+/// The moto server binary named by `EGGCAT_MOTO`, or `None` after [`skip`].
 pub(crate) fn moto_binary() -> Option<PathBuf> {
     match std::env::var_os("EGGCAT_MOTO").map(PathBuf::from) {
         Some(p) if p.is_file() => Some(p),
         other => {
-            eprintln!(
-                "SKIPPED: the S3 tests need moto: set EGGCAT_MOTO to a moto_server binary \
+            skip(&format!(
+                "the S3 tests need moto: set EGGCAT_MOTO to a moto_server binary \
                  (python3 -m venv V && V/bin/pip install 'moto[server]'; EGGCAT_MOTO=V/bin/moto_server); \
                  EGGCAT_MOTO is {other:?}"
-            );
+            ));
             None
         }
     }
@@ -311,7 +320,7 @@ pub(crate) fn start_nginx(root: &Path, work: &Path) -> Option<Process> {
         .into_iter()
         .find(|p| Path::new(p).is_file())
     else {
-        eprintln!("SKIPPED: nginx is not installed (Debian package `nginx`)");
+        skip("nginx is not installed (Debian package `nginx`)");
         return None;
     };
     let port = free_port();
@@ -347,7 +356,7 @@ pub(crate) fn start_caddy(root: &Path, work: &Path) -> Option<Process> {
         .into_iter()
         .find(|p| Path::new(p).is_file())
     else {
-        eprintln!("SKIPPED: caddy is not installed (Debian package `caddy`)");
+        skip("caddy is not installed (Debian package `caddy`)");
         return None;
     };
     let port = free_port();
