@@ -17,6 +17,7 @@ mod egg;
 mod file;
 mod images;
 mod install;
+mod pcre;
 mod php_regex;
 mod placeholders;
 mod render;

@@ -35,6 +35,10 @@ pub enum RuleError {
         /// (Laravel ignores or misreads them).
         missing: bool,
     },
+    /// A rule that lists the values it accepts lists none: Laravel does not throw, the rule
+    /// refuses every value (`validateIn` looks the value up in an empty list).
+    #[error("rule `{0}` lists no values, so it refuses every value")]
+    NoValues(String),
 }
 
 /// How many arguments a rule takes, and of what kind.
@@ -51,6 +55,8 @@ enum Args {
     OneOrTwoNumbers,
     /// At least one argument of any kind.
     AtLeastOne,
+    /// The values it accepts (`in:a,b`); with none, Laravel refuses every value.
+    Values,
     /// At least two (`required_if:field,value`).
     AtLeastTwo,
     /// One pattern (`regex`).
@@ -59,7 +65,9 @@ enum Args {
     One,
 }
 
-/// Every rule Laravel 10 to 12 accepts, with its arguments.
+/// Every rule Laravel 10 to 12 accepts as a string, with its arguments. `enum` is not one:
+/// Laravel's `Enum` rule is an object (`Rule::enum(...)`), and `enum:...` in a string throws
+/// like any unknown name.
 const VOCABULARY: &[(&str, Args)] = &[
     ("accepted", Args::None),
     ("accepted_if", Args::AtLeastTwo),
@@ -90,11 +98,12 @@ const VOCABULARY: &[(&str, Args)] = &[
     ("digits_between", Args::TwoNumbers),
     ("dimensions", Args::AtLeastOne),
     ("distinct", Args::Optional),
+    ("doesnt_contain", Args::Optional),
     ("doesnt_end_with", Args::AtLeastOne),
     ("doesnt_start_with", Args::AtLeastOne),
     ("email", Args::Optional),
+    ("encoding", Args::One),
     ("ends_with", Args::AtLeastOne),
-    ("enum", Args::One),
     ("exclude", Args::None),
     ("exclude_if", Args::AtLeastTwo),
     ("exclude_unless", Args::AtLeastTwo),
@@ -108,8 +117,9 @@ const VOCABULARY: &[(&str, Args)] = &[
     ("gte", Args::One),
     ("hex_color", Args::None),
     ("image", Args::Optional),
-    ("in", Args::AtLeastOne),
+    ("in", Args::Values),
     ("in_array", Args::One),
+    ("in_array_keys", Args::Values),
     ("integer", Args::Optional),
     ("ip", Args::None),
     ("ipv4", Args::None),
@@ -143,6 +153,8 @@ const VOCABULARY: &[(&str, Args)] = &[
     ("present_with_all", Args::AtLeastOne),
     ("prohibited", Args::None),
     ("prohibited_if", Args::AtLeastTwo),
+    ("prohibited_if_accepted", Args::One),
+    ("prohibited_if_declined", Args::One),
     ("prohibited_unless", Args::AtLeastTwo),
     ("prohibits", Args::AtLeastOne),
     ("regex", Args::Pattern),
@@ -205,7 +217,12 @@ pub fn parse_rule(text: &str) -> Result<Option<Rule>, RuleError> {
         (_, Some(a)) => csv(a),
     };
     let needed = match kind {
-        Args::Number | Args::One | Args::Pattern | Args::AtLeastOne | Args::OneOrTwoNumbers => 1,
+        Args::Number
+        | Args::One
+        | Args::Pattern
+        | Args::AtLeastOne
+        | Args::Values
+        | Args::OneOrTwoNumbers => 1,
         Args::TwoNumbers | Args::AtLeastTwo => 2,
         Args::None | Args::Optional => 0,
     };
@@ -229,6 +246,7 @@ pub fn parse_rule(text: &str) -> Result<Option<Rule>, RuleError> {
         Args::AtLeastOne | Args::One | Args::Pattern if args.is_empty() => {
             Err(malformed("needs an argument"))
         }
+        Args::Values if args.is_empty() => Err(RuleError::NoValues(text.to_owned())),
         Args::AtLeastTwo if args.len() < 2 => Err(malformed("needs at least two arguments")),
         Args::One if args.len() != 1 => Err(malformed("takes exactly one argument")),
         _ => Ok(Some(Rule {
@@ -316,7 +334,6 @@ mod tests {
             "max:x",
             "max:1,2",
             "between:1",
-            "in",
             "required:1",
             "digits_between:a,b",
         ] {
@@ -325,6 +342,50 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn rules_of_laravel_12() {
+        for (text, name) in [
+            ("doesnt_contain:a,b", "doesnt_contain"),
+            ("doesnt_contain", "doesnt_contain"),
+            ("in_array_keys:a", "in_array_keys"),
+            ("encoding:UTF-8", "encoding"),
+            ("prohibited_if_accepted:other", "prohibited_if_accepted"),
+            ("prohibitedIfDeclined:other", "prohibited_if_declined"),
+        ] {
+            assert_eq!(rule(text).unwrap().unwrap().name, name, "{text}");
+        }
+        for missing in [
+            "encoding",
+            "prohibited_if_accepted",
+            "prohibited_if_declined",
+        ] {
+            assert!(
+                matches!(
+                    rule(missing),
+                    Err(RuleError::Malformed { missing: true, .. })
+                ),
+                "{missing}"
+            );
+        }
+        // `Rule::enum(...)` is an object; `enum:` in a rules string is an unknown rule.
+        assert_eq!(
+            rule("enum:App\\Enums\\Status"),
+            Err(RuleError::Unknown("enum".into()))
+        );
+    }
+
+    // Regression: a bare `in` was reported as Laravel throwing; `validateIn` does not check
+    // its parameter count, it refuses every value.
+    #[test]
+    fn bare_in_refuses_every_value() {
+        assert_eq!(rule("in"), Err(RuleError::NoValues("in".into())));
+        assert_eq!(
+            rule("in_array_keys"),
+            Err(RuleError::NoValues("in_array_keys".into()))
+        );
+        assert_eq!(rule("in:a").unwrap().unwrap().args, ["a"]);
     }
 
     #[test]

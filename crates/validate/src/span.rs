@@ -174,8 +174,9 @@ impl LineIndex {
         Some(start + rest.char_indices().nth(skip).map_or(rest.len(), |(i, _)| i))
     }
 
-    /// The span of the first `needle` inside `span`, if it appears there as written. Lines
-    /// longer than [`MAX_SEARCHED_LINE`] are not searched: the whole value is underlined.
+    /// The span of the first `needle` inside `span`, if it appears there as written and not
+    /// as part of a longer word (the rule `in` is not the `in` of `string`). Lines longer than
+    /// [`MAX_SEARCHED_LINE`] are not searched: the whole value is underlined.
     pub(crate) fn find_in(&self, text: &str, span: Span, needle: &str) -> Option<Span> {
         if needle.is_empty() {
             return None;
@@ -183,7 +184,20 @@ impl LineIndex {
         let from = self.offset(text, span.line, span.column)?;
         let to = self.offset(text, span.end_line, span.end_column)?;
 
-        let at = from + text.get(from..to)?.find(needle)?;
+        let within = text.get(from..to)?;
+        let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        let starts_word = word(needle.chars().next());
+        let ends_word = word(needle.chars().next_back());
+        let glued = |i: usize| {
+            let before = starts_word && word(within[..i].chars().next_back());
+            let after = ends_word && word(within[i + needle.len()..].chars().next());
+            before || after
+        };
+        let at = from
+            + within
+                .match_indices(needle)
+                .map(|(i, _)| i)
+                .find(|&i| !glued(i))?;
         let line_index = self.starts.partition_point(|&s| s <= at);
         let line_start = self.starts[line_index - 1];
         let column = text[line_start..at].chars().count() + 1;
@@ -215,6 +229,24 @@ mod tests {
         assert_eq!(parent(&p), Some("/config"));
         assert_eq!(parent("/config"), Some(""));
         assert_eq!(parent(""), None);
+    }
+
+    // Regression: the bare rule `in` was underlined inside `string`.
+    #[test]
+    fn needles_are_whole_words() {
+        let text = "x: string|in\n";
+        let lines = LineIndex::new(text);
+        let value = Span {
+            line: 1,
+            column: 4,
+            end_line: 1,
+            end_column: 13,
+        };
+        let found = lines.find_in(text, value, "in").expect("found");
+        assert_eq!((found.column, found.end_column), (11, 13));
+        assert!(lines.find_in(text, value, "str").is_none());
+        let found = lines.find_in(text, value, "|in").expect("found");
+        assert_eq!(found.column, 10);
     }
 
     #[test]

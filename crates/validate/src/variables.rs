@@ -210,6 +210,9 @@ fn check_rules(
             Err(e @ RuleError::Malformed { missing: true, .. }) => out.push(
                 Finding::new("E031", pointer, e.to_string()).needle(text.as_str()).help("Laravel throws when a rule lacks its parameters, so saving a server fails"),
             ),
+            Err(e @ RuleError::NoValues(_)) => out.push(
+                Finding::new("E031", pointer, e.to_string()).needle(text.as_str()).help("Laravel does not throw, but no value passes, so no server can be saved: list the allowed values, as in `in:a,b`"),
+            ),
             Err(e @ RuleError::Malformed { .. }) => out.push(Finding::new("E036", pointer, e.to_string()).needle(text.as_str())),
         }
     }
@@ -229,6 +232,9 @@ fn check_regex(pointer: &str, text: &str, arg: &str, out: &mut Vec<Finding>) {
             let mut f = Finding::new("E032", pointer, format!("rule `{text}`: {e}"));
             if matches!(e, PhpRegexError::Delimiter(_)) && !arg.starts_with(|c: char| c.is_alphanumeric()) {
                 f = f.help("a `|` inside a regex splits the rules string: write the rules as an array (Pelican) or avoid `|` in the pattern");
+            }
+            if let PhpRegexError::DelimiterInPattern { delimiter, .. } = e {
+                f = f.help(format!("escape the `{delimiter}` inside the pattern as `\\{delimiter}`, or use a delimiter the pattern does not contain, such as `#`"));
             }
             out.push(f);
         }
