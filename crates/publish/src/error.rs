@@ -12,7 +12,14 @@ pub enum PublishError {
     /// There is no published snapshot to upload yet.
     #[error("nothing to publish: {0}")]
     NoSnapshot(String),
-    /// The store refused the credentials (missing, wrong, or without the permission).
+    /// No credentials anywhere: not in the environment, not in the shared credentials file, and
+    /// no instance metadata service answered (the last place `object_store` looks).
+    #[error(
+        "no credentials found for {target}: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, \
+         or put them in ~/.aws/credentials"
+    )]
+    NoCredentials { target: String },
+    /// The store refused the credentials (wrong, or without the permission).
     #[error("the store refused the credentials for {target}: {detail}")]
     Credentials { target: String, detail: String },
     /// The bucket does not exist.
@@ -49,6 +56,18 @@ impl Context<'_> {
     ) -> PublishError {
         let text = one_line(&redact(&chain(error), self.secrets));
         let has = |words: &[&str]| words.iter().any(|w| text.contains(w));
+        // Without configured credentials `object_store` asks the EC2 instance metadata service
+        // (`/latest/api/token`, then `/latest/meta-data/iam/security-credentials/`); off EC2
+        // that request fails (refused, timed out, or denied by a proxy), and the store itself
+        // was never asked. Explicit credentials never reach that service.
+        if has(&[
+            "/latest/api/token",
+            "/latest/meta-data/iam/security-credentials",
+        ]) {
+            return PublishError::NoCredentials {
+                target: self.target.to_owned(),
+            };
+        }
         if has(&["NoSuchBucket", "bucket does not exist"]) {
             return PublishError::NoBucket {
                 bucket: self.bucket.to_owned(),
@@ -212,6 +231,14 @@ mod tests {
             e.to_string(),
             "cannot reach the store at http://127.0.0.1:1: tcp connect error: \
              Connection refused (after 3 retries)"
+        );
+        let imds = "Error performing PUT http://169.254.169.254/latest/api/token in 2ms - \
+                    Server returned non-2xx status code: 403 Forbidden: resolve_deny";
+        let e = cx.classify("list", "p/", &generic(imds));
+        assert_eq!(
+            e.to_string(),
+            "no credentials found for s3://b/p: set AWS_ACCESS_KEY_ID and \
+             AWS_SECRET_ACCESS_KEY, or put them in ~/.aws/credentials"
         );
         let e = cx.classify("put", "p/x", &generic("500 Internal Server Error"));
         assert_eq!(

@@ -80,7 +80,7 @@ pub async fn publish(
         endpoint: &endpoint,
         secrets: &secrets,
     };
-    let local = objects(files, &prefix, &target.cache_control);
+    let local = objects(files, &prefix, target);
     let remote = list(&store, &prefix, &cx).await?;
     let remote = with_sha256(&store, remote, target.concurrency, &cx).await?;
     let plan = plan(&local, &remote, options.force);

@@ -1,18 +1,32 @@
 //! From the snapshot's files to the objects a bucket holds: each file under the prefix with its
 //! Content-Type, Cache-Control, SHA-256 and MD5, plus the alias objects for the API's
-//! extensionless paths. Pure: no IO.
+//! extensionless paths and the 404 problem document. Pure: no IO.
 //!
 //! Aliases: `eggcat serve` answers `/api/v1/eggs` with the index and `/api/v1/eggs/{slug}` with
 //! the egg's document. A bucket has no rewrites, but it can hold an object under each of those
-//! keys beside the `api/v1/eggs/...` keys (S3, R2 and moto allow a key that is also a "folder";
-//! MinIO and file-backed stores do not, see docs/deploy.md). What a bucket cannot do at all
-//! (`?fields=name`, `410 Gone`, `/` to `index.html`) is left to the edge rules in [`crate::rules`].
+//! keys beside the `api/v1/eggs/...` keys (S3, R2 and moto allow a key that is also a "folder").
+//! MinIO, Garage and other file-backed stores cannot hold `a/b` beside `a/b/c`, so a publish to
+//! them turns the alias objects off ([`Target::aliases`]) and leaves the aliases to the edge
+//! rules, as it leaves what a bucket cannot do at all (`?fields=name`, `410 Gone`, `/` to
+//! `index.html`) to [`crate::rules`].
+//!
+//! The 404 problem document ([`NOT_FOUND_KEY`]) is not a snapshot file: it is there for a CDN's
+//! custom error response (a bucket answers a missing key with its own XML, or 403 when private).
 
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
 use eggcat_catalog::paths;
 use md5::Digest;
+
+use crate::target::Target;
+
+/// The key (under the prefix) of the 404 problem document, for a CDN's custom error response.
+/// The underscore keeps it apart from every path of the catalog.
+pub const NOT_FOUND_KEY: &str = "_errors/404.json";
+
+/// Errors are never cached, as with `eggcat serve`: a missing egg may appear a minute later.
+const NOT_FOUND_CACHE_CONTROL: &str = "no-store";
 
 /// The `Cache-Control` values uploaded with the objects.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,18 +77,19 @@ pub struct LocalObject {
     pub list_rank: Option<usize>,
 }
 
-/// The objects for a snapshot's `files` under `prefix` (no leading or trailing `/`; empty for
-/// the bucket's root), keyed by object key.
+/// The objects for a snapshot's `files` under `prefix` (the target's, no leading or trailing
+/// `/`; empty for the bucket's root), keyed by object key: every file, its alias unless
+/// `target.aliases` is off, and the 404 problem document.
 pub fn objects(
     files: &BTreeMap<String, Vec<u8>>,
     prefix: &str,
-    cache: &CacheControl,
+    target: &Target,
 ) -> BTreeMap<String, LocalObject> {
+    let cache = &target.cache_control;
     let mut out = BTreeMap::new();
     for (path, bytes) in files {
         let bytes = Bytes::from(bytes.clone());
-        let sha256 = hex(&sha2::Sha256::digest(&bytes));
-        let md5 = hex(&md5::Md5::digest(&bytes));
+        let (sha256, md5) = digests(&bytes);
         let mut add = |key_path: &str| {
             let rank = list_rank(path);
             let object = LocalObject {
@@ -94,10 +109,25 @@ pub fn objects(
             out.insert(object.key.clone(), object);
         };
         add(path);
-        if let Some(alias) = alias(path) {
+        if target.aliases
+            && let Some(alias) = alias(path)
+        {
             add(&alias);
         }
     }
+    let bytes = Bytes::from(crate::rules::not_found_problem());
+    let (sha256, md5) = digests(&bytes);
+    let not_found = LocalObject {
+        key: key(prefix, NOT_FOUND_KEY),
+        source: NOT_FOUND_KEY.to_owned(),
+        bytes,
+        content_type: "application/problem+json",
+        cache_control: NOT_FOUND_CACHE_CONTROL.to_owned(),
+        sha256,
+        md5,
+        list_rank: None,
+    };
+    out.insert(not_found.key.clone(), not_found);
     out
 }
 
@@ -131,6 +161,14 @@ pub fn key(prefix: &str, path: &str) -> String {
     } else {
         format!("{prefix}/{path}")
     }
+}
+
+/// The lowercase hex SHA-256 and MD5 of `bytes`.
+fn digests(bytes: &[u8]) -> (String, String) {
+    (
+        hex(&sha2::Sha256::digest(bytes)),
+        hex(&md5::Md5::digest(bytes)),
+    )
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -175,11 +213,12 @@ mod tests {
             ("api/v1/eggs/a/pelican.yaml".to_owned(), b"a: 1\n".to_vec()),
         ]
         .into();
-        let o = objects(&files, "", &CacheControl::default());
+        let o = objects(&files, "", &Target::new("s3://eggs"));
         let keys: Vec<&str> = o.keys().map(String::as_str).collect();
         assert_eq!(
             keys,
             [
+                "_errors/404.json",
                 "api/v1/eggs",
                 "api/v1/eggs/_index.json",
                 "api/v1/eggs/a",
@@ -203,5 +242,44 @@ mod tests {
             "application/yaml"
         );
         assert_eq!(key("p/q", "x"), "p/q/x");
+    }
+
+    #[test]
+    fn aliases_off_uploads_no_key_that_is_also_a_folder() {
+        // MinIO and Garage refuse `api/v1/eggs/a` beside `api/v1/eggs/a/pelican.yaml`.
+        let files: BTreeMap<String, Vec<u8>> = [
+            (paths::INDEX.to_owned(), b"[]".to_vec()),
+            ("api/v1/eggs/a.json".to_owned(), b"{}".to_vec()),
+            ("api/v1/eggs/a/pelican.yaml".to_owned(), b"a: 1\n".to_vec()),
+        ]
+        .into();
+        let target = Target {
+            aliases: false,
+            ..Target::new("s3://eggs/cat")
+        };
+        let o = objects(&files, "cat", &target);
+        let keys: Vec<&str> = o.keys().map(String::as_str).collect();
+        assert_eq!(
+            keys,
+            [
+                "cat/_errors/404.json",
+                "cat/api/v1/eggs/_index.json",
+                "cat/api/v1/eggs/a.json",
+                "cat/api/v1/eggs/a/pelican.yaml"
+            ]
+        );
+        for k in &keys {
+            assert!(!keys.iter().any(|o| o.starts_with(&format!("{k}/"))), "{k}");
+        }
+    }
+
+    #[test]
+    fn the_404_problem_document_is_uploaded_uncached() {
+        let o = objects(&BTreeMap::new(), "p", &Target::new("s3://eggs/p"));
+        let not_found = &o["p/_errors/404.json"];
+        assert_eq!(not_found.bytes, crate::rules::not_found_problem());
+        assert_eq!(not_found.content_type, "application/problem+json");
+        assert_eq!(not_found.cache_control, "no-store");
+        assert_eq!(not_found.list_rank, None);
     }
 }

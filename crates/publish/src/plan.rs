@@ -93,14 +93,15 @@ pub fn is_md5(tag: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::objects::{CacheControl, objects};
+    use crate::objects::objects;
+    use crate::target::Target;
 
     fn local(files: &[(&str, &str)]) -> BTreeMap<String, LocalObject> {
         let files = files
             .iter()
             .map(|(p, b)| ((*p).to_owned(), b.as_bytes().to_vec()))
             .collect();
-        objects(&files, "pre", &CacheControl::default())
+        objects(&files, "pre", &Target::new("s3://eggs/pre"))
     }
 
     fn remote_of(local: &BTreeMap<String, LocalObject>) -> Vec<RemoteObject> {

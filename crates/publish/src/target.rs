@@ -29,6 +29,10 @@ pub struct Target {
     /// Address the bucket as `endpoint/bucket` rather than `bucket.endpoint`.
     pub path_style: bool,
     pub cache_control: CacheControl,
+    /// Upload the alias objects (`api/v1/eggs`, `api/v1/eggs/{slug}`) beside the files. Off for
+    /// MinIO, Garage and other file-backed stores, which cannot hold a key `a/b` beside a key
+    /// `a/b/c`: there the edge or host rules map the aliases.
+    pub aliases: bool,
     /// Uploads in flight at once.
     pub concurrency: usize,
 }
@@ -46,6 +50,7 @@ impl Target {
             endpoint: None,
             path_style: false,
             cache_control: CacheControl::default(),
+            aliases: true,
             concurrency: DEFAULT_CONCURRENCY,
         }
     }

@@ -5,7 +5,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use anyhow::{Context, Result, bail};
 use eggcat_publish::{CacheControl, Event, Options, Summary, Target};
@@ -42,6 +42,8 @@ pub(crate) struct Table {
     path_style: bool,
     cache_control: Option<String>,
     lists_cache_control: Option<String>,
+    /// Alias objects beside the files; `false` for MinIO and Garage (see [`Target::aliases`]).
+    aliases: Option<bool>,
     concurrency: Option<usize>,
 }
 
@@ -64,6 +66,7 @@ impl Table {
                 documents: self.cache_control.unwrap_or(defaults.documents),
                 lists: self.lists_cache_control.unwrap_or(defaults.lists),
             },
+            aliases: self.aliases.unwrap_or(true),
             concurrency: self
                 .concurrency
                 .unwrap_or(eggcat_publish::DEFAULT_CONCURRENCY),
@@ -171,6 +174,9 @@ async fn publish(
     terminal: bool,
 ) -> Result<Summary> {
     let (total, done, bytes) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicU64::new(0));
+    // Whether the terminal's last line is an unfinished progress line, which must be ended
+    // before anything else is printed (the summary, or the error line).
+    let open_line = AtomicBool::new(false);
     let show = |event: Event<'_>| match event {
         Event::Planned {
             uploads,
@@ -192,15 +198,19 @@ async fn publish(
                 if n == total {
                     eprintln!();
                 }
+                open_line.store(n != total, Ordering::Relaxed);
             } else {
                 tracing::debug!(key, bytes = b, "uploaded");
             }
         }
         Event::Deleted { key } => tracing::debug!(key, "deleted"),
     };
-    eggcat_publish::publish(id, files, target, options, &show)
-        .await
-        .with_context(|| format!("publish to {} failed", target.url))
+    let result = eggcat_publish::publish(id, files, target, options, &show).await;
+    // A failure part way leaves the progress line open; nothing uploaded leaves none.
+    if open_line.load(Ordering::Relaxed) {
+        eprintln!();
+    }
+    result.with_context(|| format!("publish to {} failed", target.url))
 }
 
 fn print_summary(s: &Summary) -> Result<()> {
@@ -247,6 +257,9 @@ mod tests {
         assert_eq!(t.cache_control, CacheControl::default());
         assert_eq!(t.concurrency, eggcat_publish::DEFAULT_CONCURRENCY);
         assert!(!t.path_style);
+        assert!(t.aliases, "alias objects by default");
+        let t = table("url = \"s3://eggs\"\naliases = false").unwrap();
+        assert!(!t.aliases, "MinIO and Garage turn them off");
         let t = table(
             "url = \"s3://eggs\"\nendpoint = \"http://127.0.0.1:9000\"\npath_style = true\n\
              cache_control = \"max-age=1\"\nlists_cache_control = \"max-age=2\"\nconcurrency = 2",
@@ -264,6 +277,7 @@ mod tests {
             ("region = \"x\"", "needs `url`"),
             ("url = \"https://eggs\"", "not an s3:// URL"),
             ("url = \"s3://eggs\"\nconcurrency = 0", "at least 1"),
+            ("url = \"s3://eggs\"\naliases = \"no\"", "invalid type"),
             (
                 "url = \"s3://eggs\"\nsecret_access_key = \"x\"",
                 "unknown field",

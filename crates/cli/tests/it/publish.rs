@@ -24,7 +24,7 @@ fn publishes_incrementally_with_headers_and_serves_the_same_bytes_as_eggcat_serv
     let first = site.build();
     let objects = keys(&first);
 
-    // A first publish uploads every file and alias.
+    // A first publish uploads every file and alias, and the 404 problem document.
     let (up, same, gone) = counts(&site.publish(&config, &[], "k", "s"));
     assert_eq!((up, same, gone), (objects.len(), 0, 0));
 
@@ -33,6 +33,17 @@ fn publishes_incrementally_with_headers_and_serves_the_same_bytes_as_eggcat_serv
         let a = get(s3.port, &format!("/eggs/{key}"));
         assert_eq!(a.status, 200, "{key}");
         assert_eq!(&a.body, bytes, "{key}");
+        assert_eq!(
+            a.header("x-amz-meta-sha256"),
+            hex(&sha2::Sha256::digest(bytes)),
+            "{key}"
+        );
+        if key == eggcat_publish::NOT_FOUND_KEY {
+            // For a CDN's custom error response: never cached, like every error of `serve`.
+            assert_eq!(a.header("content-type"), "application/problem+json");
+            assert_eq!(a.header("cache-control"), "no-store");
+            continue;
+        }
         // The snapshot file an object holds: itself, or for an alias the file it repeats.
         let source = if key == paths::EGGS_DIR {
             paths::INDEX.to_owned()
@@ -54,11 +65,6 @@ fn publishes_incrementally_with_headers_and_serves_the_same_bytes_as_eggcat_serv
             eggcat_publish::DEFAULT_DOCUMENTS_CACHE_CONTROL
         };
         assert_eq!(a.header("cache-control"), expected_cache, "{key}");
-        assert_eq!(
-            a.header("x-amz-meta-sha256"),
-            hex(&sha2::Sha256::digest(bytes)),
-            "{key}"
-        );
     }
 
     // The bucket answers the API's paths with the bytes `eggcat serve` answers.
@@ -332,4 +338,38 @@ fn serve_publishes_the_catalog_it_builds() {
         index.body, served.body,
         "the bucket holds the catalog serve answers with"
     );
+}
+
+#[test]
+fn aliases_off_publishes_no_key_that_is_also_a_folder_for_minio_and_garage() {
+    let Some(moto) = moto_binary() else { return };
+    let s3 = start_moto(&moto, None);
+    create_public_bucket(s3.port, "eggs");
+    let site = Site::new(3);
+    let files = site.build();
+    let config = site.config(s3.port, "eggs");
+    let with_aliases = keys(&files);
+    counts(&site.publish(&config, &[], "k", "s"));
+
+    // `aliases = false` (what MinIO and Garage need): the alias objects a publish with aliases
+    // left are deleted, and no key is the "folder" of another.
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{text}aliases = false\n")).unwrap();
+    let (up, same, gone) = counts(&site.publish(&config, &[], "k", "s"));
+    let aliases = with_aliases.len() - files.len() - 1;
+    assert!(aliases > 1, "the index and each egg have an alias");
+    assert_eq!((up, same, gone), (0, with_aliases.len() - aliases, aliases));
+    let listing = String::from_utf8(get(s3.port, "/eggs?list-type=2").body).unwrap();
+    let listed: Vec<&str> = listing
+        .split("<Key>")
+        .skip(1)
+        .filter_map(|k| k.split("</Key>").next())
+        .collect();
+    assert_eq!(listed.len(), files.len() + 1, "{listing}");
+    for key in &listed {
+        assert!(
+            !listed.iter().any(|k| k.starts_with(&format!("{key}/"))),
+            "{key} is also a folder"
+        );
+    }
 }

@@ -1,6 +1,6 @@
-//! `eggcat publish` when things go wrong: no target, no catalog, a missing bucket, no network,
-//! a store that dies mid-publish, wrong credentials (moto with signature checks). Each gives
-//! one clear error line and a non-zero exit, and a later publish completes.
+//! `eggcat publish` when things go wrong: no target, no catalog, no credentials, a missing
+//! bucket, no network, a store that dies mid-publish, wrong credentials (moto with signature
+//! checks). Each gives one clear error line and a non-zero exit, and a later publish completes.
 
 use std::process::Command;
 
@@ -24,6 +24,33 @@ fn publish_without_a_target_or_a_catalog_says_what_to_do() {
     assert!(line.contains("run `eggcat build` first"), "{line}");
     let line = error_line(&site.publish(&config, &["--to", "http://eggs"], "k", "s"));
     assert!(line.contains("not an s3:// URL"), "{line}");
+}
+
+#[test]
+fn no_credentials_at_all_says_what_to_set_not_that_the_store_refused_them() {
+    let site = Site::new(1);
+    site.build();
+    // No `AWS_*` variable and no `~/.aws`: object_store falls back to the EC2 instance metadata
+    // service, here a closed port (off EC2 it times out, or a proxy denies it).
+    let config = site.config(free_port(), "eggs");
+    let out = site
+        .publish_command(&config, &[])
+        .env(
+            "AWS_METADATA_ENDPOINT",
+            format!("http://127.0.0.1:{}", free_port()),
+        )
+        .output()
+        .unwrap();
+    let line = error_line(&out);
+    assert!(
+        line.contains("no credentials found for s3://eggs"),
+        "{line}"
+    );
+    assert!(
+        line.contains("AWS_ACCESS_KEY_ID") && line.contains("~/.aws/credentials"),
+        "{line}"
+    );
+    assert!(!line.contains("refused"), "{line}");
 }
 
 #[test]

@@ -71,6 +71,16 @@ impl Site {
 
     /// `eggcat publish --config FILE ARGS` with the credentials `key`/`secret`.
     pub(crate) fn publish(&self, config: &Path, args: &[&str], key: &str, secret: &str) -> Output {
+        self.publish_command(config, args)
+            .env("AWS_ACCESS_KEY_ID", key)
+            .env("AWS_SECRET_ACCESS_KEY", secret)
+            .output()
+            .unwrap()
+    }
+
+    /// `eggcat publish --config FILE ARGS` with no `AWS_*` variable and a `HOME` of its own
+    /// (no `~/.aws`): no credentials unless the caller adds them.
+    pub(crate) fn publish_command(&self, config: &Path, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_eggcat"));
         for (k, _) in std::env::vars() {
             if k.starts_with("AWS_") {
@@ -81,11 +91,8 @@ impl Site {
             .arg("--config")
             .arg(config)
             .args(args)
-            .env("HOME", self.tmp.path())
-            .env("AWS_ACCESS_KEY_ID", key)
-            .env("AWS_SECRET_ACCESS_KEY", secret)
-            .output()
-            .unwrap()
+            .env("HOME", self.tmp.path());
+        cmd
     }
 }
 
@@ -122,7 +129,8 @@ pub(crate) fn counts(out: &Output) -> (usize, usize, usize) {
     )
 }
 
-/// The object keys a snapshot's files become: each path, plus its extensionless alias.
+/// The object keys a snapshot's files become: each path, plus its extensionless alias, plus
+/// the 404 problem document.
 pub(crate) fn keys(files: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     for (path, bytes) in files {
@@ -131,6 +139,10 @@ pub(crate) fn keys(files: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8
             out.insert(alias, bytes.clone());
         }
     }
+    out.insert(
+        eggcat_publish::NOT_FOUND_KEY.to_owned(),
+        eggcat_publish::rules::not_found_problem(),
+    );
     out
 }
 

@@ -3,7 +3,9 @@
 //! `/api/v1/eggs` (S3 ignores query strings), `410 Gone` for the removed slugs (embedded:
 //! CloudFront Functions cannot read anything at request time, so the function is redeployed
 //! when `_removed.json` changes), 405 for writes, and maps `/` and `/x/` to `index.html`.
-//! The headers of HTML pages and CORS come from a response headers policy (docs/deploy.md).
+//! The headers of HTML pages and CORS come from a response headers policy, and the 404 of a
+//! missing key from a custom error response on the `_errors/404.json` object that `eggcat
+//! publish` uploads (docs/deploy.md): a viewer-request function cannot know whether a key exists.
 
 use std::collections::BTreeMap;
 
@@ -23,7 +25,6 @@ pub(crate) fn function(gone: &BTreeMap<String, Vec<u8>>) -> String {
             )
         })
         .collect();
-    let not_found = String::from_utf8_lossy(&super::not_found_problem()).into_owned();
     let bad_fields = String::from_utf8_lossy(&super::problems::bad_fields_problem()).into_owned();
     let method = String::from_utf8_lossy(&super::problems::method_problem()).into_owned();
     let js = |s: &str| serde_json::to_string(s).expect("a string always serializes");
@@ -34,7 +35,6 @@ pub(crate) fn function(gone: &BTreeMap<String, Vec<u8>>) -> String {
 
 var GONE = {{
 {gone_js}}};
-var NOT_FOUND = {not_found};
 var BAD_FIELDS = {bad_fields};
 var METHOD = {method};
 
@@ -90,13 +90,9 @@ function handler(event) {{
   }}
   return request;
 }}
-
-// For a custom error response on 403/404 (a private bucket answers 403 for a missing key).
-var NOT_FOUND_BODY = {not_found_js};
 "#,
         index = js(&format!("/{}", paths::INDEX)),
         names = js(&format!("/{}", paths::NAMES)),
-        not_found_js = js(&not_found),
     )
 }
 
