@@ -163,7 +163,14 @@ fn facts(h: &mut Html, doc: &EggDoc, item: &SummaryItem) {
             &eggcat_catalog::rfc3339(m.indexed_at)[..10],
         )
         .lit("</dd><dt>Upstream</dt><dd class=\"links\">");
-    for (label, href) in upstream_links(m) {
+    let links = upstream_links(m);
+    if links.is_empty() {
+        // A local path or a host without web URLs: the file and the version it was read at
+        // (a commit, or for a plain folder the digest of its content), named as text.
+        let at = format!("{}/{}: {} ({})", m.owner, m.repo, m.path, short(&m.commit));
+        h.text(&at);
+    }
+    for (label, href) in links {
         h.el(
             "a",
             &[("href", Some(&href)), ("rel", Some("noopener noreferrer"))],
