@@ -89,11 +89,43 @@ pub(crate) fn check_egg(doc: &Map<String, Value>, format: &str, fam: Family) -> 
     {
         out.push(wrong_type("/description", "a string", d));
     }
+    check_lists(doc, &mut out);
     crate::images::check_images(doc, format, fam, &mut out);
     crate::variables::check_variables(doc, fam, &mut out);
     crate::placeholders::check_startup_and_config(doc, fam, &mut out);
     crate::install::check_install(doc, &mut out);
     out
+}
+
+/// The fields both panels validate as `array|nullable` (`features`, `file_denylist`, whose
+/// items are `string`) and `nullable|string` (`meta.update_url`): Pelican's and Pterodactyl's
+/// `Egg::$validationRules`. A JSON object is a PHP array too.
+fn check_lists(doc: &Map<String, Value>, out: &mut Vec<Finding>) {
+    for key in ["features", "file_denylist"] {
+        match doc.get(key) {
+            None | Some(Value::Null | Value::Array(_) | Value::Object(_)) => {}
+            Some(v) => out.push(wrong_type(&format!("/{key}"), "a list", v)),
+        }
+    }
+    if let Some(Value::Array(items)) = doc.get("file_denylist") {
+        for (i, item) in items.iter().enumerate() {
+            if !item.is_string() {
+                out.push(Finding::new(
+                    "E014",
+                    format!("/file_denylist/{i}"),
+                    format!(
+                        "item {i} of `file_denylist` is {}, not a string (a file pattern)",
+                        kind(item)
+                    ),
+                ));
+            }
+        }
+    }
+    if let Some(url) = doc.get("meta").and_then(|m| m.get("update_url"))
+        && !matches!(url, Value::String(_) | Value::Null)
+    {
+        out.push(wrong_type("/meta/update_url", "a string", url));
+    }
 }
 
 fn check_name(doc: &Map<String, Value>, fam: Family, out: &mut Vec<Finding>) {
