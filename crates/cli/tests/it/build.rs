@@ -334,12 +334,10 @@ fn eggs_parsed_under_older_rules_are_parsed_again() {
     let clock = Clock::new(0);
     let first = build(&data, sources(&a, &b), &clock);
     // A snapshot written by an eggcat with older rules: same commits, rules version 0.
-    let state_path = first.snapshot_dir.join("state.json");
-    let mut state: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(&state_path).unwrap()).unwrap();
-    assert_eq!(state["rules"], eggcat_catalog::RULES_VERSION);
-    state["rules"] = 0.into();
-    std::fs::write(&state_path, serde_json::to_vec(&state).unwrap()).unwrap();
+    edit_state(&first.snapshot_dir, |state| {
+        assert_eq!(state["rules"], eggcat_catalog::RULES_VERSION);
+        state["rules"] = 0.into();
+    });
     let second = build(&data, sources(&a, &b), &clock);
     assert!(
         second.report.sources.iter().all(|s| s.changed),
@@ -397,6 +395,15 @@ fn replace(path: &Path, bytes: impl AsRef<[u8]>) {
     std::fs::write(path, bytes).unwrap();
 }
 
+/// Edits a snapshot's `state.json`, as an older or other eggcat would have written it.
+fn edit_state(snapshot_dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
+    let path = snapshot_dir.join("state.json");
+    let mut state: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    edit(&mut state);
+    replace(&path, serde_json::to_vec(&state).unwrap());
+}
+
 #[test]
 fn import_files_and_pages_of_unchanged_eggs_are_reused_and_equal_fresh_ones() {
     let tmp = tempfile::tempdir().unwrap();
@@ -415,11 +422,10 @@ fn import_files_and_pages_of_unchanged_eggs_are_reused_and_equal_fresh_ones() {
 
     // The same build with nothing to reuse (as after an upgrade of eggcat): every derived file
     // is made afresh, and they are the files the second build reused.
-    let state = second.snapshot_dir.join("state.json");
-    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&state).unwrap()).unwrap();
-    assert!(!v["derivation"].as_str().unwrap().is_empty());
-    v["derivation"] = "made by another eggcat".into();
-    replace(&state, serde_json::to_vec(&v).unwrap());
+    edit_state(&second.snapshot_dir, |state| {
+        assert!(!state["derivation"].as_str().unwrap().is_empty());
+        state["derivation"] = "made by another eggcat".into();
+    });
     let fresh = build(&data, sources(&a, &b), &clock);
     assert!(
         fresh.report.sources.iter().all(|s| s.changed),
