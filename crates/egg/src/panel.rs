@@ -59,6 +59,29 @@ pub fn is_alpha_dash(s: &str) -> bool {
             .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
+/// Pelican's egg fields validated as text (`app/Models/Egg.php` `$validationRules`: `string`),
+/// as export paths, with whether null passes (`nullable`).
+pub const PELICAN_EGG_TEXT_FIELDS: &[(&str, bool)] = &[
+    ("name", false),
+    ("author", false),
+    ("uuid", false),
+    ("description", true),
+    ("meta.update_url", true),
+    ("config.stop", true),
+];
+
+/// Pelican's egg fields whose every member is validated as text (`docker_images.*`,
+/// `startup_commands.*`, `file_denylist.*`: `string`).
+pub const PELICAN_EGG_TEXT_LISTS: &[&str] = &["docker_images", "startup_commands", "file_denylist"];
+
+/// Pelican's variable fields validated as text (`app/Models/EggVariable.php` `getRules`), with
+/// whether null passes. `rules.*` is text too.
+pub const PELICAN_VARIABLE_TEXT_FIELDS: &[(&str, bool)] = &[
+    ("name", false),
+    ("description", false),
+    ("default_value", false),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -85,11 +85,25 @@ pub fn variants(upstream: &Value, target: &Target<'_>) -> Variants {
     };
     let mut egg = egg;
     egg.uuid = Value::String(target.uuid.to_owned());
-    let (yaml, json) = settled(&egg, target);
+    let Settled {
+        yaml,
+        json,
+        yaml_text_kept,
+    } = settled(&egg, target);
     let mut pelican = Check {
         problems: pelican_problems(&egg),
         ..Check::default()
     };
+    if let Some(first) = yaml_text_kept.first() {
+        let more = match yaml_text_kept.len() {
+            1 => String::new(),
+            2 => " and 1 more".to_owned(),
+            n => format!(" and {} more", n - 1),
+        };
+        pelican.losses.push(format!(
+            "pelican.yaml: Pelican's update check can never find this file up to date: Pelican's YAML export writes {first}{more} as a number, which its own import refuses, so the file keeps the text; pelican.json has no such limit"
+        ));
+    }
     for (format, settled) in [("YAML", &yaml), ("JSON", &json)] {
         if settled.is_none() {
             pelican.problems.push(format!(
@@ -99,7 +113,13 @@ pub fn variants(upstream: &Value, target: &Target<'_>) -> Variants {
     }
     pelican.importable = pelican.problems.is_empty();
 
-    let (ptdl, losses) = pterodactyl::export(&egg, target.pterodactyl_url, target.exported_at);
+    // Pterodactyl gets the upstream's variable names (it reserves other names, renames none);
+    // the two imports differ in nothing else, so the fallback is never the rule.
+    let mut for_ptero = pelican::import_keeping_names(upstream).unwrap_or_else(|_| egg.clone());
+    for_ptero.uuid = egg.uuid.clone();
+    let (ptdl, mut losses) =
+        pterodactyl::export(&for_ptero, target.pterodactyl_url, target.exported_at);
+    losses.extend(merged_variables(upstream));
     let ptdl_text = pretty(&ptdl);
     let mut ptero_problems = pterodactyl::problems(&ptdl, ptdl_text.len());
     ptero_problems.sort();
@@ -118,19 +138,38 @@ pub fn variants(upstream: &Value, target: &Target<'_>) -> Variants {
 }
 
 /// The values of `pelican.yaml` and `pelican.json` for `egg` (imported, with the target's
-/// UUID): what the files hold once parsed, `None` where no file settles.
-fn settled(egg: &pelican::Egg, target: &Target<'_>) -> (Option<Value>, Option<Value>) {
-    (
-        settle(egg, target.pelican_yaml_url, target.exported_at, |s| {
-            pelican::yaml_export(s)
-        }),
-        settle(
-            egg,
-            target.pelican_json_url,
-            target.exported_at,
-            Value::clone,
-        ),
-    )
+/// UUID): what the files hold once parsed, `None` where no file settles. The YAML keeps as text
+/// what Pelican validates as text (see [`pelican::keep_validated_text`]).
+fn settled(egg: &pelican::Egg, target: &Target<'_>) -> Settled {
+    let yaml_shape = |export: &Value| {
+        let mut file = pelican::yaml_export(export);
+        pelican::keep_validated_text(export, &mut file);
+        file
+    };
+    let yaml = settle(egg, target.pelican_yaml_url, target.exported_at, yaml_shape);
+    let json = settle(
+        egg,
+        target.pelican_json_url,
+        target.exported_at,
+        Value::clone,
+    );
+    let yaml_text_kept = yaml.as_ref().map_or_else(Vec::new, |(export, _)| {
+        pelican::keep_validated_text(export, &mut pelican::yaml_export(export))
+    });
+    Settled {
+        yaml: yaml.map(|(_, file)| file),
+        json: json.map(|(_, file)| file),
+        yaml_text_kept,
+    }
+}
+
+/// The settled import files of one egg.
+struct Settled {
+    yaml: Option<Value>,
+    json: Option<Value>,
+    /// The texts the YAML keeps that Pelican's own YAML export writes as numbers (so its
+    /// update check cannot find the YAML file up to date).
+    yaml_text_kept: Vec<String>,
 }
 
 /// What `pelican.yaml` and `pelican.json` of `upstream` hold once parsed (for tests that parse
@@ -139,7 +178,11 @@ pub fn pelican_values(upstream: &Value, target: &Target<'_>) -> Option<(Value, V
     let mut egg = pelican::import(upstream).ok()?;
     egg.uuid = Value::String(target.uuid.to_owned());
     match settled(&egg, target) {
-        (Some(y), Some(j)) => Some((y, j)),
+        Settled {
+            yaml: Some(y),
+            json: Some(j),
+            ..
+        } => Some((y, j)),
         _ => None,
     }
 }
@@ -147,25 +190,46 @@ pub fn pelican_values(upstream: &Value, target: &Target<'_>) -> Option<(Value, V
 /// The file Pelican's update check finds equal to the panel's own export of the egg it made
 /// from that file: the export, imported and exported again until it no longer changes (the
 /// panel's YAML export turns JSON text into data, which a second import keeps). `shape` is the
-/// format's step after the struct (`yamlExport` for YAML, nothing for JSON).
+/// format's step after the struct (`yamlExport` for YAML, nothing for JSON). Returns the
+/// exporter's struct and the file made of it.
 fn settle(
     egg: &pelican::Egg,
     url: &str,
     exported_at: &str,
     shape: impl Fn(&Value) -> Value,
-) -> Option<Value> {
+) -> Option<(Value, Value)> {
     let mut egg = egg.clone();
     egg.update_url = Value::String(url.to_owned());
-    let mut file = shape(&pelican::export(&egg, exported_at));
+    let mut export = pelican::export(&egg, exported_at);
+    let mut file = shape(&export);
     for _ in 0..MAX_ROUNDS {
         let again = pelican::import(&file).ok()?;
-        let next = shape(&pelican::export(&again, exported_at));
+        let next_export = pelican::export(&again, exported_at);
+        let next = shape(&next_export);
         if php::normalize(&next) == php::normalize(&file) {
-            return Some(file);
+            return Some((export, file));
         }
-        file = next;
+        (export, file) = (next_export, next);
     }
     None
+}
+
+/// The variables a second one of the same `env_variable` was merged into: Pelican's import,
+/// which both import files are made through, updates the first (`updateOrCreate`), where
+/// Pterodactyl's would create both.
+fn merged_variables(upstream: &Value) -> Vec<String> {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut losses = Vec::new();
+    for v in upstream["variables"].as_array().into_iter().flatten() {
+        if let Some(env) = v["env_variable"].as_str()
+            && !seen.insert(env)
+        {
+            losses.push(format!(
+                "the second variable `{env}` (merged into the first, as Pelican's import does; Pterodactyl would keep both)"
+            ));
+        }
+    }
+    losses
 }
 
 /// JSON as the panels print it: `JSON_PRETTY_PRINT` (four spaces), slashes unescaped.

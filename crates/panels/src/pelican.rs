@@ -39,11 +39,16 @@ pub const UPGRADE_VARIABLES: &[(&str, &str)] = &[
     ("server.build.environment.", "server.environment."),
 ];
 
-/// The columns of `egg_variables` in table order (migrations: `service_variables` of 2016,
-/// `regex` renamed `rules`, `option_id` renamed `egg_id`, `sort` added after `egg_id`), minus
-/// the four the exporter drops (`id`, `egg_id`, `created_at`, `updated_at`).
+/// The columns of `egg_variables` in table order on SQLite, Pelican's default database, minus
+/// the four the exporter drops (`id`, `egg_id`, `created_at`, `updated_at`): the 2016 table
+/// (`service_variables`: name, description, env_variable, default_value, user_viewable,
+/// user_editable, regex renamed `rules`), then `sort`, which
+/// `2024_04_20_214441_add_egg_var_sort.php` adds `->after('egg_id')`: MySQL and MariaDB honour
+/// `after`, SQLite appends the column last (Laravel's SQLite grammar has no `after`; the
+/// differential test reads the table back with `PRAGMA table_info`). The exporter writes each
+/// variable's fields in this order (`$eggVariable->toArray()`), and the update check's `md5`
+/// sees it. docs/panels.md says what a MySQL panel sees.
 pub const VARIABLE_FIELDS: &[&str] = &[
-    "sort",
     "name",
     "description",
     "env_variable",
@@ -51,6 +56,7 @@ pub const VARIABLE_FIELDS: &[&str] = &[
     "user_viewable",
     "user_editable",
     "rules",
+    "sort",
 ];
 
 /// An egg as Pelican holds it after an import: every attribute as the model reads it back
@@ -84,12 +90,27 @@ pub struct Egg {
 /// Imports `file` (the egg as the panel parsed it: `json_decode($text, true)` or
 /// `Yaml::parse`) as Pelican does; `Err` with the reason where the panel's import throws.
 pub fn import(file: &Value) -> Result<Egg, String> {
-    let parsed = parse(file)?;
+    let parsed = parse(file, Reserved::Rename)?;
+    from_parsed(&parsed)
+}
+
+/// [`import`] without Pelican's renaming of the variables it reserves (`HOSTNAME` ->
+/// `SERVER_HOSTNAME`, the startup commands rewritten to match): the egg `pterodactyl.json` is
+/// made from, since Pterodactyl reserves other names and renames none.
+pub fn import_keeping_names(file: &Value) -> Result<Egg, String> {
+    let parsed = parse(file, Reserved::Keep)?;
     from_parsed(&parsed)
 }
 
 /// `EggImporterService::parse` after the text is parsed: the conversion to PLCN_v3.
-fn parse(file: &Value) -> Result<Map<String, Value>, String> {
+/// What `parse` does with the variables Pelican reserves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reserved {
+    Rename,
+    Keep,
+}
+
+fn parse(file: &Value, reserved: Reserved) -> Result<Map<String, Value>, String> {
     let Value::Object(file) = normalize(file) else {
         return Err("the file is not a map of fields".to_owned());
     };
@@ -155,12 +176,18 @@ fn parse(file: &Value) -> Result<Map<String, Value>, String> {
         };
         vars.push((env, v));
     }
+    // The boolean defaults, now text, are written back whatever follows (`array_map` over
+    // `$parsed['variables']`); the upper-cased names only when a name is reserved (below).
+    p.insert(
+        "variables".into(),
+        Value::Array(vars.iter().map(|(_, v)| Value::Object(v.clone())).collect()),
+    );
     let forbidden: Vec<String> = vars
         .iter()
         .filter(|(env, _)| eggcat_egg::panel::is_reserved_env_name(env))
         .map(|(env, _)| env.clone())
         .collect();
-    if !forbidden.is_empty() {
+    if !forbidden.is_empty() && reserved == Reserved::Rename {
         let (mut allowed, renamed): (Vec<_>, Vec<_>) = vars
             .into_iter()
             .partition(|(env, _)| !eggcat_egg::panel::is_reserved_env_name(env));
@@ -462,7 +489,6 @@ fn variable(i: usize, v: &Map<String, Value>) -> Result<Map<String, Value>, Stri
         Some(other) => other.clone(),
     };
     Ok(map(vec![
-        ("sort", sort),
         ("name", required_text("name")?),
         ("description", required_text("description")?),
         (
@@ -473,6 +499,7 @@ fn variable(i: usize, v: &Map<String, Value>) -> Result<Map<String, Value>, Stri
         ("user_viewable", flag("user_viewable")?),
         ("user_editable", flag("user_editable")?),
         ("rules", rules),
+        ("sort", sort),
     ])
     .as_object()
     .cloned()
@@ -505,9 +532,28 @@ pub fn export(egg: &Egg, exported_at: &str) -> Value {
         ("scripts", scripts(egg)),
         (
             "variables",
-            Value::Array(egg.variables.iter().cloned().map(Value::Object).collect()),
+            Value::Array(read_order(&egg.variables).map(Value::Object).collect()),
         ),
     ])
+}
+
+/// The variables in the order the exporter reads them back (`$egg->variables`, a relation with
+/// no `orderBy`): on SQLite, the planner answers `where egg_id = ?` from the unique index on
+/// (`egg_id`, `name`) of `2025_04_01_033956_egg_variable_unique_foreign_key.php`, so by name,
+/// byte by byte (SQLite's BINARY collation). The differential test shows the plan
+/// (`EXPLAIN QUERY PLAN`) and the order on the panel's own code.
+fn read_order(variables: &[Map<String, Value>]) -> impl Iterator<Item = Map<String, Value>> {
+    let mut sorted: Vec<&Map<String, Value>> = variables.iter().collect();
+    sorted.sort_by(|a, b| {
+        let name = |v: &Map<String, Value>| {
+            v.get("name")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned()
+        };
+        name(a).as_bytes().cmp(name(b).as_bytes())
+    });
+    sorted.into_iter().cloned()
 }
 
 /// `config` of both panels' exports (same keys, same order), with `files` as given.
@@ -558,6 +604,99 @@ pub fn yaml_export(v: &Value) -> Value {
                 .collect(),
         ),
         other => other.clone(),
+    }
+}
+
+/// Where the YAML export (`yaml_export`) turned a text that Pelican's models validate as a
+/// string into something else, the text again, so that Pelican can import the file; returns
+/// the texts put back, each named by its place (`MAX_USERS` default `50`).
+///
+/// `yamlExport` decodes every text that is valid JSON, so a `default_value` of `100` is written
+/// as the number 100, and Pelican's own import of that file fails: `EggVariable::getRules` has
+/// `default_value: string`, checked on save (`ValidationObserver`), and `parse` turns only
+/// booleans back into text. Pelican's update check compares with its own export, numbers
+/// included, so a file with the text put back reads "Found update" there; `pelican.json`
+/// has neither problem (docs/panels.md).
+pub fn keep_validated_text(export: &Value, yaml: &mut Value) -> Vec<String> {
+    let mut kept = Vec::new();
+    let mut keep = |place: String, from: &Value, to: &mut Value, nullable: bool, bool_ok: bool| {
+        let refused = match to {
+            Value::String(_) => false,
+            Value::Null => !nullable,
+            Value::Bool(_) => !bool_ok,
+            _ => true,
+        };
+        if refused && let Value::String(text) = from {
+            kept.push(format!("{place} `{text}`"));
+            *to = from.clone();
+        }
+    };
+    for (field, nullable) in eggcat_egg::panel::PELICAN_EGG_TEXT_FIELDS {
+        let path: Vec<&str> = field.split('.').collect();
+        if let (Some(from), Some(to)) = (at(export, &path), at_mut(yaml, &path)) {
+            keep(format!("`{field}`"), from, to, *nullable, false);
+        }
+    }
+    for list in eggcat_egg::panel::PELICAN_EGG_TEXT_LISTS {
+        if let (Some(from), Some(to)) = (export.get(*list), yaml.get_mut(*list)) {
+            for (key, to) in members_mut(to) {
+                if let Some(from) = member(from, &key) {
+                    keep(format!("`{list}.{key}`"), from, to, false, false);
+                }
+            }
+        }
+    }
+    let (Some(Value::Array(from)), Some(Value::Array(to))) =
+        (export.get("variables"), yaml.get_mut("variables"))
+    else {
+        return kept;
+    };
+    for (from, to) in from.iter().zip(to.iter_mut()) {
+        let env = from["env_variable"].as_str().unwrap_or("").to_owned();
+        for (field, nullable) in eggcat_egg::panel::PELICAN_VARIABLE_TEXT_FIELDS {
+            if let (Some(f), Some(t)) = (from.get(*field), to.get_mut(*field)) {
+                // `parse` turns a boolean default into 'true'/'false' before the save.
+                let place = format!("the {} of `{env}`", field.replace('_', " "));
+                keep(place, f, t, *nullable, *field == "default_value");
+            }
+        }
+        if let (Some(f), Some(t)) = (from.get("rules"), to.get_mut("rules")) {
+            for (key, t) in members_mut(t) {
+                if let Some(f) = member(f, &key) {
+                    keep(format!("a rule of `{env}`"), f, t, false, false);
+                }
+            }
+        }
+    }
+    kept
+}
+
+fn at<'a>(v: &'a Value, path: &[&str]) -> Option<&'a Value> {
+    path.iter().try_fold(v, |v, k| v.get(*k))
+}
+
+fn at_mut<'a>(v: &'a mut Value, path: &[&str]) -> Option<&'a mut Value> {
+    path.iter().try_fold(v, |v, k| v.get_mut(*k))
+}
+
+/// The members of a list or map with their keys (list indexes as text).
+fn members_mut(v: &mut Value) -> Vec<(String, &mut Value)> {
+    match v {
+        Value::Array(a) => a
+            .iter_mut()
+            .enumerate()
+            .map(|(i, x)| (i.to_string(), x))
+            .collect(),
+        Value::Object(m) => m.iter_mut().map(|(k, x)| (k.clone(), x)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn member<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    match v {
+        Value::Array(a) => key.parse::<usize>().ok().and_then(|i| a.get(i)),
+        Value::Object(m) => m.get(key),
+        _ => None,
     }
 }
 

@@ -159,7 +159,12 @@ fn check_rules(
             .into_iter()
             .map(|r| (p.clone(), r.to_owned()))
             .collect(),
-        Some(Value::Array(items)) if fam == Family::Plcn => {
+        Some(v @ Value::Array(items)) => {
+            // Pterodactyl refuses a list; Pelican imports it, so its rules still judge the
+            // default (Laravel's validator on the real corpus agrees only so).
+            if fam == Family::Ptdl {
+                out.push(wrong_type(&p, "a string (Pterodactyl's format)", v));
+            }
             let mut pieces = Vec::new();
             for (i, item) in items.iter().enumerate() {
                 match item {

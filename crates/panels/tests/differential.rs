@@ -1,0 +1,675 @@
+//! eggcat's import files against the panels' own PHP, on every egg of the real corpus
+//! (`../shared/upstream`): the proof behind `docs/panels.md`.
+//!
+//! For each egg the test writes the upstream file and eggcat's `pelican.yaml`, `pelican.json`
+//! and `pterodactyl.json`, and one PHP process (`tests/php/differential.php`, on the panels' code
+//! in `../shared/panels-src` at pinned commits) runs, on an SQLite database:
+//! - Pelican's `EggImporterService` on the upstream file, on Pelican's own YAML and JSON export
+//!   of the egg it made (its round trip), and on eggcat's two files: the eggs it stores;
+//! - Pelican's `CheckEggUpdatesCommand` on the egg imported from each eggcat file, its update
+//!   URL answered by that same file: "Up-to-date";
+//! - Pterodactyl's `EggImporterService` (with its parser and its models' validation) on
+//!   `pterodactyl.json`;
+//! - Laravel's validator on every variable's default value against its rules.
+//!
+//! Then it compares: the egg stored from eggcat's file equals the egg stored from the upstream
+//! file, field by field, except where Pelican's own round trip changes the field the same way
+//! (the accepted differences, counted per field); `uuid` and `update_url` are what eggcat
+//! promises; eggcat's `importable` verdicts agree with the panels; eggcat's rule verdicts
+//! (E034 and its neighbours) agree with Laravel's. It prints the agreement counts, and fails
+//! naming the egg, the field and both values on any mismatch.
+
+mod support;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+use support::{CorpusEgg, corpus, eggs, target, with};
+
+const PHP_PACKAGES: &[&str] = &[
+    "Symfony/Component/Yaml",
+    "Symfony/Component/Console",
+    "Illuminate/Support",
+    "Illuminate/Database",
+    "Illuminate/Events",
+    "Illuminate/Validation",
+    "Illuminate/Console",
+    "Illuminate/Http",
+    "Egulias/EmailValidator",
+];
+
+/// What eggcat published for one egg, and the files the PHP side reads.
+struct Published {
+    egg: CorpusEgg,
+    variants: eggcat_panels::Variants,
+}
+
+#[test]
+fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
+    let test = "the panels' differential test";
+    let Some(dir) = corpus(test) else { return };
+    if !support::php_ready(test, PHP_PACKAGES) {
+        return;
+    }
+    let panels_src = dir.join("../panels-src");
+    assert!(
+        panels_src.join("pelican/app/Services").is_dir(),
+        "{} is missing: the panels' source comes with ../shared",
+        panels_src.display()
+    );
+    let started = Instant::now();
+    let tmp = tempfile::tempdir().unwrap();
+    let published: Vec<Published> = eggs(&dir)
+        .into_iter()
+        .map(|egg| {
+            let variants = with(&egg.rel, |t| eggcat_panels::variants(&egg.value, t));
+            Published { egg, variants }
+        })
+        .collect();
+    // One PHP process per core, each on a share of the eggs and their variables' rules.
+    let workers = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(4);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/php/differential.php");
+    let runs: Vec<_> = (0..workers)
+        .map(|w| {
+            let jobs = write_jobs(tmp.path(), &published, w, workers);
+            let out = tmp.path().join(format!("out-{w}.json"));
+            let child = Command::new("php")
+                .arg("-d")
+                .arg("memory_limit=1G")
+                .arg(&script)
+                .arg(&jobs)
+                .arg(&out)
+                .env("EGGCAT_PANELS_SRC", &panels_src)
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .expect("php runs");
+            (child, out)
+        })
+        .collect();
+    let mut result = json!({"eggs": [], "rules": [], "seconds": 0.0});
+    for (child, out) in runs {
+        let run = child.wait_with_output().unwrap();
+        assert!(
+            run.status.success(),
+            "the panels' PHP crashed:\n{}\n{}",
+            String::from_utf8_lossy(&run.stdout),
+            String::from_utf8_lossy(&run.stderr)
+        );
+        let part: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+        for key in ["eggs", "rules"] {
+            let list = part[key].as_array().unwrap().clone();
+            result[key].as_array_mut().unwrap().extend(list);
+        }
+        let seconds = result["seconds"]
+            .as_f64()
+            .unwrap()
+            .max(part["seconds"].as_f64().unwrap());
+        result["seconds"] = json!(seconds);
+        result["sqlite_variable_columns"] = part["sqlite_variable_columns"].clone();
+        result["mysql_sort_sql"] = part["mysql_sort_sql"].clone();
+        result["sqlite_variables_plan"] = part["sqlite_variables_plan"].clone();
+    }
+    let report = compare(&published, &result);
+    eprintln!(
+        "{}",
+        report.summary(started.elapsed().as_secs_f64(), &result)
+    );
+    assert!(
+        report.mismatches.is_empty(),
+        "{} mismatches with the panels' own code:\n{}",
+        report.mismatches.len(),
+        report.mismatches.join("\n")
+    );
+}
+
+/// Writes the files of worker `w`'s share of the eggs (of `workers`) and its job list; returns
+/// the job list's path.
+fn write_jobs(tmp: &Path, published: &[Published], w: usize, workers: usize) -> std::path::PathBuf {
+    let mut jobs = Vec::new();
+    let mut rules = Vec::new();
+    for (i, p) in published
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % workers == w)
+    {
+        let write = |ext: &str, bytes: &Option<Vec<u8>>| {
+            bytes.as_ref().map(|b| {
+                let path = tmp.join(format!("{i:04}.{ext}"));
+                std::fs::write(&path, b).unwrap();
+                path
+            })
+        };
+        jobs.push(json!({
+            "name": p.egg.rel,
+            "upstream": p.egg.path,
+            "upstream_format": if p.egg.syntax == eggcat_egg::SyntaxKind::Yaml { "yaml" } else { "json" },
+            "yaml": write("yaml", &p.variants.pelican_yaml),
+            "json": write("json", &p.variants.pelican_json),
+            "pterodactyl": write("ptdl.json", &p.variants.pterodactyl_json),
+        }));
+        for (env, default, rule_list) in variable_rules(&p.egg.value) {
+            rules.push(
+                json!({"name": p.egg.rel, "env": env, "default": default, "rules": rule_list}),
+            );
+        }
+    }
+    let path = tmp.join(format!("jobs-{w}.json"));
+    std::fs::write(
+        &path,
+        serde_json::to_vec(&json!({"eggs": jobs, "rules": rules})).unwrap(),
+    )
+    .unwrap();
+    path
+}
+
+/// Each variable's env name, default value as the panel stores it (text; a boolean as Pelican's
+/// importer words it) and rules as a list.
+fn variable_rules(egg: &Value) -> Vec<(String, Value, Vec<Value>)> {
+    let Some(vars) = egg["variables"].as_array() else {
+        return Vec::new();
+    };
+    vars.iter()
+        .filter_map(|v| {
+            let env = v["env_variable"].as_str()?.to_owned();
+            let default = match &v["default_value"] {
+                Value::Bool(b) => json!(if *b { "true" } else { "false" }),
+                Value::Number(n) => json!(n.to_string()),
+                Value::String(s) => json!(s),
+                _ => return None,
+            };
+            let rules = match &v["rules"] {
+                Value::String(s) => s.split('|').map(|r| json!(r)).collect(),
+                Value::Array(a) if a.iter().all(Value::is_string) => a.clone(),
+                _ => return None,
+            };
+            Some((env, default, rules))
+        })
+        .collect()
+}
+
+#[derive(Default)]
+struct Report {
+    mismatches: Vec<String>,
+    /// Counters, by name (printed in order).
+    counts: BTreeMap<&'static str, usize>,
+    /// Fields where eggcat's stored egg differs from the upstream's exactly as Pelican's own
+    /// round trip does, with how many eggs.
+    accepted: BTreeMap<String, usize>,
+}
+
+impl Report {
+    fn count(&mut self, what: &'static str) {
+        *self.counts.entry(what).or_default() += 1;
+    }
+
+    fn summary(&self, seconds: f64, result: &Value) -> String {
+        let c = |k: &str| self.counts.get(k).copied().unwrap_or(0);
+        let mut s = format!(
+            "panels' own code on the corpus ({seconds:.1} s, PHP {:.1} s):\n\
+             - Pelican stores the same egg from eggcat's pelican.yaml: {}/{}; from pelican.json: {}/{}\n\
+             - Pelican's update check Up-to-date: pelican.json {}/{}; pelican.yaml {}/{}, and Found update where eggcat says it must be: {}\n\
+             - Pelican import verdict agrees: {}/{} (upstream file refused by Pelican, eggcat's files imported: {})\n\
+             - Pterodactyl import verdict agrees: {}/{}; stored core kept: {}/{}\n\
+             - rule verdicts agree with Laravel's validator: {}/{} (not judged by eggcat: {})\n",
+            result["seconds"].as_f64().unwrap_or(0.0),
+            c("yaml same"),
+            c("yaml compared"),
+            c("json same"),
+            c("json compared"),
+            c("json up to date"),
+            c("json checked"),
+            c("yaml up to date"),
+            c("yaml checked"),
+            c("yaml found update, as eggcat says"),
+            c("pelican verdict agrees"),
+            c("eggs"),
+            c("upstream refused, eggcat's files import"),
+            c("pterodactyl verdict agrees"),
+            c("pterodactyl compared"),
+            c("pterodactyl core kept"),
+            c("pterodactyl imported"),
+            c("rules agree"),
+            c("rules compared"),
+            c("rules not judged"),
+        );
+        s.push_str("accepted differences (fields Pelican's own round trip changes):\n");
+        for (field, n) in &self.accepted {
+            s.push_str(&format!("  {field}: {n} eggs\n"));
+        }
+        s
+    }
+}
+
+fn compare(published: &[Published], result: &Value) -> Report {
+    let mut report = Report::default();
+    let results: BTreeMap<&str, &Value> = result["eggs"]
+        .as_array()
+        .expect("one result per egg")
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r))
+        .collect();
+    assert_eq!(results.len(), published.len());
+    for p in published {
+        let r = results[p.egg.rel.as_str()];
+        report.count("eggs");
+        pelican(&mut report, p, &r["pelican"]);
+        if let Some(ptero) = r.get("pterodactyl") {
+            pterodactyl(&mut report, p, ptero);
+        }
+    }
+    rules(&mut report, published, result["rules"].as_array().unwrap());
+    report
+}
+
+/// The outcome of one PHP step: `Ok(value)`, or `Err` with the panel's refusal or crash.
+fn outcome(v: &Value) -> Result<&Value, String> {
+    match (v.get("ok"), v.get("refused"), v.get("crash")) {
+        (Some(ok), _, _) => Ok(ok),
+        (_, Some(why), _) => Err(format!("refused: {}", why.as_str().unwrap_or_default())),
+        (_, _, Some(why)) => Err(format!("crash: {}", why.as_str().unwrap_or_default())),
+        _ => Err("no outcome".to_owned()),
+    }
+}
+
+fn pelican(report: &mut Report, p: &Published, r: &Value) {
+    let rel = &p.egg.rel;
+    let (uuid, [yaml_url, json_url, _]) = target(rel);
+    let upstream = outcome(&r["upstream"]);
+    let eggcat_says = p.variants.pelican.importable;
+    let imported = |key: &str| r.get(key).map(outcome);
+    let panel_says = [imported("eggcat_yaml"), imported("eggcat_json")]
+        .iter()
+        .all(|o| matches!(o, Some(Ok(_))));
+    if eggcat_says == panel_says {
+        report.count("pelican verdict agrees");
+    } else {
+        report.mismatches.push(format!(
+            "{rel}: Pelican import: eggcat says importable={eggcat_says} ({}), the panel: upstream {:?}, pelican.yaml {:?}, pelican.json {:?}",
+            p.variants.pelican.problems.join("; "),
+            upstream.as_ref().err(),
+            imported("eggcat_yaml").and_then(|o| o.err()),
+            imported("eggcat_json").and_then(|o| o.err()),
+        ));
+    }
+    for (format, _) in [("yaml", &yaml_url), ("json", &json_url)] {
+        if matches!(imported(&format!("eggcat_{format}")), Some(Ok(_))) {
+            check_verdict(report, p, r, format);
+        }
+    }
+    let Ok(upstream) = upstream else {
+        if panel_says {
+            // Pelican refuses the upstream file itself (a number where it wants text, written
+            // by its own YAML export); eggcat's files import. Nothing stored to compare with.
+            report.count("upstream refused, eggcat's files import");
+        }
+        return;
+    };
+    for (format, url) in [("yaml", &yaml_url), ("json", &json_url)] {
+        let (Some(Ok(ours)), Ok(roundtrip)) = (
+            imported(&format!("eggcat_{format}")),
+            outcome(&r[format!("roundtrip_{format}")]),
+        ) else {
+            report.mismatches.push(format!(
+                "{rel}: pelican.{format}: nothing to compare: eggcat's file {:?}, Pelican's round trip {:?}",
+                imported(&format!("eggcat_{format}")).and_then(|o| o.err()),
+                outcome(&r[format!("roundtrip_{format}")]).err()
+            ));
+            continue;
+        };
+        report.count(if format == "yaml" {
+            "yaml compared"
+        } else {
+            "json compared"
+        });
+        let diffs = stored_differences(ours, upstream, roundtrip, &uuid, url, &mut report.accepted);
+        if diffs.is_empty() {
+            report.count(if format == "yaml" {
+                "yaml same"
+            } else {
+                "json same"
+            });
+        }
+        for d in diffs {
+            report
+                .mismatches
+                .push(format!("{rel}: pelican.{format} stored: {d}"));
+        }
+    }
+}
+
+/// The update check's verdict on the egg imported from eggcat's file in `format`: Up-to-date,
+/// or Found update exactly where eggcat says so.
+fn check_verdict(report: &mut Report, p: &Published, r: &Value, format: &str) {
+    let rel = &p.egg.rel;
+    report.count(if format == "yaml" {
+        "yaml checked"
+    } else {
+        "json checked"
+    });
+    // eggcat says so when Pelican's own YAML export cannot match a file Pelican imports.
+    let expect_found = format == "yaml"
+        && p.variants
+            .pelican
+            .losses
+            .iter()
+            .any(|l| l.starts_with("pelican.yaml: Pelican's update check"));
+    match outcome(&r[format!("check_{format}")]) {
+        Ok(Value::String(line)) if line.ends_with(": Up-to-date") && !expect_found => {
+            report.count(if format == "yaml" {
+                "yaml up to date"
+            } else {
+                "json up to date"
+            })
+        }
+        Ok(Value::String(line)) if line.contains(": Found update") && expect_found => {
+            report.count("yaml found update, as eggcat says")
+        }
+        other => report.mismatches.push(format!(
+            "{rel}: pelican.{format}: the update check says {other:?}{}",
+            if expect_found {
+                " (eggcat says it reads Found update)"
+            } else {
+                ""
+            }
+        )),
+    }
+}
+
+/// The fields where `ours` (stored from eggcat's file) differs from `upstream` (stored from
+/// the upstream file) other than as Pelican's own round trip (`roundtrip`) changes them.
+fn stored_differences(
+    ours: &Value,
+    upstream: &Value,
+    roundtrip: &Value,
+    uuid: &str,
+    url: &str,
+    accepted: &mut BTreeMap<String, usize>,
+) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let mut field = |diffs: &mut Vec<String>, name: String, o: &Value, u: &Value, rt: &Value| {
+        if o == u {
+            return;
+        }
+        if o == rt {
+            *accepted.entry(name).or_default() += 1;
+            return;
+        }
+        diffs.push(format!(
+            "`{name}`: eggcat {o}, upstream {u}, Pelican's round trip {rt}"
+        ));
+    };
+    let keys: Vec<&String> = ours.as_object().unwrap().keys().collect();
+    for key in keys {
+        let (o, u, rt) = (&ours[key], &upstream[key], &roundtrip[key]);
+        match key.as_str() {
+            "uuid" => {
+                if o != uuid {
+                    diffs.push(format!("`uuid` is {o}, eggcat promises {uuid}"));
+                }
+            }
+            "update_url" => {
+                if o != url {
+                    diffs.push(format!("`update_url` is {o}, eggcat promises {url}"));
+                }
+            }
+            "icon_files" => {
+                let files = |v: &Value| {
+                    let mut f: Vec<String> = v
+                        .as_object()
+                        .map(|m| m.values().map(Value::to_string).collect())
+                        .unwrap_or_default();
+                    f.sort();
+                    json!(f)
+                };
+                field(&mut diffs, key.clone(), &files(o), &files(u), &files(rt));
+            }
+            "variables" => {
+                let by_env = |v: &Value| -> BTreeMap<String, Value> {
+                    v.as_array()
+                        .into_iter()
+                        .flatten()
+                        .map(|x| {
+                            (
+                                x["env_variable"].as_str().unwrap_or("").to_owned(),
+                                x.clone(),
+                            )
+                        })
+                        .collect()
+                };
+                let (o, u, rt) = (by_env(o), by_env(u), by_env(rt));
+                let envs = |m: &BTreeMap<String, Value>| m.keys().cloned().collect::<Vec<_>>();
+                if envs(&o) != envs(&u) {
+                    diffs.push(format!(
+                        "variables: eggcat {:?}, upstream {:?}",
+                        envs(&o),
+                        envs(&u)
+                    ));
+                    continue;
+                }
+                for (env, ov) in &o {
+                    for (k, val) in ov.as_object().unwrap() {
+                        field(
+                            &mut diffs,
+                            format!("variables.{k}"),
+                            val,
+                            &u[env][k],
+                            &rt.get(env).map_or(Value::Null, |r| r[k].clone()),
+                        );
+                    }
+                }
+            }
+            _ => field(&mut diffs, key.clone(), o, u, rt),
+        }
+    }
+    diffs
+}
+
+fn pterodactyl(report: &mut Report, p: &Published, r: &Value) {
+    let rel = &p.egg.rel;
+    report.count("pterodactyl compared");
+    let stored = outcome(r);
+    let eggcat_says = p.variants.pterodactyl.importable;
+    if eggcat_says == stored.is_ok() {
+        report.count("pterodactyl verdict agrees");
+    } else {
+        report.mismatches.push(format!(
+            "{rel}: Pterodactyl import: eggcat says importable={eggcat_says} ({}), the panel: {:?}",
+            p.variants.pterodactyl.problems.join("; "),
+            stored.as_ref().err()
+        ));
+    }
+    let Ok(stored) = stored else { return };
+    report.count("pterodactyl imported");
+    let before = report.mismatches.len();
+    for d in pterodactyl_core_differences(&p.egg.value, stored, &p.variants.pterodactyl.losses) {
+        report
+            .mismatches
+            .push(format!("{rel}: pterodactyl.json stored: {d}"));
+    }
+    if report.mismatches.len() == before {
+        report.count("pterodactyl core kept");
+    }
+}
+
+/// Where the egg Pterodactyl stores from `pterodactyl.json` lost the upstream's core (name,
+/// images, default startup, config, install script, variables' defaults and rules) beyond the
+/// losses eggcat names.
+fn pterodactyl_core_differences(
+    upstream: &Value,
+    stored: &Value,
+    losses: &[String],
+) -> Vec<String> {
+    let mut diffs = Vec::new();
+    let same = |diffs: &mut Vec<String>, what: &str, want: Value, got: &Value| {
+        if &want != got {
+            diffs.push(format!("`{what}`: stored {got}, upstream {want}"));
+        }
+    };
+    same(
+        &mut diffs,
+        "name",
+        upstream["name"].clone(),
+        &stored["name"],
+    );
+    let images = |v: &Value| -> Value {
+        let mut list: Vec<String> = match v {
+            Value::Object(m) => m
+                .values()
+                .map(|x| x.as_str().unwrap_or_default().to_owned())
+                .collect(),
+            Value::Array(a) => a
+                .iter()
+                .map(|x| x.as_str().unwrap_or_default().to_owned())
+                .collect(),
+            Value::String(s) => vec![s.clone()],
+            _ => Vec::new(),
+        };
+        list.sort();
+        json!(list)
+    };
+    let up_images = upstream
+        .get("docker_images")
+        .or(upstream.get("images"))
+        .or(upstream.get("image"))
+        .unwrap_or(&Value::Null);
+    same(
+        &mut diffs,
+        "docker_images",
+        images(up_images),
+        &images(&stored["docker_images"]),
+    );
+    let startup = match (&upstream["startup"], &upstream["startup_commands"]) {
+        (Value::String(s), _) => json!(s),
+        (_, Value::Object(m)) => m
+            .get("Default")
+            .or(m.values().next())
+            .cloned()
+            .unwrap_or(Value::Null),
+        _ => Value::Null,
+    };
+    same(&mut diffs, "startup", startup, &stored["startup"]);
+    let script = &upstream["scripts"]["installation"]["script"];
+    same(
+        &mut diffs,
+        "script_install",
+        script.clone(),
+        &stored["script_install"],
+    );
+    let as_data = |v: &Value| match v {
+        Value::String(s) => serde_json::from_str(s).unwrap_or(Value::Null),
+        other => eggcat_panels::php::normalize(other),
+    };
+    for key in ["startup", "logs"] {
+        same(
+            &mut diffs,
+            &format!("config.{key}"),
+            as_data(&upstream["config"][key]),
+            &as_data(&stored[&format!("config_{key}")]),
+        );
+    }
+    let by_env: BTreeMap<String, &Value> = stored["variables"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|v| (v["env_variable"].as_str().unwrap_or("").to_owned(), v))
+        .collect();
+    for (env, default, rules) in variable_rules(upstream) {
+        if losses
+            .iter()
+            .any(|l| l.contains(&format!("`{env}` (merged")))
+        {
+            continue;
+        }
+        let Some(v) = by_env.get(&env) else {
+            diffs.push(format!("variable `{env}` is missing"));
+            continue;
+        };
+        same(
+            &mut diffs,
+            &format!("{env}.default_value"),
+            default,
+            &v["default_value"],
+        );
+        let joined = rules
+            .iter()
+            .map(|r| r.as_str().unwrap_or_default())
+            .collect::<Vec<_>>()
+            .join("|");
+        if !(joined.is_empty() && losses.iter().any(|l| l.contains("empty `rules`"))) {
+            same(
+                &mut diffs,
+                &format!("{env}.rules"),
+                json!(joined),
+                &v["rules"],
+            );
+        }
+    }
+    diffs
+}
+
+fn rules(report: &mut Report, published: &[Published], verdicts: &[Value]) {
+    // eggcat's verdict per (egg, variable): the codes `eggcat validate` reports under it.
+    let mut codes: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for p in published {
+        let bytes = std::fs::read(&p.egg.path).unwrap();
+        let diags = eggcat_validate::check_file(&p.egg.rel, &bytes);
+        let vars = p.egg.value["variables"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        for d in diags {
+            let Some(rest) = d.pointer.strip_prefix("/variables/") else {
+                continue;
+            };
+            let Some(i) = rest.split('/').next().and_then(|i| i.parse::<usize>().ok()) else {
+                continue;
+            };
+            let env = vars
+                .get(i)
+                .and_then(|v| v["env_variable"].as_str())
+                .unwrap_or("")
+                .to_owned();
+            codes
+                .entry((p.egg.rel.clone(), env))
+                .or_default()
+                .push(d.code.clone());
+        }
+    }
+    for v in verdicts {
+        let key = (
+            v["name"].as_str().unwrap().to_owned(),
+            v["env"].as_str().unwrap().to_owned(),
+        );
+        let ours = codes.get(&key).cloned().unwrap_or_default();
+        let has = |c: &[&str]| ours.iter().any(|x| c.contains(&x.as_str()));
+        report.count("rules compared");
+        if has(&["E033"]) {
+            report.count("rules not judged");
+            continue;
+        }
+        let eggcat = if has(&["E030", "E031", "E032"]) {
+            "throws"
+        } else if has(&["E034", "E035"]) {
+            "fail"
+        } else {
+            "pass"
+        };
+        let laravel = v["verdict"].as_str().unwrap();
+        if eggcat == laravel {
+            report.count("rules agree");
+        } else {
+            report.mismatches.push(format!(
+                "{}: variable `{}`: Laravel's validator says {laravel} {}, eggcat says {eggcat} ({ours:?})",
+                key.0,
+                key.1,
+                v.get("message").map(Value::to_string).unwrap_or_default()
+            ));
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! What the panels' corpus tests share: the real corpus (`../shared/upstream`) and whether a
+//! test may run without it, the eggs in it, and the import-file target each egg gets.
+
+#![allow(dead_code, unreachable_pub)] // each test binary uses its own part of this module
+
+use std::path::{Path, PathBuf};
+
+use eggcat_panels::Target;
+use serde_json::Value;
+
+/// The shared corpus, or `None` when it is absent and the run allows that. With
+/// `EGGCAT_CORPUS=require` (CI's strict mode) a missing corpus fails the test instead.
+pub fn corpus(test: &str) -> Option<PathBuf> {
+    let dir = Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../../shared/upstream"
+    ));
+    if dir.is_dir() {
+        return Some(dir.to_path_buf());
+    }
+    assert!(
+        std::env::var("EGGCAT_CORPUS").as_deref() != Ok("require"),
+        "EGGCAT_CORPUS=require but ../shared/upstream (the real corpus) is missing"
+    );
+    eprintln!("skipped {test}: needs ../shared/upstream (the real corpus)");
+    None
+}
+
+/// One egg file of the corpus.
+#[derive(Debug)]
+pub struct CorpusEgg {
+    /// Path inside the corpus (`owner/repo/...`).
+    pub rel: String,
+    pub path: PathBuf,
+    pub syntax: eggcat_egg::SyntaxKind,
+    /// The file as eggcat parses it.
+    pub value: Value,
+}
+
+/// Every egg file of the corpus that eggcat indexes, sorted by path.
+pub fn eggs(dir: &Path) -> Vec<CorpusEgg> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else if let Some(syntax) = eggcat_egg::SyntaxKind::from_file_name(&name)
+                && name.contains("egg-")
+            {
+                let bytes = std::fs::read(&path).unwrap();
+                if let Ok(parsed) = eggcat_egg::parse(&bytes, syntax) {
+                    let rel = path.strip_prefix(dir).unwrap().display().to_string();
+                    out.push(CorpusEgg {
+                        rel,
+                        path,
+                        syntax,
+                        value: parsed.value,
+                    });
+                }
+            }
+        }
+    }
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out
+}
+
+/// The uuid and the three import-file URLs (`pelican.yaml`, `pelican.json`,
+/// `pterodactyl.json`) the egg at `rel` gets.
+pub fn target(rel: &str) -> (String, [String; 3]) {
+    // A slug-like name: the catalog's slugs are lowercase letters, digits and `-`.
+    let slug: String = rel
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    let base = format!("https://eggcat.example/api/v1/eggs/{slug}");
+    (
+        eggcat_panels::stable_uuid(rel),
+        [
+            format!("{base}/pelican.yaml"),
+            format!("{base}/pelican.json"),
+            format!("{base}/pterodactyl.json"),
+        ],
+    )
+}
+
+/// Runs `f` with the egg's [`Target`].
+pub fn with<T>(rel: &str, f: impl FnOnce(&Target<'_>) -> T) -> T {
+    let (uuid, [y, j, p]) = target(rel);
+    f(&Target {
+        uuid: &uuid,
+        pelican_yaml_url: &y,
+        pelican_json_url: &j,
+        pterodactyl_url: &p,
+        exported_at: "2026-01-01T00:00:00+00:00",
+    })
+}
+
+/// Whether the panels' PHP can run here (Debian's php-cli with the Symfony YAML and Laravel
+/// packages `.ci/install` installs). With `EGGCAT_PHP=require` a missing package fails the test.
+pub fn php_ready(test: &str, needs: &[&str]) -> bool {
+    let php = std::process::Command::new("php")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let missing: Vec<&str> = needs
+        .iter()
+        .copied()
+        .filter(|p| !Path::new(&format!("/usr/share/php/{p}/autoload.php")).exists())
+        .collect();
+    if php && missing.is_empty() {
+        return true;
+    }
+    assert!(
+        std::env::var("EGGCAT_PHP").as_deref() != Ok("require"),
+        "EGGCAT_PHP=require but php-cli or {missing:?} is missing (bash .ci/install installs them)"
+    );
+    eprintln!("skipped {test}: needs php-cli and {missing:?} (bash .ci/install installs them)");
+    false
+}
