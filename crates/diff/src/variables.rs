@@ -84,14 +84,12 @@ fn fields(old: &Variable, new: &Variable, out: &mut Vec<Change>) {
     let rules_changed = sorted(&old.rules) != sorted(&new.rules);
     let default_changed = old.default != new.default;
     if default_changed || rules_changed {
-        // A value that passed the old rules and fails the new ones: the new default (new
-        // servers), or the old default (what existing servers most likely hold).
-        let newly_refused = |value: &str| {
-            refused(value, old)
-                .is_none()
-                .then(|| refused(value, new))
-                .flatten()
-        };
+        // A value that fails the new rules: the new default (what servers without a value of
+        // their own get), or the old default (what existing servers most likely hold).
+        // Only when the old default passed the old rules: a default that was already refused
+        // is not made worse by the change.
+        let was_fine = refused(&old.default, old).is_none();
+        let newly_refused = |value: &str| was_fine.then(|| refused(value, new)).flatten();
         if default_changed {
             let mut c = Change::new(
                 Kind::VariableChanged,
