@@ -104,7 +104,7 @@ pub(crate) fn read(egg: &Value) -> Model {
         script: text(get("scripts.installation.script")),
         denylist: set(get("file_denylist")),
         variables: match get("variables") {
-            Value::Array(list) => list.iter().filter_map(variable).collect(),
+            Value::Array(list) => upserted(list.iter().filter_map(variable)),
             _ => Vec::new(),
         },
     }
@@ -160,6 +160,12 @@ fn images(egg: &Value) -> Vec<(String, String)> {
         at(egg, "image"),
     ) {
         (Value::Object(m), _, _) => m.iter().map(|(k, v)| (lf(k), text(v))).collect(),
+        // PTDL_v1's `images` map: its values, each its own label (Pelican's `convertLegacy`).
+        (_, Value::Object(m), _) => m
+            .values()
+            .map(|v| (text(v), text(v)))
+            .filter(|(_, i)| !i.is_empty())
+            .collect(),
         (Value::Array(list), _, _) | (_, Value::Array(list), _) => list
             .iter()
             .map(|v| (text(v), text(v)))
@@ -220,6 +226,19 @@ fn upgraded(files: Map<String, Value>) -> Map<String, Value> {
         }
     }
     files.into_iter().map(|(k, v)| (k, walk(v))).collect()
+}
+
+/// The variables with one entry per `env_variable`: a later variable of the same name replaces
+/// the earlier one in its place, as the panels' import upserts by `env_variable`.
+fn upserted(vars: impl Iterator<Item = Variable>) -> Vec<Variable> {
+    let mut out: Vec<Variable> = Vec::new();
+    for v in vars {
+        match out.iter_mut().find(|x| x.env == v.env) {
+            Some(earlier) => *earlier = v,
+            None => out.push(v),
+        }
+    }
+    out
 }
 
 /// One variable; `None` for an entry that is not a map (nothing to match it by).

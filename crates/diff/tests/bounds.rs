@@ -62,7 +62,8 @@ fn any_value_diffs_without_a_panic() {
         json!({"name": {"a": 1}, "docker_images": 5, "startup_commands": [], "startup": {"a": 1},
             "config": {"files": "not json", "startup": "[1,2", "logs": 7, "stop": ["a"]},
             "variables": "none", "features": {"a": [1]}, "file_denylist": "x"}),
-        json!({"variables": [1, null, {"env_variable": ["A"]}, {"rules": {"0": "a"}}],
+        json!({"variables": [1, null, {"env_variable": ["A"]}, {"rules": {"0": "a"}},
+                {"env_variable": "X", "name": "first"}, {"env_variable": "X", "name": "second"}],
             "config": {"files": {"f": "not a map", "g": {"find": "not a map"}}}}),
     ];
     for a in &odd {
