@@ -99,7 +99,7 @@ fn fields(old: &Variable, new: &Variable, out: &mut Vec<Change>) {
             );
             if let Some(why) = newly_refused(&new.default) {
                 c = c.breaking(format!(
-                    "the new default is refused by the variable's rules ({why})"
+                    "the new default is refused by the variable's rules ({why}): a server given it cannot save its startup settings until someone changes it"
                 ));
             }
             out.push(c);
