@@ -46,6 +46,9 @@ enum Command {
     },
     /// Check egg files for what a panel would refuse or what would break (see docs/validate.md).
     Validate(cmd::validate::Args),
+    /// Show what changed between two egg files, and whether it can break servers (see
+    /// docs/diff.md).
+    Diff(cmd::diff::Args),
     /// Upload the current snapshot to S3-compatible object storage (`[publish]` or --to).
     Publish(cmd::publish::Args),
 }
@@ -70,6 +73,7 @@ fn main() -> ExitCode {
             cmd::serve::run(c)
         }),
         Command::Validate(args) => return cmd::validate::main(args),
+        Command::Diff(args) => return cmd::diff::main(args),
         Command::Publish(args) => cmd::publish::run(args),
     };
     match result {

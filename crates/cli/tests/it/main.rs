@@ -6,6 +6,7 @@ mod browser;
 mod build;
 mod cli;
 mod conformance;
+mod diff;
 mod golden;
 mod hosts;
 mod http;
