@@ -301,8 +301,10 @@ pub fn build(
                 .unwrap_or(""),
             download_url: url.clone().unwrap_or_default(),
         };
-        if meta.import.pelican.yaml.is_some() {
-            pelican.push(listed(&meta.import.pelican.yaml));
+        // The JSON file: Pelican's update check can find it up to date for every egg it
+        // imports, which its YAML export does not allow (docs/panels.md).
+        if meta.import.pelican.json.is_some() {
+            pelican.push(listed(&meta.import.pelican.json));
         }
         if meta.import.pterodactyl.importable && meta.import.pterodactyl.json.is_some() {
             pterodactyl.push(listed(&meta.import.pterodactyl.json));

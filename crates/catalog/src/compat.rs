@@ -152,7 +152,7 @@ mod tests {
             name,
             slug: slug.to_owned(),
             description: "d",
-            download_url: format!("https://e.example/api/v1/eggs/{slug}/pelican.yaml"),
+            download_url: format!("https://e.example/api/v1/eggs/{slug}/pelican.json"),
         }
     }
 
@@ -198,7 +198,7 @@ mod tests {
         assert_eq!(first[0]["readme"], "");
         assert_eq!(
             first[1]["download_url"],
-            "https://e.example/api/v1/eggs/games-steamcmd-rust/pelican.yaml"
+            "https://e.example/api/v1/eggs/games-steamcmd-rust/pelican.json"
         );
     }
 

@@ -166,7 +166,7 @@ fn import_files_identities_and_compat_indexes() {
     assert!(
         pelican
             .iter()
-            .all(|(nest, _, url)| nest == "Eggs" && url.ends_with("/pelican.yaml"))
+            .all(|(nest, _, url)| nest == "Eggs" && url.ends_with("/pelican.json"))
     );
     let ptero = index("api/v1/compat/pterodactyl.json");
     assert_eq!(ptero.len(), 3);
