@@ -16,10 +16,11 @@ pub mod pterodactyl;
 mod uuid;
 pub mod yaml;
 
+use eggcat_egg::panel::{PELICAN_MAX, chars};
 use serde_json::Value;
 
-pub use checks::is_email;
-pub use uuid::{is_uuid, stable_uuid};
+pub use eggcat_egg::panel::{is_email, is_uuid};
+pub use uuid::stable_uuid;
 
 /// Where the variants will be published and what identity they carry (chosen by the catalog).
 #[derive(Debug, Clone, Copy)]
@@ -245,7 +246,7 @@ pub fn pretty(v: &Value) -> String {
 /// `EggVariable::getRules`).
 fn pelican_problems(egg: &pelican::Egg) -> Vec<String> {
     let mut p = Vec::new();
-    checks::text(&mut p, "the name", &egg.name, 255);
+    checks::text(&mut p, "the name", &egg.name, PELICAN_MAX);
     checks::author(&mut p, &egg.author);
     match checks::values(&egg.docker_images) {
         Some(images) if !images.is_empty() => {
@@ -274,7 +275,7 @@ fn pelican_problems(egg: &pelican::Egg) -> Vec<String> {
         &mut p,
         "the stop command (`config.stop`)",
         &egg.config_stop,
-        255,
+        PELICAN_MAX,
     );
     for v in &egg.variables {
         let env = v["env_variable"].as_str().unwrap_or("");
@@ -282,11 +283,11 @@ fn pelican_problems(egg: &pelican::Egg) -> Vec<String> {
             &mut p,
             &format!("the name of variable `{env}`"),
             &v["name"],
-            255,
+            PELICAN_MAX,
         );
-        if !eggcat_egg::panel::is_alpha_dash(env) || checks::chars(env) > 255 {
+        if !eggcat_egg::panel::is_alpha_dash(env) || chars(env) > PELICAN_MAX {
             p.push(format!(
-                "the env variable `{env}` is not 1 to 255 letters, digits, `_` or `-`"
+                "the env variable `{env}` is not 1 to {PELICAN_MAX} letters, digits, `_` or `-`"
             ));
         }
         if eggcat_egg::panel::is_reserved_env_name(env) {

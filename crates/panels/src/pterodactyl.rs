@@ -5,6 +5,8 @@
 
 use serde_json::{Value, json};
 
+use eggcat_egg::panel::{PTERODACTYL_MAX, chars};
+
 use crate::checks::{self, values};
 use crate::pelican::{self, Egg};
 use crate::php::map;
@@ -149,16 +151,16 @@ pub fn problems(file: &Value, size: usize) -> Vec<String> {
         ));
     }
     let field = |name: &str| file.get(name).unwrap_or(&Value::Null);
-    checks::text(&mut p, "the name", field("name"), 191);
+    checks::text(&mut p, "the name", field("name"), PTERODACTYL_MAX);
     checks::author(&mut p, field("author"));
     match values(field("docker_images")) {
         Some(images) if !images.is_empty() => {
             for image in images {
                 match image.as_str() {
                     Some("") => p.push("a docker image is empty".to_owned()),
-                    Some(i) if checks::chars(i) > 191 => {
-                        p.push(format!("the docker image `{i}` is over 191 characters"))
-                    }
+                    Some(i) if chars(i) > PTERODACTYL_MAX => p.push(format!(
+                        "the docker image `{i}` is over {PTERODACTYL_MAX} characters"
+                    )),
                     Some(i) if !is_image_reference(i) => p.push(format!(
                         "the docker image `{i}` does not match Pterodactyl's image pattern"
                     )),
@@ -174,17 +176,27 @@ pub fn problems(file: &Value, size: usize) -> Vec<String> {
         _ => p.push("the egg has no startup command".to_owned()),
     }
     let stop = &file["config"]["stop"];
-    checks::text(&mut p, "the stop command (`config.stop`)", stop, 191);
+    checks::text(
+        &mut p,
+        "the stop command (`config.stop`)",
+        stop,
+        PTERODACTYL_MAX,
+    );
     for v in file["variables"].as_array().into_iter().flatten() {
         let env = v["env_variable"].as_str().unwrap_or("");
         let what = format!("variable `{env}`");
-        checks::text(&mut p, &format!("the name of {what}"), &v["name"], 191);
+        checks::text(
+            &mut p,
+            &format!("the name of {what}"),
+            &v["name"],
+            PTERODACTYL_MAX,
+        );
         let word = !env.is_empty()
-            && checks::chars(env) <= 191
+            && chars(env) <= PTERODACTYL_MAX
             && env.chars().all(|c| c.is_alphanumeric() || c == '_');
         if !word {
             p.push(format!(
-                "the env variable `{env}` is not 1 to 191 letters, digits or `_`"
+                "the env variable `{env}` is not 1 to {PTERODACTYL_MAX} letters, digits or `_`"
             ));
         }
         if eggcat_egg::panel::PTERODACTYL_RESERVED_ENV_NAMES.contains(&env) {

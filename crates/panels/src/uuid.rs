@@ -44,20 +44,10 @@ fn eggcat_namespace() -> [u8; 16] {
     out
 }
 
-/// Whether `s` is a UUID in the canonical 8-4-4-4-12 hexadecimal form (either case): what both
-/// panels' `uuid` column (36 characters) holds.
-pub fn is_uuid(s: &str) -> bool {
-    let b = s.as_bytes();
-    b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use eggcat_egg::panel::is_uuid;
 
     #[test]
     fn the_rfc_algorithm_on_a_known_vector() {

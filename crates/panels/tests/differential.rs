@@ -92,7 +92,7 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
             (child, out)
         })
         .collect();
-    let mut result = json!({"eggs": [], "rules": [], "seconds": 0.0});
+    let mut result = json!({"eggs": [], "rules": [], "emails": [], "seconds": 0.0});
     for (child, out) in runs {
         let run = child.wait_with_output().unwrap();
         assert!(
@@ -102,7 +102,7 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
             String::from_utf8_lossy(&run.stderr)
         );
         let part: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-        for key in ["eggs", "rules"] {
+        for key in ["eggs", "rules", "emails"] {
             let list = part[key].as_array().unwrap().clone();
             result[key].as_array_mut().unwrap().extend(list);
         }
@@ -159,10 +159,20 @@ fn write_jobs(tmp: &Path, published: &[Published], w: usize, workers: usize) -> 
             );
         }
     }
+    // Every author of the worker's eggs, and (first worker) the listed hard cases.
+    let mut emails: Vec<&str> = published
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % workers == w)
+        .filter_map(|(_, p)| p.egg.value["author"].as_str())
+        .collect();
+    if w == 0 {
+        emails.extend(eggcat_egg::panel::EMAIL_CASES.iter().map(|(a, _)| *a));
+    }
     let path = tmp.join(format!("jobs-{w}.json"));
     std::fs::write(
         &path,
-        serde_json::to_vec(&json!({"eggs": jobs, "rules": rules})).unwrap(),
+        serde_json::to_vec(&json!({"eggs": jobs, "rules": rules, "emails": emails})).unwrap(),
     )
     .unwrap();
     path
@@ -216,7 +226,8 @@ impl Report {
              - Pelican's update check Up-to-date: pelican.json {}/{}; pelican.yaml {}/{}, and Found update where eggcat says it must be: {}\n\
              - Pelican import verdict agrees: {}/{} (upstream file refused by Pelican, eggcat's files imported: {})\n\
              - Pterodactyl import verdict agrees: {}/{}; stored core kept: {}/{}\n\
-             - rule verdicts agree with Laravel's validator: {}/{} (not judged by eggcat: {})\n",
+             - rule verdicts agree with Laravel's validator: {}/{} (not judged by eggcat: {})\n\
+             - `email` verdicts (every author and the hard cases) agree with Laravel's: {}/{}\n",
             result["seconds"].as_f64().unwrap_or(0.0),
             c("yaml same"),
             c("yaml compared"),
@@ -237,6 +248,8 @@ impl Report {
             c("rules agree"),
             c("rules compared"),
             c("rules not judged"),
+            c("emails agree"),
+            c("emails compared"),
         );
         s.push_str("accepted differences (fields Pelican's own round trip changes):\n");
         for (field, n) in &self.accepted {
@@ -264,6 +277,17 @@ fn compare(published: &[Published], result: &Value) -> Report {
         }
     }
     rules(&mut report, published, result["rules"].as_array().unwrap());
+    for pair in result["emails"].as_array().unwrap() {
+        let (address, laravel) = (pair[0].as_str().unwrap(), pair[1].as_bool().unwrap());
+        report.count("emails compared");
+        if eggcat_egg::panel::is_email(address) == laravel {
+            report.count("emails agree");
+        } else {
+            report.mismatches.push(format!(
+                "email `{address}`: Laravel's `email` rule says {laravel}, eggcat's is_email the opposite"
+            ));
+        }
+    }
     report
 }
 

@@ -37,9 +37,12 @@ fn var(env: &str, name: &str, default: Value, rules: &str) -> Value {
 
 fn files(upstream: &Value) -> (Variants, Value, Value, Value) {
     let v = variants(upstream, &TARGET);
-    let yaml = eggcat_egg::parse(v.pelican_yaml.as_ref().unwrap(), eggcat_egg::SyntaxKind::Yaml)
-        .unwrap()
-        .value;
+    let yaml = eggcat_egg::parse(
+        v.pelican_yaml.as_ref().unwrap(),
+        eggcat_egg::SyntaxKind::Yaml,
+    )
+    .unwrap()
+    .value;
     let json: Value = serde_json::from_slice(v.pelican_json.as_ref().unwrap()).unwrap();
     let ptdl: Value = serde_json::from_slice(v.pterodactyl_json.as_ref().unwrap()).unwrap();
     (v, yaml, json, ptdl)
@@ -50,7 +53,12 @@ fn files(upstream: &Value) -> (Variants, Value, Value, Value) {
 #[test]
 fn a_boolean_default_is_stored_as_the_word_pelican_gives_it() {
     let upstream = egg(json!([
-        var("AUTOPLAY", "Autoplay", json!(false), "required|string|in:true,false"),
+        var(
+            "AUTOPLAY",
+            "Autoplay",
+            json!(false),
+            "required|string|in:true,false"
+        ),
         var("LOOP", "Loop", json!(true), "required|string|in:true,false"),
     ]));
     let (_, yaml, json, ptdl) = files(&upstream);
@@ -143,7 +151,10 @@ fn pterodactyl_keeps_the_names_pelican_renames() {
         e
     };
     assert_eq!(envs(&json), ["MAX", "SERVER_HOSTNAME"]);
-    assert_eq!(json["startup_commands"]["Default"], "node {{SERVER_HOSTNAME}} {{MAX}}");
+    assert_eq!(
+        json["startup_commands"]["Default"],
+        "node {{SERVER_HOSTNAME}} {{MAX}}"
+    );
     assert_eq!(envs(&ptdl), ["HOSTNAME", "MAX"]);
     assert_eq!(ptdl["startup"], "node {{HOSTNAME}} {{MAX}}");
     assert!(v.pterodactyl.importable, "{:?}", v.pterodactyl.problems);
@@ -155,7 +166,12 @@ fn pterodactyl_keeps_the_names_pelican_renames() {
 fn a_second_variable_with_the_same_env_name_is_a_named_loss() {
     let upstream = egg(json!([
         var("WINDOWS_INSTALL", "Windows", json!("0"), "boolean"),
-        var("WINDOWS_INSTALL", "Windows install", json!("1"), "required|string|in:1"),
+        var(
+            "WINDOWS_INSTALL",
+            "Windows install",
+            json!("1"),
+            "required|string|in:1"
+        ),
     ]));
     let (v, _, _, ptdl) = files(&upstream);
     assert_eq!(ptdl["variables"].as_array().unwrap().len(), 1);

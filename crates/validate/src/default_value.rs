@@ -99,7 +99,9 @@ pub(crate) fn check_value(value: &str, rules: &[Rule]) -> Vec<(usize, String)> {
                 Some("is not JSON".to_owned())
             }
             "url" if !looks_like_url(value) => Some("is not a URL".to_owned()),
-            "email" if !crate::egg::is_email(value) => Some("is not an email address".to_owned()),
+            "email" if !eggcat_egg::panel::is_email(value) => {
+                Some("is not an email address".to_owned())
+            }
             "lowercase" if value.to_lowercase() != value => Some("is not lowercase".to_owned()),
             "uppercase" if value.to_uppercase() != value => Some("is not uppercase".to_owned()),
             "starts_with" if !r.args.iter().any(|a| value.starts_with(a.as_str())) => {

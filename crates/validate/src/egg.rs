@@ -6,6 +6,7 @@
 //! Which panel judges: a PTDL egg is imported by Pterodactyl and by Pelican, so it must satisfy
 //! both (the stricter rule wins); a PLCN egg is imported by Pelican only.
 
+use eggcat_egg::panel::{PELICAN_MAX, PTERODACTYL_MAX, is_email, is_uuid};
 use serde_json::{Map, Value};
 
 use crate::span::child;
@@ -129,7 +130,11 @@ fn check_lists(doc: &Map<String, Value>, out: &mut Vec<Finding>) {
 }
 
 fn check_name(doc: &Map<String, Value>, fam: Family, out: &mut Vec<Finding>) {
-    let max = if fam == Family::Ptdl { 191 } else { 255 };
+    let max = if fam == Family::Ptdl {
+        PTERODACTYL_MAX
+    } else {
+        PELICAN_MAX
+    };
     match doc.get("name") {
         Some(Value::String(n)) if n.trim().is_empty() => {
             out.push(Finding::new("E012", "/name", "name is blank"));
@@ -192,45 +197,6 @@ fn check_uuid(doc: &Map<String, Value>, out: &mut Vec<Finding>) {
         Some(Value::String(_)) | None | Some(Value::Null) => {}
         Some(v) => out.push(wrong_type("/uuid", "a string", v)),
     }
-}
-
-/// `8-4-4-4-12` hexadecimal digits, any case (what the panels generate and Pelican's
-/// `size:36` rule lets through).
-pub(crate) fn is_uuid(s: &str) -> bool {
-    let groups: Vec<&str> = s.split('-').collect();
-    groups.len() == 5
-        && groups
-            .iter()
-            .zip([8, 4, 4, 4, 12])
-            .all(|(g, n)| g.len() == n && g.bytes().all(|b| b.is_ascii_hexdigit()))
-}
-
-/// An address Laravel's `email` rule (RFC validation) accepts, in the common case: one `@`,
-/// a local part and a domain without spaces, the domain with a dot-free or dotted name
-/// (`user@localhost` passes RFC validation too).
-pub(crate) fn is_email(s: &str) -> bool {
-    let Some((local, domain)) = s.rsplit_once('@') else {
-        return false;
-    };
-    let bad = |c: char| {
-        c.is_whitespace()
-            || c.is_control()
-            || matches!(
-                c,
-                '<' | '>' | ',' | ';' | '(' | ')' | '[' | ']' | '\\' | '"'
-            )
-    };
-    !local.is_empty()
-        && !domain.is_empty()
-        && !local.chars().any(bad)
-        && !local.contains('@')
-        && !domain.chars().any(bad)
-        && !local.starts_with('.')
-        && !local.ends_with('.')
-        && !local.contains("..")
-        && domain
-            .split('.')
-            .all(|label| !label.is_empty() && !label.starts_with('-') && !label.ends_with('-'))
 }
 
 /// A field of the wrong type.

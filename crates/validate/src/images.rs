@@ -5,6 +5,7 @@
 //! a dot or dash, a digest `algorithm:hex`. The domain is the first component when it has a
 //! dot or a port or is `localhost`. Pterodactyl also caps an image at 191 characters.
 
+use eggcat_egg::panel::{PTERODACTYL_MAX, chars};
 use serde_json::{Map, Value};
 
 use crate::egg::{Family, Finding, kind, wrong_type};
@@ -81,12 +82,12 @@ pub(crate) fn check_reference(
             )
             .help("write it as `registry/name:tag`, e.g. `ghcr.io/pterodactyl/yolks:java_21`"),
         );
-    } else if fam == Family::Ptdl && image.chars().count() > 191 {
+    } else if fam == Family::Ptdl && chars(image) > PTERODACTYL_MAX {
         out.push(Finding::new(
             code,
             pointer,
             format!(
-                "image reference is {} characters long, over Pterodactyl's limit of 191",
+                "image reference is {} characters long, over Pterodactyl's limit of {PTERODACTYL_MAX}",
                 image.chars().count()
             ),
         ));

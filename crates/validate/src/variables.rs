@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use eggcat_egg::panel::{is_alpha_dash, is_reserved_env_name};
+use eggcat_egg::panel::{PELICAN_MAX, PTERODACTYL_MAX, chars, is_alpha_dash, is_reserved_env_name};
 use serde_json::{Map, Value};
 
 use crate::default_value::check_value;
@@ -70,7 +70,11 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
 }
 
 fn check_name_field(var: &Map<String, Value>, at: &str, fam: Family, out: &mut Vec<Finding>) {
-    let max = if fam == Family::Ptdl { 191 } else { 255 };
+    let max = if fam == Family::Ptdl {
+        PTERODACTYL_MAX
+    } else {
+        PELICAN_MAX
+    };
     match var.get("name") {
         Some(Value::String(n)) if n.is_empty() || n.chars().count() > max => {
             out.push(Finding::new(
@@ -118,14 +122,14 @@ fn check_env_variable(
         }
     };
     let word = |c: char| c.is_alphanumeric() || c == '_';
-    if !is_alpha_dash(env) || env.chars().count() > 255 {
+    if !is_alpha_dash(env) || chars(env) > PELICAN_MAX {
         out.push(
-            Finding::new("E020", &p, format!("env_variable `{env}` is not a valid name: letters, digits, `_` and `-` only, 1 to 255 of them"))
+            Finding::new("E020", &p, format!("env_variable `{env}` is not a valid name: letters, digits, `_` and `-` only, 1 to {PELICAN_MAX} of them"))
                 .help("use an upper-case name such as `SERVER_JARFILE`"),
         );
-    } else if fam == Family::Ptdl && (!env.chars().all(word) || env.chars().count() > 191) {
+    } else if fam == Family::Ptdl && (!env.chars().all(word) || chars(env) > PTERODACTYL_MAX) {
         out.push(
-            Finding::new("E020", &p, format!("env_variable `{env}` is refused by Pterodactyl, which allows letters, digits and `_` only, 1 to 191 of them"))
+            Finding::new("E020", &p, format!("env_variable `{env}` is refused by Pterodactyl, which allows letters, digits and `_` only, 1 to {PTERODACTYL_MAX} of them"))
                 .help("replace `-` with `_`"),
         );
     }

@@ -268,6 +268,11 @@ foreach ($jobs['eggs'] as $i => $job) {
         $result['eggs'][$i]['pterodactyl'] = eggcat_pterodactyl($job['pterodactyl']);
     }
 }
+// Laravel's `email` rule, as both panels apply it to `author`.
+$validator = Illuminate\Container\Container::getInstance()->make(Illuminate\Validation\Factory::class);
+foreach ($jobs['emails'] ?? [] as $address) {
+    $result['emails'][] = [$address, !$validator->make(['author' => $address], ['author' => 'email'])->fails()];
+}
 foreach ($jobs['rules'] as $v) {
     $result['rules'][] = ['name' => $v['name'], 'env' => $v['env']] + eggcat_rule_verdict($v);
 }

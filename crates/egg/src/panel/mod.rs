@@ -1,9 +1,38 @@
-//! Rules both panels apply to an egg on import, shared by the import-file checks
-//! (`eggcat-panels`) and `eggcat validate` (`eggcat-validate`).
+//! The panels' facts, in one place: the rules both panels apply to an egg on import, shared by
+//! the import-file checks and conversions (`eggcat-panels`) and `eggcat validate`
+//! (`eggcat-validate`): the `email` rule ([`is_email`]), UUIDs ([`is_uuid`]), the length limits,
+//! reserved variable names, `alpha_dash`, and the fields Pelican validates as text.
 //!
 //! Sources: Pelican `app/Models/EggVariable.php` (`RESERVED_ENV_NAMES`, `getRules`), Pterodactyl's
 //! `app/Models/EggVariable.php` (`RESERVED_ENV_NAMES`), Laravel's
 //! `alpha_dash` rule (`/\A[\pL\pM\pN_-]+\z/u`).
+
+mod email;
+
+pub use email::{CASES as EMAIL_CASES, is_email};
+
+/// Pterodactyl's limit for a name, an env variable, an image or `config.stop` (its
+/// `$validationRules`: `max:191`, the MySQL index length of its 2017 schema).
+pub const PTERODACTYL_MAX: usize = 191;
+
+/// Pelican's limit for the same fields (`max:255`, `between:1,255`).
+pub const PELICAN_MAX: usize = 255;
+
+/// Whether `s` is a UUID in the canonical 8-4-4-4-12 hexadecimal form (either case): what the
+/// panels generate and both panels' `uuid` column (`size:36`) holds.
+pub fn is_uuid(s: &str) -> bool {
+    let b = s.as_bytes();
+    b.len() == 36
+        && b.iter().enumerate().all(|(i, c)| match i {
+            8 | 13 | 18 | 23 => *c == b'-',
+            _ => c.is_ascii_hexdigit(),
+        })
+}
+
+/// Characters, as Laravel's `max` and `between` count a string (`mb_strlen`).
+pub fn chars(s: &str) -> usize {
+    s.chars().count()
+}
 
 /// Variable names the panels reserve for themselves (Pelican `EggVariable::RESERVED_ENV_NAMES`).
 /// Pelican's importer renames such a variable with a `SERVER_` prefix; its validation refuses
