@@ -152,6 +152,8 @@ fn write_jobs(tmp: &Path, published: &[Published], w: usize, workers: usize) -> 
             "yaml": write("yaml", &p.variants.pelican_yaml),
             "json": write("json", &p.variants.pelican_json),
             "pterodactyl": write("ptdl.json", &p.variants.pterodactyl_json),
+            // Pterodactyl imports only JSON PTDL files: the upstream too, when it is one.
+            "pterodactyl_upstream": p.egg.syntax == eggcat_egg::SyntaxKind::Json && is_ptdl(&p.egg.value),
         }));
         for (env, default, rule_list) in variable_rules(&p.egg.value) {
             rules.push(
@@ -176,6 +178,12 @@ fn write_jobs(tmp: &Path, published: &[Published], w: usize, workers: usize) -> 
     )
     .unwrap();
     path
+}
+
+fn is_ptdl(egg: &Value) -> bool {
+    egg["meta"]["version"]
+        .as_str()
+        .is_some_and(|v| v.starts_with("PTDL"))
 }
 
 /// Each variable's env name, default value as the panel stores it (text; a boolean as Pelican's
@@ -227,7 +235,8 @@ impl Report {
              - Pelican import verdict agrees: {}/{} (upstream file refused by Pelican, eggcat's files imported: {})\n\
              - Pterodactyl import verdict agrees: {}/{}; stored core kept: {}/{}\n\
              - rule verdicts agree with Laravel's validator: {}/{} (not judged by eggcat: {})\n\
-             - `email` verdicts (every author and the hard cases) agree with Laravel's: {}/{}\n",
+             - `email` verdicts (every author and the hard cases) agree with Laravel's: {}/{}\n\
+             - eggcat validate on the upstream file: an error wherever a panel refuses it, none on {}/{} eggs the panels import ({} with errors the imports do not see)\n",
             result["seconds"].as_f64().unwrap_or(0.0),
             c("yaml same"),
             c("yaml compared"),
@@ -250,8 +259,11 @@ impl Report {
             c("rules not judged"),
             c("emails agree"),
             c("emails compared"),
+            c("validate agrees"),
+            c("validate compared"),
+            c("validate errors the imports do not see"),
         );
-        s.push_str("accepted differences (fields Pelican's own round trip changes):\n");
+        s.push_str("accepted differences (fields Pelican's own round trip changes, and validate errors no import sees):\n");
         for (field, n) in &self.accepted {
             s.push_str(&format!("  {field}: {n} eggs\n"));
         }
@@ -277,6 +289,7 @@ fn compare(published: &[Published], result: &Value) -> Report {
         }
     }
     rules(&mut report, published, result["rules"].as_array().unwrap());
+    validate_agrees(&mut report, published, &results);
     for pair in result["emails"].as_array().unwrap() {
         let (address, laravel) = (pair[0].as_str().unwrap(), pair[1].as_bool().unwrap());
         report.count("emails compared");
@@ -635,6 +648,50 @@ fn pterodactyl_core_differences(
         }
     }
     diffs
+}
+
+/// `eggcat validate` on the upstream file against the panels' own import of it: where a panel
+/// refuses the file, validate reports an error; where validate reports none, Pelican imports the
+/// file, and Pterodactyl does too when it is a JSON PTDL egg. (eggcat's own files are another
+/// matter: they repair what they can, and `meta.import` says whether each panel takes them.)
+fn validate_agrees(report: &mut Report, published: &[Published], results: &BTreeMap<&str, &Value>) {
+    for p in published {
+        let r = results[p.egg.rel.as_str()];
+        let bytes = std::fs::read(&p.egg.path).unwrap();
+        let errors: Vec<String> = eggcat_validate::check_file(&p.egg.rel, &bytes)
+            .into_iter()
+            .filter(|d| d.severity == eggcat_validate::Severity::Error)
+            .map(|d| format!("{} {}", d.code, d.message))
+            .collect();
+        let mut refusals = Vec::new();
+        if let Err(why) = outcome(&r["pelican"]["upstream"]) {
+            refusals.push(format!("Pelican {why}"));
+        }
+        if let Some(Err(why)) = r.get("pterodactyl_upstream").map(outcome) {
+            refusals.push(format!("Pterodactyl {why}"));
+        }
+        report.count("validate compared");
+        if refusals.is_empty() == errors.is_empty() {
+            report.count("validate agrees");
+        } else if errors.is_empty() {
+            report.mismatches.push(format!(
+                "{}: eggcat validate reports no error, but {}",
+                p.egg.rel,
+                refusals.join("; ")
+            ));
+        } else {
+            // An error no panel's import sees (a rule Laravel throws on when a server is saved,
+            // a variable no server can set): counted, and named in the summary.
+            report.count("validate errors the imports do not see");
+            *report
+                .accepted
+                .entry(format!(
+                    "validate error on an egg both panels import: {}",
+                    &errors[0][..4]
+                ))
+                .or_default() += 1;
+        }
+    }
 }
 
 fn rules(report: &mut Report, published: &[Published], verdicts: &[Value]) {

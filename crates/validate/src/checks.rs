@@ -75,6 +75,16 @@ pub const CHECKS: &[CheckInfo] = &[
         "env_variable reserved by Pelican (renamed on import)",
     ),
     check("E023", Error, "env_variable used by two variables"),
+    check(
+        "E024",
+        Error,
+        "name used by two variables (Pelican refuses the egg)",
+    ),
+    check(
+        "E025",
+        Error,
+        "variable field that is no column of the panel's table",
+    ),
     check("E030", Error, "unknown validation rule"),
     check("E031", Error, "validation rule missing its arguments"),
     check("E032", Error, "regex rule that does not compile"),

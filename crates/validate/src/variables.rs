@@ -29,6 +29,7 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
         }
     };
     let mut seen: HashMap<String, usize> = HashMap::new();
+    let mut names: HashMap<String, usize> = HashMap::new();
     for (i, item) in items.iter().enumerate() {
         let at = child("/variables", &i.to_string());
         let Value::Object(var) = item else {
@@ -40,6 +41,22 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
             continue;
         };
         check_name_field(var, &at, fam, out);
+        check_columns(var, &at, fam, out);
+        if let Some(Value::String(name)) = var.get("name") {
+            match names.get(name) {
+                Some(first) => out.push(
+                    Finding::new(
+                        "E024",
+                        child(&at, "name"),
+                        format!("`{name}` is also the name of variable {first}; Pelican refuses the egg"),
+                    )
+                    .help("Pelican's database keeps one variable of a name per egg (a unique index), so the import fails: rename one"),
+                ),
+                None => {
+                    names.insert(name.clone(), i);
+                }
+            }
+        }
         if let Some(env) = check_env_variable(var, &at, fam, out) {
             match seen.get(&env) {
                 Some(first) => out.push(
@@ -66,6 +83,29 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
         }
         let rules = check_rules(var, &at, fam, out);
         check_default(var, &at, fam, &rules, out);
+    }
+}
+
+/// A field the importers write to a column that does not exist: the import fails. A PTDL egg
+/// goes to both panels; Pterodactyl has no `sort`.
+fn check_columns(var: &Map<String, Value>, at: &str, fam: Family, out: &mut Vec<Finding>) {
+    use eggcat_egg::panel::{PELICAN_VARIABLE_COLUMNS, PTERODACTYL_VARIABLE_COLUMNS};
+    for key in var.keys() {
+        let who = if !PELICAN_VARIABLE_COLUMNS.contains(&key.as_str()) {
+            "both panels refuse the egg (an unknown column)"
+        } else if fam == Family::Ptdl && !PTERODACTYL_VARIABLE_COLUMNS.contains(&key.as_str()) {
+            "Pterodactyl refuses the egg (its variables have no such column; Pelican added it)"
+        } else {
+            continue;
+        };
+        out.push(
+            Finding::new(
+                "E025",
+                child(at, key),
+                format!("variable field `{key}` is not a column of the panel's variables: {who}"),
+            )
+            .help(format!("remove `{key}` from the variable")),
+        );
     }
 }
 
@@ -159,6 +199,17 @@ fn check_rules(
     let p = child(at, "rules");
     // (pointer of the piece, text)
     let pieces: Vec<(String, String)> = match var.get("rules") {
+        Some(Value::String(s)) if s.trim().is_empty() && fam == Family::Ptdl => {
+            out.push(
+                Finding::new(
+                    "E013",
+                    &p,
+                    "`rules` is empty; Pterodactyl refuses the egg (`rules: required|string`)",
+                )
+                .help("give the variable at least one rule, such as `nullable|string`"),
+            );
+            return Vec::new();
+        }
         Some(Value::String(s)) => split_rules(s)
             .into_iter()
             .map(|r| (p.clone(), r.to_owned()))
@@ -260,12 +311,31 @@ fn check_default(
     let p = child(at, "default_value");
     let value = match var.get("default_value") {
         Some(Value::String(s)) => s.clone(),
-        None | Some(Value::Null) => String::new(),
+        None | Some(Value::Null) => {
+            out.push(missing(
+                at,
+                "default_value",
+                "both panels store it in a column that cannot be empty: use \"\" for no default",
+            ));
+            return;
+        }
         // Pelican's importer turns a boolean default into "true"/"false"; Pterodactyl stores
         // only strings.
         Some(Value::Bool(b)) if fam == Family::Plcn => b.to_string(),
-        // Pelican's own YAML export writes a numeric default unquoted, and imports it again.
-        Some(Value::Number(n)) if fam == Family::Plcn => n.to_string(),
+        // Both panels validate `default_value` as `string` when the variable is saved, so a
+        // number is refused, even the one Pelican's own YAML export writes for `"100"` (the
+        // panels' code, run by crates/panels/tests/differential.rs). Judged as text below.
+        Some(Value::Number(n)) => {
+            out.push(
+                wrong_type(
+                    &p,
+                    "text (both panels validate it as `string`)",
+                    &Value::Number(n.clone()),
+                )
+                .help(format!("quote it: `\"{n}\"`")),
+            );
+            n.to_string()
+        }
         Some(v) => {
             out.push(wrong_type(&p, "a string", v));
             return;

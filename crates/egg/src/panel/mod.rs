@@ -88,6 +88,42 @@ pub fn is_alpha_dash(s: &str) -> bool {
             .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
+/// The columns of Pelican's `egg_variables` a variable of an egg file may set (its importer
+/// writes every field of a variable but `field_type` into the table; another field fails the
+/// import with an unknown column): the migrations in `database/migrations/`.
+pub const PELICAN_VARIABLE_COLUMNS: &[&str] = &[
+    "id",
+    "egg_id",
+    "sort",
+    "name",
+    "description",
+    "env_variable",
+    "default_value",
+    "user_viewable",
+    "user_editable",
+    "rules",
+    "created_at",
+    "updated_at",
+    "field_type",
+];
+
+/// The same for Pterodactyl (`EggImporterService` `forceCreate`s each variable as the file has
+/// it; `EggVariableObserver` drops only `field_type`): no `sort`, which Pelican added.
+pub const PTERODACTYL_VARIABLE_COLUMNS: &[&str] = &[
+    "id",
+    "egg_id",
+    "name",
+    "description",
+    "env_variable",
+    "default_value",
+    "user_viewable",
+    "user_editable",
+    "rules",
+    "created_at",
+    "updated_at",
+    "field_type",
+];
+
 /// Pelican's egg fields validated as text (`app/Models/Egg.php` `$validationRules`: `string`),
 /// as export paths, with whether null passes (`nullable`).
 pub const PELICAN_EGG_TEXT_FIELDS: &[(&str, bool)] = &[

@@ -267,6 +267,9 @@ foreach ($jobs['eggs'] as $i => $job) {
     if ($job['pterodactyl'] !== null) {
         $result['eggs'][$i]['pterodactyl'] = eggcat_pterodactyl($job['pterodactyl']);
     }
+    if ($job['pterodactyl_upstream']) {
+        $result['eggs'][$i]['pterodactyl_upstream'] = eggcat_pterodactyl($job['upstream']);
+    }
 }
 // Laravel's `email` rule, as both panels apply it to `author`.
 $validator = Illuminate\Container\Container::getInstance()->make(Illuminate\Validation\Factory::class);
