@@ -30,6 +30,9 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
     };
     let mut seen: HashMap<String, usize> = HashMap::new();
     let mut names: HashMap<String, usize> = HashMap::new();
+    // Each field that is no column: where it first appears, who refuses it, in how many.
+    let mut no_columns: std::collections::BTreeMap<String, (String, &str, usize)> =
+        std::collections::BTreeMap::new();
     for (i, item) in items.iter().enumerate() {
         let at = child("/variables", &i.to_string());
         let Value::Object(var) = item else {
@@ -41,7 +44,14 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
             continue;
         };
         check_name_field(var, &at, fam, out);
-        check_columns(var, &at, fam, out);
+        for key in var.keys() {
+            if let Some(who) = no_column(key, fam) {
+                let entry = no_columns
+                    .entry(key.clone())
+                    .or_insert((child(&at, key), who, 0));
+                entry.2 += 1;
+            }
+        }
         if let Some(Value::String(name)) = var.get("name") {
             match names.get(name) {
                 Some(first) => out.push(
@@ -84,28 +94,40 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
         let rules = check_rules(var, &at, fam, out);
         check_default(var, &at, fam, &rules, out);
     }
-}
-
-/// A field the importers write to a column that does not exist: the import fails. A PTDL egg
-/// goes to both panels; Pterodactyl has no `sort`.
-fn check_columns(var: &Map<String, Value>, at: &str, fam: Family, out: &mut Vec<Finding>) {
-    use eggcat_egg::panel::{PELICAN_VARIABLE_COLUMNS, PTERODACTYL_VARIABLE_COLUMNS};
-    for key in var.keys() {
-        let who = if !PELICAN_VARIABLE_COLUMNS.contains(&key.as_str()) {
-            "both panels refuse the egg (an unknown column)"
-        } else if fam == Family::Ptdl && !PTERODACTYL_VARIABLE_COLUMNS.contains(&key.as_str()) {
-            "Pterodactyl refuses the egg (its variables have no such column; Pelican added it)"
+    for (key, (pointer, who, n)) in no_columns {
+        let (whose, help) = if n == 1 {
+            (
+                "a variable".to_owned(),
+                format!("remove `{key}` from the variable"),
+            )
         } else {
-            continue;
+            (
+                format!("{n} variables"),
+                format!("remove `{key}` from every variable (the first is underlined)"),
+            )
         };
         out.push(
             Finding::new(
                 "E025",
-                child(at, key),
-                format!("variable field `{key}` is not a column of the panel's variables: {who}"),
+                pointer,
+                format!("`{key}` (in {whose}) is not a column of the panel's variables: {who}"),
             )
-            .help(format!("remove `{key}` from the variable")),
+            .help(help),
         );
+    }
+}
+
+/// Who refuses a variable field the importers would write to a column that does not exist
+/// (the import fails), or `None` for a column. A PTDL egg goes to both panels; Pterodactyl has
+/// no `sort`.
+fn no_column(key: &str, fam: Family) -> Option<&'static str> {
+    use eggcat_egg::panel::{PELICAN_VARIABLE_COLUMNS, PTERODACTYL_VARIABLE_COLUMNS};
+    if !PELICAN_VARIABLE_COLUMNS.contains(&key) {
+        Some("both panels refuse the egg (an unknown column)")
+    } else if fam == Family::Ptdl && !PTERODACTYL_VARIABLE_COLUMNS.contains(&key) {
+        Some("Pterodactyl refuses the egg (its variables have no such column; Pelican added it)")
+    } else {
+        None
     }
 }
 
