@@ -95,11 +95,15 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
     let mut result = json!({"eggs": [], "rules": [], "emails": [], "seconds": 0.0});
     for (child, out) in runs {
         let run = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        let last_egg = stderr.lines().filter(|l| l.starts_with("egg: ")).last();
+        let messages: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("egg: ")).collect();
         assert!(
             run.status.success(),
-            "the panels' PHP crashed:\n{}\n{}",
+            "the panels' PHP crashed on {}:\n{}\n{}",
+            last_egg.unwrap_or("egg: (before the first egg)"),
             String::from_utf8_lossy(&run.stdout),
-            String::from_utf8_lossy(&run.stderr)
+            messages.join("\n")
         );
         let part: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
         for key in ["eggs", "rules", "emails"] {

@@ -260,10 +260,13 @@ $result['sqlite_variables_plan'] = array_map(
     Capsule::connection()->select('explain query plan ' . (new App\Models\Egg(['id' => 1]))->forceFill(['id' => 1])->variables()->toSql(), [1])
 );
 foreach ($jobs['eggs'] as $job) {
+    // The egg at hand, so that a PHP crash that kills the process names it.
+    fwrite(STDERR, "egg: {$job['name']}\n");
     $result['eggs'][] = ['name' => $job['name'], 'pelican' => eggcat_pelican($job)];
 }
 eggcat_schema('pterodactyl');
 foreach ($jobs['eggs'] as $i => $job) {
+    fwrite(STDERR, "egg: {$job['name']} (Pterodactyl)\n");
     if ($job['pterodactyl'] !== null) {
         $result['eggs'][$i]['pterodactyl'] = eggcat_pterodactyl($job['pterodactyl']);
     }
