@@ -9,6 +9,7 @@ mod conformance;
 mod golden;
 mod hosts;
 mod http;
+mod messages;
 mod panels;
 mod publish;
 mod publish_failures;

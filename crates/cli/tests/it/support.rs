@@ -106,14 +106,14 @@ pub(crate) fn shared_upstream() -> Option<PathBuf> {
         "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
         dir.display()
     );
-    skipped("needs ../shared/upstream (the real corpus)");
+    skip_test("needs ../shared/upstream (the real corpus)");
     None
 }
 
 /// Says, on one line, that the running test is skipped and why. Written to stderr directly: the
 /// test harness captures `eprintln!` of a passing test, and a skip nobody sees would pass for
 /// coverage.
-pub(crate) fn skipped(why: &str) {
+pub(crate) fn skip_test(why: &str) {
     let test = std::thread::current().name().unwrap_or("a test").to_owned();
     let _ = writeln!(std::io::stderr().lock(), "skipped: {test}: {why}");
 }
