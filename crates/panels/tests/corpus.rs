@@ -35,14 +35,14 @@ fn corpus() -> Option<PathBuf> {
         "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
         dir.display()
     );
-    skipped("needs ../shared/upstream (the real corpus)");
+    skip_test("needs ../shared/upstream (the real corpus)");
     None
 }
 
 /// Says, on one line, that the running test is skipped and why. Written to stderr directly: the
 /// test harness captures `eprintln!` of a passing test, and a skip nobody sees would pass for
 /// coverage.
-fn skipped(why: &str) {
+fn skip_test(why: &str) {
     let test = std::thread::current().name().unwrap_or("a test").to_owned();
     let _ = writeln!(std::io::stderr().lock(), "skipped: {test}: {why}");
 }
@@ -265,7 +265,7 @@ fn symfony_and_php_read_our_files_back_to_the_panels_values() {
             !require,
             "EGGCAT_PHP=require but php-cli or php-symfony-yaml is missing"
         );
-        skipped(
+        skip_test(
             "needs php-cli and php-symfony-yaml (apt-get install php-cli php-symfony-yaml; EGGCAT_PHP=require fails instead)",
         );
         return;
