@@ -277,6 +277,26 @@ mod tests {
     }
 
     #[test]
+    fn unknown_keys_are_read_from_each_shape_of_serde_message() {
+        fn keys(m: &str) -> Option<(String, Vec<&str>)> {
+            unknown_key(m).map(|(t, k)| (t.to_owned(), k.collect()))
+        }
+        assert_eq!(
+            keys("unknown field `lable`, expected one of `url`, `branch`, `label`"),
+            Some(("lable".into(), vec!["url", "branch", "label"]))
+        );
+        assert_eq!(
+            keys("unknown field `x`, expected `a` or `b`"),
+            Some(("x".into(), vec!["a", "b"]))
+        );
+        assert_eq!(
+            keys("unknown field `x`, there are no fields"),
+            Some(("x".into(), vec![]))
+        );
+        assert_eq!(keys("invalid type: integer `3`, expected a string"), None);
+    }
+
+    #[test]
     fn mistakes_are_refused() {
         assert!(
             parse("refresh = \"soon\"")
