@@ -68,16 +68,7 @@ impl Config {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read config {}", path.display()))?;
         let file: File = toml::from_str(&text).map_err(|e| {
-            // TOML errors draw a multi-line snippet; the reason fits on one line.
-            let line = e
-                .span()
-                .map(|s| text[..s.start.min(text.len())].lines().count().max(1));
-            let at = line.map(|l| format!(" (line {l})")).unwrap_or_default();
-            anyhow::anyhow!(
-                "invalid config {}{at}: {}",
-                path.display(),
-                e.message().trim()
-            )
+            anyhow::anyhow!("invalid config {}{}", path.display(), describe(&e, &text))
         })?;
         let base = path
             .parent()
@@ -138,6 +129,40 @@ impl Config {
                 .context("invalid `[publish]`")?,
         })
     }
+}
+
+/// A TOML error on one line (TOML's own message draws a multi-line snippet): ` (line N): reason`,
+/// with "did you mean" for an unknown key that is close to a known one.
+fn describe(e: &toml::de::Error, text: &str) -> String {
+    // The span starts at the offending key or value: its line is the number of line breaks
+    // before it, plus one. (Counting `lines()` of the text before it is one short when the span
+    // starts a line, as an unknown key does.)
+    let at = e
+        .span()
+        .map(|s| {
+            let line = text.as_bytes()[..s.start.min(text.len())]
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                + 1;
+            format!(" (line {line})")
+        })
+        .unwrap_or_default();
+    let message = e.message().trim();
+    let hint = unknown_key(message)
+        .and_then(|(typed, known)| crate::words::closest(typed, known))
+        .map(|k| format!("; did you mean `{k}`?"))
+        .unwrap_or_default();
+    format!("{at}: {message}{hint}")
+}
+
+/// The key and the known keys of serde's unknown-field message, "unknown field `lable`, expected
+/// one of `url`, `branch`, ..." (or "expected `a` or `b`", or "there are no fields"): the names
+/// are the backquoted words, the first being the unknown one.
+fn unknown_key(message: &str) -> Option<(&str, impl Iterator<Item = &str>)> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (typed, rest) = rest.split_once('`')?;
+    Some((typed, rest.split('`').skip(1).step_by(2)))
 }
 
 impl Config {
@@ -249,6 +274,26 @@ mod tests {
             assert!(e.contains(why), "{bad}: {e}");
             assert!(e.contains("`base_url`"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn unknown_keys_are_read_from_each_shape_of_serde_message() {
+        fn keys(m: &str) -> Option<(String, Vec<&str>)> {
+            unknown_key(m).map(|(t, k)| (t.to_owned(), k.collect()))
+        }
+        assert_eq!(
+            keys("unknown field `lable`, expected one of `url`, `branch`, `label`"),
+            Some(("lable".into(), vec!["url", "branch", "label"]))
+        );
+        assert_eq!(
+            keys("unknown field `x`, expected `a` or `b`"),
+            Some(("x".into(), vec!["a", "b"]))
+        );
+        assert_eq!(
+            keys("unknown field `x`, there are no fields"),
+            Some(("x".into(), vec![]))
+        );
+        assert_eq!(keys("invalid type: integer `3`, expected a string"), None);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 mod cmd;
 mod config;
+mod words;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,7 +45,8 @@ enum Command {
         #[arg(long, value_name = "DURATION")]
         refresh: Option<String>,
     },
-    /// Check egg files for what a panel would refuse or what would break (see docs/validate.md).
+    /// Check egg files for what a panel would refuse or what would break (`validate --help`
+    /// lists every check).
     Validate(cmd::validate::Args),
     /// Show what changed between two egg files, and whether it can break servers (see
     /// docs/diff.md).

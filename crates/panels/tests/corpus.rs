@@ -49,7 +49,7 @@ fn parse_yaml(bytes: &[u8]) -> Value {
 
 #[test]
 fn pelican_update_check_and_pterodactyl_round_trip_on_every_corpus_egg() {
-    let Some(dir) = support::corpus("the panels' model regression guard") else {
+    let Some(dir) = support::corpus() else {
         return;
     };
     let eggs: Vec<(String, Value)> = support::eggs(&dir)

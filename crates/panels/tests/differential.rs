@@ -49,9 +49,8 @@ struct Published {
 
 #[test]
 fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
-    let test = "the panels' differential test";
-    let Some(dir) = corpus(test) else { return };
-    if !support::php_ready(test, PHP_PACKAGES) {
+    let Some(dir) = corpus() else { return };
+    if !support::php_ready(PHP_PACKAGES) {
         return;
     }
     let panels_src = dir.join("../panels-src");

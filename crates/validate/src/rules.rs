@@ -21,8 +21,9 @@ pub struct Rule {
 /// Why a rule is refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum RuleError {
-    /// Laravel has no rule of this name: validating a value throws.
-    #[error("unknown validation rule `{0}`")]
+    /// Laravel has no rule of this name: validating a value throws. The message names the
+    /// closest rule when the name looks like a typo of one ("did you mean `string`?").
+    #[error("unknown validation rule `{0}`{hint}", hint = did_you_mean(.0))]
     Unknown(String),
     /// The rule's arguments are missing, too many, or not numbers.
     #[error("rule `{rule}` {reason}")]
@@ -256,6 +257,24 @@ pub fn parse_rule(text: &str) -> Result<Option<Rule>, RuleError> {
     }
 }
 
+/// `: did you mean `rule`?` for a name that is a likely typo of a rule Laravel accepts (or of
+/// `int` and `bool`), else nothing. Names are compared the way Laravel reads them
+/// ([`normalize`]), so `alphaDsh` suggests `alpha_dash`; a likely typo is at most one edit
+/// (insertion, deletion, substitution, or swap of two neighbours) per three characters.
+fn did_you_mean(name: &str) -> String {
+    let typed = normalize(name);
+    let most = (typed.chars().count() / 3).max(1);
+    VOCABULARY
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(["int", "bool"])
+        .map(|n| (strsim::osa_distance(&typed, &normalize(n)), n))
+        .filter(|&(d, _)| d <= most)
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, n)| format!(": did you mean `{n}`?"))
+        .unwrap_or_default()
+}
+
 /// Laravel's view of a name: StudlyCase, compared as PHP compares method names (ignoring
 /// case), so underscores, dashes and spaces vanish and case does not matter.
 fn normalize(name: &str) -> String {
@@ -322,6 +341,30 @@ mod tests {
         assert_eq!(rule(""), Ok(None));
         assert_eq!(rule("requird"), Err(RuleError::Unknown("requird".into())));
         assert_eq!(rule("float"), Err(RuleError::Unknown("float".into())));
+    }
+
+    #[test]
+    fn an_unknown_rule_names_the_rule_it_is_likely_a_typo_of() {
+        let message = |text: &str| rule(text).unwrap_err().to_string();
+        assert_eq!(
+            message("strin"),
+            "unknown validation rule `strin`: did you mean `string`?"
+        );
+        assert_eq!(
+            message("requird"),
+            "unknown validation rule `requird`: did you mean `required`?"
+        );
+        assert_eq!(
+            message("alphaDsh"),
+            "unknown validation rule `alphaDsh`: did you mean `alpha_dash`?"
+        );
+        assert_eq!(
+            message("nullabel:x"),
+            "unknown validation rule `nullabel`: did you mean `nullable`?"
+        );
+        // Nothing close: no guess.
+        assert_eq!(message("float"), "unknown validation rule `float`");
+        assert_eq!(message("enum:A"), "unknown validation rule `enum`");
     }
 
     #[test]

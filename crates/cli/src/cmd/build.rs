@@ -1,7 +1,7 @@
 //! `eggcat build`: fetch, build and publish once, then print a summary.
 
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use anyhow::{Context, Result};
@@ -9,6 +9,7 @@ use eggcat_catalog::wire::{Report, SourceStatus};
 use eggcat_store::{BuildOptions, FetchProgress, Progress, Store, rebuild, write_tree};
 
 use crate::config::Config;
+use crate::words::{count, noun};
 
 /// Runs one build with `config`; with `out`, also writes the published tree there.
 pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
@@ -26,9 +27,11 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
         *done += 1;
         let failed = matches!(fetched, FetchProgress::Failed(_));
         let what = match fetched {
-            FetchProgress::Parsed { eggs, skipped } => {
-                format!("{eggs} eggs parsed, {skipped} skipped")
-            }
+            FetchProgress::Parsed { eggs, skipped } => format!(
+                "{} parsed, {} skipped",
+                count(eggs, "egg", "eggs"),
+                count(skipped, "file", "files")
+            ),
             FetchProgress::Unchanged => "unchanged".to_owned(),
             FetchProgress::Failed(error) => error,
         };
@@ -68,18 +71,21 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
+/// The summary on stdout. Its last line names the build report with a path that works from any
+/// folder: in the `--out` tree when there is one (what a static host serves), else in the
+/// snapshot this build published.
 fn print_summary(report: &Report, snapshot: &Path, out: Option<&Path>) -> Result<()> {
     let mut o = std::io::stdout().lock();
     writeln!(
         o,
-        "published {} eggs ({} skipped files, {} warnings) as {}",
-        report.eggs,
-        report.skipped.len(),
-        report.warnings.len(),
-        snapshot.display()
+        "published {} ({}, {}) as {}",
+        count(report.eggs, "egg", "eggs"),
+        count(report.skipped.len(), "skipped file", "skipped files"),
+        count(report.warnings.len(), "warning", "warnings"),
+        absolute(snapshot).display()
     )?;
     if let Some(out) = out {
-        writeln!(o, "wrote the published tree to {}", out.display())?;
+        writeln!(o, "wrote the published tree to {}", absolute(out).display())?;
     }
     for s in &report.sources {
         let status = match (s.status, s.changed) {
@@ -104,16 +110,26 @@ fn print_summary(report: &Report, snapshot: &Path, out: Option<&Path>) -> Result
         };
         writeln!(
             o,
-            "  {:<40} {:>4} eggs  {status}",
+            "  {:<40} {:>4} {:<4}  {status}",
             format!("{}/{}", s.owner, s.repo),
-            s.eggs
+            s.eggs,
+            noun(s.eggs, "egg", "eggs")
         )?;
     }
-    if !report.skipped.is_empty() || !report.warnings.is_empty() {
-        writeln!(
-            o,
-            "details of skipped files and warnings: api/v1/_status.json"
-        )?;
-    }
+    let report_path = absolute(out.unwrap_or(snapshot)).join(eggcat_catalog::paths::STATUS);
+    writeln!(
+        o,
+        "build report (sources, skipped files, warnings): {}",
+        report_path.display()
+    )?;
     Ok(())
+}
+
+/// `path` as a full path that works from any folder: resolved on disk (it exists: the build just
+/// wrote it), so that `demo/../target/...` reads `target/...`; else made absolute against the
+/// working directory; else as it is.
+fn absolute(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path)
+        .or_else(|_| std::path::absolute(path))
+        .unwrap_or_else(|_| path.to_path_buf())
 }

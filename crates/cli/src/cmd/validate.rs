@@ -14,10 +14,10 @@ use eggcat_validate::{Diagnostic, Summary, check_file, render_github, render_hum
 /// Check egg files and report what a panel would refuse or what would break.
 ///
 /// Exit status: 0 when there is no error, 1 when there are errors (or warnings with
-/// `--deny warnings`), 2 on a usage or IO error. Every check, its code and its reasons are
-/// listed in docs/validate.md.
+/// `--deny warnings`), 2 on a usage or IO error. `--help` lists every check (from
+/// `eggcat_validate::CHECKS`), so that the help stands without the repository's docs.
 #[derive(Debug, clap::Args)]
-#[command(after_help = CHECKS_HELP)]
+#[command(after_help = short_help(), after_long_help = long_help())]
 pub(crate) struct Args {
     /// Files or folders to check (default: the current folder). Folders are searched for
     /// egg files (`*egg-*.json|yaml|yml`, not under a dot-folder); a named file is always
@@ -37,11 +37,37 @@ pub(crate) struct Args {
     color: Color,
 }
 
-const CHECKS_HELP: &str = "Exit status: 0 no errors; 1 errors, or warnings with --deny warnings; 2 a usage or IO \
-error.\n\nChecks: E001-E009 the file (encoding, syntax, size), E010-E017 the egg's fields, E020-E023 \
-variable names, E030-E036 variable rules and defaults, E040-E042 startup, E050-E053 config, \
-E060-E061 docker images, E070-E072 install script. Every check, its severity and its reasons: \
-docs/validate.md.";
+const EXIT_HELP: &str =
+    "Exit status: 0 no errors; 1 errors, or warnings with --deny warnings; 2 a usage or IO error.";
+
+/// After `-h`: the exit status and the families of checks.
+fn short_help() -> String {
+    format!(
+        "{EXIT_HELP}\n\nChecks: E001-E009 the file (encoding, syntax, size), E010-E017 the egg's \
+         fields, E020-E023 variable names, E030-E036 variable rules and defaults, E040-E042 \
+         startup, E050-E053 config, E060-E061 docker images, E070-E072 install script. \
+         `eggcat validate --help` lists every check."
+    )
+}
+
+/// After `--help`: the exit status and every check with its severity, from the checks' own
+/// table, so that it is never out of date. Each diagnostic carries its own `help` line on how
+/// to fix it.
+fn long_help() -> String {
+    let mut text = format!("{EXIT_HELP}\n\nChecks (code, severity, what it finds):\n");
+    for c in eggcat_validate::CHECKS {
+        text.push_str(&format!(
+            "  {}  {:<7}  {}\n",
+            c.code,
+            c.severity.as_str(),
+            c.summary
+        ));
+    }
+    text.push_str(
+        "\nEvery diagnostic says where (file, line, column) and how to fix it (its `help` line).",
+    );
+    text
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum Format {

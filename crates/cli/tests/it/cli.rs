@@ -91,7 +91,7 @@ fn build_publishes_writes_out_and_summarizes() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.starts_with("published 1 eggs (1 skipped files, 0 warnings) as "),
+        stdout.starts_with("published 1 egg (1 skipped file, 0 warnings) as "),
         "{stdout}"
     );
     assert!(stdout.contains("o/eggs"), "{stdout}");

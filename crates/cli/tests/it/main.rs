@@ -10,6 +10,7 @@ mod diff;
 mod golden;
 mod hosts;
 mod http;
+mod messages;
 mod panels;
 mod publish;
 mod publish_failures;

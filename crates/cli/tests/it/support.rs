@@ -86,18 +86,36 @@ impl Repo {
     }
 }
 
-/// The shared real upstream data, or `None` (with a message) when it is missing.
+/// The real corpus (`../shared/upstream/pelican-eggs`, beside the checkout) for a test that
+/// needs it: the one place that decides between running, skipping and failing. A plain clone
+/// has no `../shared`, so the test is skipped (`None`) with one line on stderr naming it; in
+/// strict mode (`EGGCAT_CORPUS=require`, which CI's `.ci/run` sets) a missing corpus fails the
+/// test instead, so that a CI run without the corpus can never pass for one that covered it.
 pub(crate) fn shared_upstream() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/upstream/pelican-eggs");
+    let strict = match std::env::var("EGGCAT_CORPUS") {
+        Ok(v) if v == "require" => true,
+        Ok(v) if !v.is_empty() => panic!("EGGCAT_CORPUS is `{v}`: set it to `require` or unset it"),
+        _ => false,
+    };
     if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: {} is missing; the tests on real upstream data need ../shared beside the checkout",
-            dir.display()
-        );
-        None
+        return Some(dir);
     }
+    assert!(
+        !strict,
+        "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
+        dir.display()
+    );
+    skip_test("needs ../shared/upstream (the real corpus)");
+    None
+}
+
+/// Says, on one line, that the running test is skipped and why. Written to stderr directly: the
+/// test harness captures `eprintln!` of a passing test, and a skip nobody sees would pass for
+/// coverage.
+pub(crate) fn skip_test(why: &str) {
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    let _ = writeln!(std::io::stderr().lock(), "skipped: {test}: {why}");
 }
 
 /// Copies a folder of the shared data into a new git repository and commits it.

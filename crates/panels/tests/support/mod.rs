@@ -8,22 +8,42 @@ use std::path::{Path, PathBuf};
 use eggcat_panels::Target;
 use serde_json::Value;
 
-/// The shared corpus, or `None` when it is absent and the run allows that. With
-/// `EGGCAT_CORPUS=require` (CI's strict mode) a missing corpus fails the test instead.
-pub fn corpus(test: &str) -> Option<PathBuf> {
+/// The real corpus (`../shared/upstream`, beside the checkout) for a test that needs it: the one
+/// place that decides between running, skipping and failing. A plain clone has no `../shared`,
+/// so the test is skipped (`None`) with one line on stderr naming it; in strict mode
+/// (`EGGCAT_CORPUS=require`, which CI's `.ci/run` sets) a missing corpus fails the test instead,
+/// so that a CI run without the corpus can never pass for one that covered it.
+pub fn corpus() -> Option<PathBuf> {
     let dir = Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../../shared/upstream"
     ));
+    let strict = match std::env::var("EGGCAT_CORPUS") {
+        Ok(v) if v == "require" => true,
+        Ok(v) if !v.is_empty() => {
+            panic!("EGGCAT_CORPUS is `{v}`: set it to `require` or unset it")
+        }
+        _ => false,
+    };
     if dir.is_dir() {
         return Some(dir.to_path_buf());
     }
     assert!(
-        std::env::var("EGGCAT_CORPUS").as_deref() != Ok("require"),
-        "EGGCAT_CORPUS=require but ../shared/upstream (the real corpus) is missing"
+        !strict,
+        "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
+        dir.display()
     );
-    eprintln!("skipped {test}: needs ../shared/upstream (the real corpus)");
+    skip_test("needs ../shared/upstream (the real corpus)");
     None
+}
+
+/// Says, on one line, that the running test is skipped and why. Written to stderr directly: the
+/// test harness captures `eprintln!` of a passing test, and a skip nobody sees would pass for
+/// coverage.
+pub fn skip_test(why: &str) {
+    use std::io::Write;
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    let _ = writeln!(std::io::stderr().lock(), "skipped: {test}: {why}");
 }
 
 /// One egg file of the corpus.
@@ -108,8 +128,9 @@ pub fn with<T>(rel: &str, f: impl FnOnce(&Target<'_>) -> T) -> T {
 }
 
 /// Whether the panels' PHP can run here (Debian's php-cli with the Symfony YAML and Laravel
-/// packages `.ci/install` installs). With `EGGCAT_PHP=require` a missing package fails the test.
-pub fn php_ready(test: &str, needs: &[&str]) -> bool {
+/// packages `.ci/install` installs). With `EGGCAT_PHP=require` a missing package fails the test;
+/// otherwise the test is skipped with one line.
+pub fn php_ready(needs: &[&str]) -> bool {
     let php = std::process::Command::new("php")
         .arg("--version")
         .output()
@@ -126,6 +147,8 @@ pub fn php_ready(test: &str, needs: &[&str]) -> bool {
         std::env::var("EGGCAT_PHP").as_deref() != Ok("require"),
         "EGGCAT_PHP=require but php-cli or {missing:?} is missing (bash .ci/install installs them)"
     );
-    eprintln!("skipped {test}: needs php-cli and {missing:?} (bash .ci/install installs them)");
+    skip_test(&format!(
+        "needs php-cli and the PHP packages {missing:?} (bash .ci/install installs them)"
+    ));
     false
 }
