@@ -472,11 +472,13 @@ fn variable(i: usize, v: &Map<String, Value>) -> Result<Map<String, Value>, Stri
             Some(Value::Null) => Err(format!(
                 "variable {i}: `{field}` is null (the database column cannot be empty)"
             )),
-            Some(Value::Bool(b)) => Ok(json!(*b)),
-            Some(Value::Number(n)) => Ok(json!(n.as_f64() != Some(0.0))),
-            Some(Value::String(s)) => Ok(json!(
-                !(s.is_empty() || s == "0" || s.parse::<f64>().is_ok_and(|f| f == 0.0))
+            // `EggVariable::$validationRules`: `boolean`, checked on save.
+            Some(x) if !eggcat_egg::panel::is_laravel_boolean(x) => Err(format!(
+                "variable {i}: `{field}` is {x}, which Pelican's `boolean` rule refuses (true, false, 0, 1)"
             )),
+            Some(Value::Bool(b)) => Ok(json!(*b)),
+            Some(Value::Number(n)) => Ok(json!(n.as_u64() == Some(1))),
+            Some(Value::String(s)) => Ok(json!(s == "1")),
             Some(_) => Err(format!("variable {i}: `{field}` is not a flag")),
         }
     };

@@ -8,7 +8,9 @@
 
 use std::collections::HashMap;
 
-use eggcat_egg::panel::{PELICAN_MAX, PTERODACTYL_MAX, chars, is_alpha_dash, is_reserved_env_name};
+use eggcat_egg::panel::{
+    PELICAN_MAX, PTERODACTYL_MAX, chars, is_alpha_dash, is_laravel_boolean, is_reserved_env_name,
+};
 use serde_json::{Map, Value};
 
 use crate::default_value::check_value;
@@ -380,15 +382,5 @@ fn check_default(
             Finding::new("E034", &p, format!("default value `{shown}` {why}"))
                 .help("a new server gets this value; the panel refuses to save it until someone changes it"),
         );
-    }
-}
-
-/// Laravel's `boolean` rule: true, false, 0, 1, "0", "1".
-fn is_laravel_boolean(v: &Value) -> bool {
-    match v {
-        Value::Bool(_) => true,
-        Value::Number(n) => n.as_u64().is_some_and(|n| n <= 1),
-        Value::String(s) => s == "0" || s == "1",
-        _ => false,
     }
 }

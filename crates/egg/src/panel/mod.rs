@@ -29,6 +29,18 @@ pub fn is_uuid(s: &str) -> bool {
         })
 }
 
+/// Laravel's `boolean` rule (`user_viewable`, `user_editable` in both panels): `true`, `false`,
+/// `0`, `1`, `"0"`, `"1"`, compared strictly.
+pub fn is_laravel_boolean(v: &serde_json::Value) -> bool {
+    use serde_json::Value;
+    match v {
+        Value::Bool(_) => true,
+        Value::Number(n) => n.as_u64().is_some_and(|n| n <= 1),
+        Value::String(s) => s == "0" || s == "1",
+        _ => false,
+    }
+}
+
 /// Characters, as Laravel's `max` and `between` count a string (`mb_strlen`).
 pub fn chars(s: &str) -> usize {
     s.chars().count()
