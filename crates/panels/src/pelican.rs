@@ -428,22 +428,10 @@ fn from_parsed(p: &Map<String, Value>) -> Result<Egg, String> {
 
 /// One variable as stored and read back, fields in column order.
 fn variable(i: usize, v: &Map<String, Value>) -> Result<Map<String, Value>, String> {
-    const KNOWN: &[&str] = &[
-        "sort",
-        "name",
-        "description",
-        "env_variable",
-        "default_value",
-        "user_viewable",
-        "user_editable",
-        "rules",
-        "egg_id",
-        "field_type",
-        "id",
-        "created_at",
-        "updated_at",
-    ];
-    if let Some(unknown) = v.keys().find(|k| !KNOWN.contains(&k.as_str())) {
+    if let Some(unknown) = v
+        .keys()
+        .find(|k| !eggcat_egg::panel::is_pelican_variable_column(k))
+    {
         return Err(format!(
             "variable {i} has the field `{unknown}`, which is no column of the panel's variables"
         ));

@@ -123,8 +123,8 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
 /// (the import fails), or `None` for a column. A PTDL egg goes to both panels; Pterodactyl has
 /// no `sort`.
 fn no_column(key: &str, fam: Family) -> Option<&'static str> {
-    use eggcat_egg::panel::{PELICAN_VARIABLE_COLUMNS, PTERODACTYL_VARIABLE_COLUMNS};
-    if !PELICAN_VARIABLE_COLUMNS.contains(&key) {
+    use eggcat_egg::panel::{PTERODACTYL_VARIABLE_COLUMNS, is_pelican_variable_column};
+    if !is_pelican_variable_column(key) {
         Some("both panels refuse the egg (an unknown column)")
     } else if fam == Family::Ptdl && !PTERODACTYL_VARIABLE_COLUMNS.contains(&key) {
         Some("Pterodactyl refuses the egg (its variables have no such column; Pelican added it)")

@@ -100,27 +100,10 @@ pub fn is_alpha_dash(s: &str) -> bool {
             .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
-/// The columns of Pelican's `egg_variables` a variable of an egg file may set (its importer
-/// writes every field of a variable but `field_type` into the table; another field fails the
-/// import with an unknown column): the migrations in `database/migrations/`.
-pub const PELICAN_VARIABLE_COLUMNS: &[&str] = &[
-    "id",
-    "egg_id",
-    "sort",
-    "name",
-    "description",
-    "env_variable",
-    "default_value",
-    "user_viewable",
-    "user_editable",
-    "rules",
-    "created_at",
-    "updated_at",
-    "field_type",
-];
-
-/// The same for Pterodactyl (`EggImporterService` `forceCreate`s each variable as the file has
-/// it; `EggVariableObserver` drops only `field_type`): no `sort`, which Pelican added.
+/// The columns of Pterodactyl's `egg_variables` a variable of an egg file may set (its
+/// `EggImporterService` `forceCreate`s each variable as the file has it, and
+/// `EggVariableObserver` drops only `field_type`; another field fails the import with an unknown
+/// column).
 pub const PTERODACTYL_VARIABLE_COLUMNS: &[&str] = &[
     "id",
     "egg_id",
@@ -135,6 +118,13 @@ pub const PTERODACTYL_VARIABLE_COLUMNS: &[&str] = &[
     "updated_at",
     "field_type",
 ];
+
+/// Whether a variable field is a column of Pelican's `egg_variables` (its importer unsets
+/// `field_type` and writes every other field into the table): Pterodactyl's columns and the
+/// `sort` Pelican added (`2024_04_20_214441_add_egg_var_sort.php`).
+pub fn is_pelican_variable_column(field: &str) -> bool {
+    field == "sort" || PTERODACTYL_VARIABLE_COLUMNS.contains(&field)
+}
 
 /// Pelican's egg fields validated as text (`app/Models/Egg.php` `$validationRules`: `string`),
 /// as export paths, with whether null passes (`nullable`).
