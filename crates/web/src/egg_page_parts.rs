@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::egg_page::{has_files, rule_words};
 use crate::html::Html;
 use crate::model::{Meta, PanelImport, egg_str};
+use crate::words::count;
 
 /// The import URLs with copy buttons and the steps in each panel; the upstream file and the
 /// egg document always.
@@ -76,7 +77,9 @@ fn panel_state(h: &mut Html, p: &PanelImport) {
 fn url_row(h: &mut Html, label: &str, url: &str) {
     h.lit("<div class=\"url\">")
         .el("span", &[("class", Some("label"))], label)
-        .el("a", &[("href", Some(url)), ("class", Some("u"))], url)
+        .open("a", &[("href", Some(url)), ("class", Some("u"))])
+        .path(url)
+        .close("a")
         .open(
             "button",
             &[
@@ -116,26 +119,27 @@ pub(crate) fn linked_command(h: &mut Html, command: &str, envs: &[&str]) {
     h.text(rest);
 }
 
-/// The variables table.
+/// The variables, one block each: the name and description, then the environment variable,
+/// default, what users may do and the rules as a list of terms. Blocks, not a table: a row of
+/// five columns squeezed to a phone's width breaks words and identifiers inside themselves.
 pub(crate) fn variables(h: &mut Html, variables: &[Value]) {
     if variables.is_empty() {
         h.lit("<p>This egg has no variables.</p>");
         return;
     }
-    h.lit("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"h-variables\">")
-        .lit("<table class=\"vars\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Environment variable</th>")
-        .lit("<th scope=\"col\">Default</th><th scope=\"col\">Users</th><th scope=\"col\">Rules</th></tr></thead><tbody>");
+    h.lit("<ul class=\"vars\">");
     for v in variables {
         let env = egg_str(v, "env_variable");
         let id = format!("var-{env}");
-        h.open("tr", &[("id", Some(&id))])
-            .lit("<th scope=\"row\">")
-            .text(egg_str(v, "name"));
+        h.open("li", &[("id", Some(&id)), ("class", Some("var"))])
+            .el("h3", &[], egg_str(v, "name"));
         let desc = egg_str(v, "description");
         if !desc.is_empty() {
             h.el("p", &[("class", Some("muted"))], desc);
         }
-        h.lit("</th><td>").el("code", &[], env).lit("</td><td>");
+        h.lit("<dl><div><dt>Environment variable</dt><dd>")
+            .el("code", &[("class", Some("env"))], env)
+            .lit("</dd></div><div><dt>Default</dt><dd>");
         match v.get("default_value") {
             Some(Value::String(s)) if !s.is_empty() => {
                 h.el("code", &[], s);
@@ -161,15 +165,17 @@ pub(crate) fn variables(h: &mut Html, variables: &[Value]) {
             (false, true) => "can edit, cannot see",
             (false, false) => "hidden (admins only)",
         };
-        h.lit("</td>").el("td", &[], access);
-        h.el(
-            "td",
-            &[],
-            &rule_words(v.get("rules").unwrap_or(&Value::Null)),
-        )
-        .lit("</tr>");
+        h.lit("</dd></div><div><dt>Users</dt>")
+            .el("dd", &[], access)
+            .lit("</div><div><dt>Rules</dt>")
+            .el(
+                "dd",
+                &[],
+                &rule_words(v.get("rules").unwrap_or(&Value::Null)),
+            )
+            .lit("</div></dl></li>");
     }
-    h.lit("</tbody></table></div>");
+    h.lit("</ul>");
 }
 
 /// The configuration files (a JSON string in PTDL_v2, an object in later formats), the "server
@@ -236,8 +242,8 @@ pub(crate) fn install(h: &mut Html, install: Option<&Value>) {
     let script = egg_str(install, "script").replace("\r\n", "\n");
     let lines: Vec<&str> = script.trim_end().split('\n').collect();
     h.lit("<details><summary>The script (")
-        .num(lines.len())
-        .lit(" lines)</summary><ol class=\"code\">");
+        .text(&count(lines.len(), "line", "lines"))
+        .lit(")</summary><ol class=\"code\">");
     for line in lines {
         h.lit("<li><code>").text(line).lit("</code></li>");
     }

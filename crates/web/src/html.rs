@@ -39,6 +39,35 @@ impl Html {
         self
     }
 
+    /// Text in which each `` `span` `` between backticks is code, as the build report and the
+    /// checks write names and values: the spans become `<code>` elements, the rest escaped text.
+    /// An unpaired backtick stays a literal backtick.
+    pub(crate) fn text_code(&mut self, text: &str) -> &mut Html {
+        let mut rest = text;
+        while let Some(start) = rest.find('`') {
+            let Some(len) = rest[start + 1..].find('`') else {
+                break;
+            };
+            self.text(&rest[..start]);
+            self.el("code", &[], &rest[start + 1..start + 1 + len]);
+            rest = &rest[start + 2 + len..];
+        }
+        self.text(rest)
+    }
+
+    /// A path or URL as text, with a line-break opportunity (`<wbr>`) after each `/`: a long
+    /// path wraps between its segments, never inside a name.
+    pub(crate) fn path(&mut self, text: &str) -> &mut Html {
+        let mut parts = text.split('/').peekable();
+        while let Some(part) = parts.next() {
+            self.text(part);
+            if parts.peek().is_some() {
+                self.out.push_str("/<wbr>");
+            }
+        }
+        self
+    }
+
     /// A number as text.
     pub(crate) fn num(&mut self, n: impl std::fmt::Display) -> &mut Html {
         let _ = write!(self.out, "{n}");
@@ -144,6 +173,16 @@ mod tests {
         assert_eq!(
             h.finish(),
             "<a href=\"x&quot;&gt;&lt;script&gt;\" hidden>&lt;b&gt;&amp;&#39;</a>"
+        );
+    }
+
+    #[test]
+    fn backtick_spans_become_code_and_stay_escaped() {
+        let mut h = Html::default();
+        h.text_code("name `a<b>` and `c` then ` alone");
+        assert_eq!(
+            h.finish(),
+            "name <code>a&lt;b&gt;</code> and <code>c</code> then ` alone"
         );
     }
 }
