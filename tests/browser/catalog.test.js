@@ -75,17 +75,24 @@ async function layoutProblems(page) {
       (el.className && typeof el.className === 'string' ? '.' + el.className.trim().replace(/\s+/g, '.') : '');
     const vw = document.documentElement.clientWidth;
     if (document.documentElement.scrollWidth > vw) {
+      // The culprits: elements past the right edge that no scrolling box of theirs contains.
+      const clipped = (el) => {
+        for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+          if (getComputedStyle(a).overflowX !== 'visible') return true;
+        }
+        return false;
+      };
       const wide = [...document.querySelectorAll('body *')]
-        .filter((el) => el.getBoundingClientRect().right > vw + 0.5)
-        .filter((el) => !el.parentElement || el.parentElement.getBoundingClientRect().right <= vw + 0.5)
-        .slice(0, 3).map(describe);
+        .filter((el) => el.getBoundingClientRect().right > vw + 0.5 && !clipped(el))
+        .slice(-3).map((el) => `${describe(el)} "${el.textContent.slice(0, 60)}"`);
       problems.push(`horizontal overflow: ${document.documentElement.scrollWidth} px in ${vw} px (${wide.join(', ')})`);
     }
     const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
     const range = document.createRange();
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const el = node.parentElement;
-      if (el.closest('.readme')) continue;
+      // The README is the upstream's prose; a closed <details> is not drawn.
+      if (el.closest('.readme') || el.closest('details:not([open]) > :not(summary)')) continue;
       const code = el.closest('code, pre, kbd, .u');
       // Prose may also break after a hyphen ("next-/generation"), code never.
       for (const m of node.data.matchAll(code ? /\S+/g : /[^\s-]+-*|-+/g)) {

@@ -164,10 +164,23 @@ mod tests {
 
     #[test]
     fn api_paths_are_told_from_browser_paths_by_their_prefix() {
-        for p in ["/api", "/api/", "/api/v1/eggs/nope.json", "/api/v2/x", "/healthz", "/metrics"] {
+        for p in [
+            "/api",
+            "/api/",
+            "/api/v1/eggs/nope.json",
+            "/api/v2/x",
+            "/healthz",
+            "/metrics",
+        ] {
             assert!(is_api_path(p), "{p}");
         }
-        for p in ["/", "/eggs/nope/", "/apiary", "/status/x", "/.eggcat/nginx.conf"] {
+        for p in [
+            "/",
+            "/eggs/nope/",
+            "/apiary",
+            "/status/x",
+            "/.eggcat/nginx.conf",
+        ] {
             assert!(!is_api_path(p), "{p}");
         }
     }

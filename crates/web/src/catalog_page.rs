@@ -59,7 +59,9 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
         Nav::Catalog,
     );
     h.lit("<h1>Eggs</h1><p class=\"lede\">")
-        .text(&format!("{eggs} for Pelican and Pterodactyl from {repos}. "))
+        .text(&format!(
+            "{eggs} for Pelican and Pterodactyl from {repos}. "
+        ))
         .el(
             "a",
             &[("href", Some("feed.atom"))],

@@ -79,7 +79,7 @@ pub(crate) fn render(
     } else {
         h.lit("<ul class=\"images\">");
         for (label, image) in &images {
-            h.lit("<li>").el("code", &[], image);
+            h.lit("<li>").code(image);
             if label != image {
                 h.lit(" ").el("span", &[("class", Some("muted"))], label);
             }
@@ -147,7 +147,9 @@ pub(crate) fn render(
 /// The page's `<meta name="description">`: the egg's one-line description, else its name.
 fn meta_description(name: &str, description: &str) -> String {
     if description.is_empty() {
-        format!("{name}: an egg for Pelican and Pterodactyl, its variables, startup command and install script.")
+        format!(
+            "{name}: an egg for Pelican and Pterodactyl, its variables, startup command and install script."
+        )
     } else {
         format!("{name}: {description}")
     }
@@ -261,7 +263,7 @@ fn problems(h: &mut Html, m: &Meta, status: &Status) {
             h.lit("<li>")
                 .el("span", &[("class", Some(class))], &d.severity)
                 .lit(" ");
-            h.el("code", &[], &d.code).lit(": ").text_code(&d.message);
+            h.code(&d.code).lit(": ").text_code(&d.message);
             if !d.pointer.is_empty() || d.line.is_some() {
                 let at = match (d.line, d.column) {
                     (Some(l), Some(c)) => format!(" at {} (line {l}, column {c})", d.pointer),

@@ -94,9 +94,43 @@ fn url_row(h: &mut Html, label: &str, url: &str) {
         .lit("</span></button></div>");
 }
 
-/// A startup command, each `{{NAME}}` that names a variable linked to its row.
+/// A startup command, each `{{NAME}}` that names a variable linked to its block. The command
+/// wraps only at its spaces: each word (a `{{...}}` counts as part of its word, whatever it
+/// holds) is kept on one line, since browsers would also break after `-` or `}}`.
 pub(crate) fn linked_command(h: &mut Html, command: &str, envs: &[&str]) {
+    let mut word = String::new();
     let mut rest = command;
+    while let Some(ch) = rest.chars().next() {
+        if rest.starts_with("{{")
+            && let Some(len) = rest.find("}}")
+        {
+            word.push_str(&rest[..len + 2]);
+            rest = &rest[len + 2..];
+            continue;
+        }
+        rest = &rest[ch.len_utf8()..];
+        if ch.is_whitespace() {
+            command_word(h, &word, envs);
+            word.clear();
+            let mut buf = [0; 4];
+            h.text(ch.encode_utf8(&mut buf));
+        } else {
+            word.push(ch);
+        }
+    }
+    command_word(h, &word, envs);
+}
+
+/// One word of a command, on one line, its `{{NAME}}`s linked.
+fn command_word(h: &mut Html, word: &str, envs: &[&str]) {
+    if word.is_empty() {
+        return;
+    }
+    let whole = word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !whole {
+        h.lit("<span class=\"nw\">");
+    }
+    let mut rest = word;
     while let Some(i) = rest.find("{{") {
         let Some(len) = rest[i..].find("}}") else {
             break;
@@ -117,6 +151,9 @@ pub(crate) fn linked_command(h: &mut Html, command: &str, envs: &[&str]) {
         rest = &rest[i + len + 2..];
     }
     h.text(rest);
+    if !whole {
+        h.lit("</span>");
+    }
 }
 
 /// The variables, one block each: the name and description, then the environment variable,
@@ -138,14 +175,14 @@ pub(crate) fn variables(h: &mut Html, variables: &[Value]) {
             h.el("p", &[("class", Some("muted"))], desc);
         }
         h.lit("<dl><div><dt>Environment variable</dt><dd>")
-            .el("code", &[("class", Some("env"))], env)
+            .code(env)
             .lit("</dd></div><div><dt>Default</dt><dd>");
         match v.get("default_value") {
             Some(Value::String(s)) if !s.is_empty() => {
-                h.el("code", &[], s);
+                h.code(s);
             }
             Some(Value::Number(n)) => {
-                h.el("code", &[], &n.to_string());
+                h.code(&n.to_string());
             }
             _ => {
                 h.lit("<span class=\"muted\">empty</span>");
@@ -191,10 +228,12 @@ pub(crate) fn config(h: &mut Html, config: Option<&Value>) {
     let files = parse("files");
     match files.as_object().filter(|o| !o.is_empty()) {
         Some(files) => {
-            h.lit("<table class=\"files\"><thead><tr><th scope=\"col\">File</th><th scope=\"col\">Parser</th>")
+            // In a box of its own that scrolls: a long file name never widens the page.
+            h.lit("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"h-config\">")
+                .lit("<table class=\"files\"><thead><tr><th scope=\"col\">File</th><th scope=\"col\">Parser</th>")
                 .lit("<th scope=\"col\">Settings the panel writes</th></tr></thead><tbody>");
             for (file, spec) in files {
-                h.lit("<tr>").lit("<td>").el("code", &[], file).lit("</td>");
+                h.lit("<tr>").lit("<td>").code(file).lit("</td>");
                 h.el("td", &[], egg_str(spec, "parser"));
                 let keys: Vec<&str> = spec
                     .get("find")
@@ -203,7 +242,7 @@ pub(crate) fn config(h: &mut Html, config: Option<&Value>) {
                     .unwrap_or_default();
                 h.el("td", &[], &keys.join(", ")).lit("</tr>");
             }
-            h.lit("</tbody></table>");
+            h.lit("</tbody></table></div>");
         }
         None => {
             h.lit("<p>No configuration files are edited by the panel.</p>");
@@ -217,13 +256,11 @@ pub(crate) fn config(h: &mut Html, config: Option<&Value>) {
             other => other.to_string(),
         };
         h.lit("<dt>Ready when the console shows</dt><dd>")
-            .el("code", &[], &text)
+            .code(&text)
             .lit("</dd>");
     }
     if let Some(Value::String(stop)) = config.and_then(|c| c.get("stop")) {
-        h.lit("<dt>Stop command</dt><dd>")
-            .el("code", &[], stop)
-            .lit("</dd>");
+        h.lit("<dt>Stop command</dt><dd>").code(stop).lit("</dd>");
     }
     h.lit("</dl>");
 }

@@ -52,7 +52,10 @@ pub(crate) fn start(
         .el("title", &[], title)
         .open(
             "meta",
-            &[("name", Some("description")), ("content", Some(description))],
+            &[
+                ("name", Some("description")),
+                ("content", Some(description)),
+            ],
         )
         .open("link", &[("rel", Some("stylesheet")), ("href", Some(&css))])
         .open(

@@ -36,7 +36,7 @@ pub(crate) fn render(
         Nav::Status,
     );
     h.lit("<h1>Build status</h1><p class=\"lede\">Build ")
-        .el("code", &[], &status.build_id)
+        .code(&status.build_id)
         .lit(", finished ")
         .el(
             "time",
@@ -105,7 +105,7 @@ pub(crate) fn render(
         h.lit("<section aria-labelledby=\"h-removed\"><h2 id=\"h-removed\">Removed eggs</h2><ul>");
         for r in removed {
             h.lit("<li>")
-                .el("code", &[], &r.slug)
+                .code(&r.slug)
                 .text(&format!(
                     " ({}, {}), removed {}",
                     r.source, r.path, r.removed_at
@@ -146,7 +146,7 @@ fn problems(
     for (n, p) in list.iter().enumerate() {
         let anchor = format!("{prefix}-{n}");
         h.open("li", &[("id", Some(&anchor))])
-            .el("code", &[], &format!("{}: {}", p.source, p.path))
+            .code(&format!("{}: {}", p.source, p.path))
             .lit(" ")
             .text_code(&p.message);
         if let Some(egg) = items
@@ -185,7 +185,7 @@ fn diagnostics(h: &mut Html, status: &Status) {
         h.lit("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"h-diagnostics\"><table><thead><tr><th scope=\"col\">Code</th><th scope=\"col\">Diagnostics</th></tr></thead><tbody>");
         for (code, n) in &d.by_code {
             h.lit("<tr><th scope=\"row\">")
-                .el("code", &[], code)
+                .code(code)
                 .lit("</th><td>")
                 .num(*n)
                 .lit("</td></tr>");

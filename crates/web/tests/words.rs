@@ -132,20 +132,32 @@ fn the_status_page_shows_code_spans_and_names_its_own_data() {
     );
     assert!(!status.contains('`'), "no literal backtick left");
     assert!(status.contains("<a href=\"../api/v1/_status.json\">_status.json</a>"));
-    assert!(pages["index.html"].contains("<a href=\"api/v1/eggs/_summary.json\">_summary.json</a>"));
-    assert!(pages["eggs/egg-0/index.html"].contains("<a href=\"../../api/v1/eggs/egg-0.json\">egg-0.json</a>"));
+    assert!(
+        pages["index.html"].contains("<a href=\"api/v1/eggs/_summary.json\">_summary.json</a>")
+    );
+    assert!(
+        pages["eggs/egg-0/index.html"]
+            .contains("<a href=\"../../api/v1/eggs/egg-0.json\">egg-0.json</a>")
+    );
 }
 
 #[test]
 fn the_404_page_links_from_the_root_of_the_base_url() {
     let pages = pages(1);
     let page = &pages["404.html"];
-    assert!(page.contains("<form class=\"search lost\" role=\"search\" method=\"get\" action=\"/cat/\">"));
+    assert!(
+        page.contains(
+            "<form class=\"search lost\" role=\"search\" method=\"get\" action=\"/cat/\">"
+        )
+    );
     assert!(page.contains("<input id=\"q\" name=\"q\""));
     assert!(page.contains("<a href=\"/cat/\">Go to the catalog of every egg</a>"));
     assert!(page.contains("href=\"/cat/assets/eggcat-"));
     // Every page has a description for search engines.
     for (path, html) in &pages {
-        assert!(html.contains("<meta name=\"description\" content=\""), "{path}");
+        assert!(
+            html.contains("<meta name=\"description\" content=\""),
+            "{path}"
+        );
     }
 }

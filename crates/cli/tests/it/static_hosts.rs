@@ -207,7 +207,11 @@ console.log(JSON.stringify([
         assert_eq!(got[i].1["cache"], "no-store");
     }
     assert_eq!(got[12], uri("/status/index.html"));
-    assert_eq!(got[13], uri("/api/v1/eggs/no-such-egg.json"), "the API's 404 is the bucket's");
+    assert_eq!(
+        got[13],
+        uri("/api/v1/eggs/no-such-egg.json"),
+        "the API's 404 is the bucket's"
+    );
     assert_eq!(got[14].0, 308);
     assert_eq!(got[14].1["location"], format!("/eggs/{slug}/"));
     assert_eq!(got[15], uri("/eggs/index.html"));
