@@ -22,6 +22,7 @@ trap cleanup EXIT
 
 echo "==> release build (eggcat)" >&2
 (cd "$ROOT" && cargo build -q --release -p eggcat)
+EGGCAT="${CARGO_TARGET_DIR:-$ROOT/target}/release/eggcat"
 
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 {
@@ -38,7 +39,7 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
 } > "$TMP/eggcat.toml"
 if [[ -d "$SHARED" ]]; then CATALOG="the ten shared repositories"; else CATALOG="the demo catalog ($SHARED is absent)"; fi
 echo "==> build: $CATALOG" >&2
-"$ROOT/target/release/eggcat" build --config "$TMP/eggcat.toml" --out "$TMP/out" >/dev/null 2>&1
+"$EGGCAT" build --config "$TMP/eggcat.toml" --out "$TMP/out" >/dev/null 2>&1
 EGG=$(python3 - "$TMP/out" <<'PY'
 import json, os, sys
 root = os.path.join(sys.argv[1], "api/v1/eggs")
@@ -51,7 +52,7 @@ for e in sorted(json.load(open(os.path.join(root, "_index.json"))), key=lambda e
 print(best)
 PY
 )
-"$ROOT/target/release/eggcat" serve --config "$TMP/eggcat.toml" --listen "127.0.0.1:$PORT" >/dev/null 2>&1 &
+"$EGGCAT" serve --config "$TMP/eggcat.toml" --listen "127.0.0.1:$PORT" >/dev/null 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 600); do
     curl -sf -o /dev/null "http://127.0.0.1:$PORT/readyz" && break

@@ -41,6 +41,8 @@ import gzip, os, re, sys
 root = sys.argv[1] + "/eggs"
 sizes = []
 for slug in os.listdir(root):
+    if not os.path.isdir(os.path.join(root, slug)):
+        continue  # eggs/index.html, the list of every egg
     page = open(os.path.join(root, slug, "index.html"), "rb").read()
     page = re.sub(rb'<section id="readme".*?</section>', b"", page, flags=re.S)
     sizes.append(len(gzip.compress(page, 9)))

@@ -192,15 +192,15 @@ fn facts(h: &mut Html, doc: &EggDoc, item: &SummaryItem) {
         // A local path or a host without web URLs: the file and the version it was read at
         // (a commit, or for a plain folder the digest of its content), named as text.
         let at = format!("{}/{}: {} ({})", m.owner, m.repo, m.path, short(&m.commit));
-        h.text(&at);
+        h.path(&at);
     }
     for (label, href) in links {
-        h.el(
+        h.open(
             "a",
             &[("href", Some(&href)), ("rel", Some("noopener noreferrer"))],
-            &label,
         )
-        .lit(" ");
+        .path(&label)
+        .lit("</a> ");
     }
     h.lit("</dd></dl>");
 }

@@ -168,7 +168,7 @@ pub(crate) fn variables(h: &mut Html, variables: &[Value]) {
     for v in variables {
         let env = egg_str(v, "env_variable");
         let id = format!("var-{env}");
-        h.open("li", &[("id", Some(&id)), ("class", Some("var"))])
+        h.open("li", &[("id", Some(&id)), ("class", Some("variable"))])
             .el("h3", &[], egg_str(v, "name"));
         let desc = egg_str(v, "description");
         if !desc.is_empty() {

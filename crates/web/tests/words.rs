@@ -127,7 +127,8 @@ fn the_status_page_shows_code_spans_and_names_its_own_data() {
     let pages = pages(1);
     let status = &pages["status/index.html"];
     assert!(
-        status.contains("not an egg: <code>meta.version</code> is missing"),
+        status
+            .contains("not an egg: <code><span class=\"nw\">meta.version</span></code> is missing"),
         "backticks become code"
     );
     assert!(!status.contains('`'), "no literal backtick left");
