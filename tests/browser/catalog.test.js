@@ -294,6 +294,24 @@ for (const base of URLS) {
     }
   });
 
+  test(`${host}: without JavaScript every egg is reachable`, async () => {
+    const items = await summary(base);
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(base + '/');
+    const listed = await page.$$eval('#eggs > li', (lis) => lis.length);
+    assert.equal(listed, Math.min(items.length, 60), 'the first 60 by name');
+    if (items.length > 60) {
+      assert.equal(await page.textContent('#all'), `Show all ${items.length} eggs`);
+      await page.click('#all');
+    } else {
+      await page.goto(base + '/eggs/');
+    }
+    const links = await page.$$eval('main li a', (as) => as.map((a) => a.getAttribute('href')));
+    assert.deepEqual(links.sort(), items.map((i) => `${i.slug}/`).sort(), 'eggs/ links every egg');
+    await context.close();
+  });
+
   test(`${host}: an egg page shows its egg document`, async () => {
     const items = await summary(base);
     const pick = items.filter((i) => i.slug !== HOSTILE).sort((a, b) => b.images.length - a.images.length)[0];

@@ -96,8 +96,6 @@
     more.id = 'more';
     more.className = 'more';
     more.hidden = true;
-    // The button replaces the link to the list of every egg (the way without script).
-    if (all) all.parentNode.hidden = true;
     list.after(more);
     more.addEventListener('click', function () {
       var next = list.children.length;
@@ -259,6 +257,9 @@
       apply();
       showCounts();
       form.classList.remove('pending');
+      // The button replaces the link to the list of every egg (the way without script), now
+      // that the summary is here; if it never comes, the link stays.
+      if (all) all.parentNode.hidden = true;
       if (toggle) {
         toggle.addEventListener('click', function () {
           var open = form.classList.toggle('open');
