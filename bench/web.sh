@@ -41,6 +41,8 @@ import gzip, os, re, sys
 root = sys.argv[1] + "/eggs"
 sizes = []
 for slug in os.listdir(root):
+    if not os.path.isdir(os.path.join(root, slug)):
+        continue  # eggs/index.html, the list of every egg
     page = open(os.path.join(root, slug, "index.html"), "rb").read()
     page = re.sub(rb'<section id="readme".*?</section>', b"", page, flags=re.S)
     sizes.append(len(gzip.compress(page, 9)))
@@ -60,7 +62,7 @@ const { chromium } = require("playwright-core");
     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
   const page = await b.newPage();
   await page.goto(process.env.BASE + "/");
-  await page.waitForSelector("#search:not([hidden])");
+  await page.waitForSelector("#search:not(.pending)");
   const times = await page.evaluate(() => {
     const q = document.getElementById("q");
     const out = [];
@@ -83,11 +85,28 @@ const { chromium } = require("playwright-core");
 })();')
 read -r KEY_N KEY_MAX KEY_P95 <<<"$KEYS"
 
-pass() { awk -v a="$1" -v b="$2" 'BEGIN { print (a <= b) ? "PASS" : "FAIL" }'; }
-printf 'catalog first load (gzip -9): html %d + css %d + js %d + summary %d = %d bytes (budget 153600) %s\n' \
-    "$HTML" "$CSS" "$JS" "$SUM" "$TOTAL" "$(pass "$TOTAL" 153600)"
-printf 'keystroke filter in Chromium: %d keystrokes, max %s ms, p95 %s ms (budget 16) %s\n' \
-    "$KEY_N" "$KEY_MAX" "$KEY_P95" "$(pass "$KEY_MAX" 16)"
-printf 'egg page without README (gzip -9), %d pages: median %d, max %d bytes (budget 61440) %s\n' \
-    "$EGG_COUNT" "$EGG_MEDIAN" "$EGG_MAX" "$(pass "$EGG_MAX" 61440)"
-printf 'render() of every page, release, best of 5: %s ms (budget 500) %s\n' "$RENDER" "$(pass "$RENDER" 500)"
+# PASS when the figure is a number within its budget; a missing or unreadable figure is a FAIL
+# (never read as 0).
+STATUS=0
+pass() {
+    if [[ "$1" =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; then
+        echo PASS
+    else
+        [[ "$1" =~ ^[0-9]+([.][0-9]+)?$ ]] || echo -n "(figure missing) "
+        echo FAIL
+        STATUS=1
+    fi
+}
+# Each verdict is computed in this shell (not in a $(...) subshell) so that a FAIL sets STATUS.
+pass "$TOTAL" 153600 >"$TMP/v"; V1=$(cat "$TMP/v")
+pass "${KEY_MAX:-}" 16 >"$TMP/v"; V2=$(cat "$TMP/v")
+pass "${EGG_MAX:-}" 61440 >"$TMP/v"; V3=$(cat "$TMP/v")
+pass "${RENDER:-}" 500 >"$TMP/v"; V4=$(cat "$TMP/v")
+printf 'catalog first load (gzip -9): html %s + css %s + js %s + summary %s = %s bytes (budget 153600) %s\n' \
+    "$HTML" "$CSS" "$JS" "$SUM" "$TOTAL" "$V1"
+printf 'keystroke filter in Chromium: %s keystrokes, max %s ms, p95 %s ms (budget 16) %s\n' \
+    "${KEY_N:-?}" "${KEY_MAX:-?}" "${KEY_P95:-?}" "$V2"
+printf 'egg page without README (gzip -9), %s pages: median %s, max %s bytes (budget 61440) %s\n' \
+    "${EGG_COUNT:-?}" "${EGG_MEDIAN:-?}" "${EGG_MAX:-?}" "$V3"
+printf 'render() of every page, release, best of 5: %s ms (budget 500) %s\n' "${RENDER:-?}" "$V4"
+exit $STATUS

@@ -1,5 +1,6 @@
 // eggcat's web catalog in headless Chromium (playwright-core, the system Chromium).
-// Run by crates/cli/tests/it/browser.rs, which starts the servers and sets:
+// Run by crates/cli/tests/it/browser.rs on the demo catalog, a hostile egg and (when present)
+// the ten shared repositories; it starts the servers and sets:
 //   EGGCAT_URLS        comma-separated base URLs to test (eggcat serve, nginx), no trailing slash
 //   EGGCAT_HOSTILE     slug of the hostile egg
 //   EGGCAT_SCREENSHOTS folder for screenshots (390 px and 1280 px wide)
@@ -61,6 +62,82 @@ async function axe(page) {
     .map((v) => `${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join('; ')})`);
 }
 
+// What breaks a page's layout, found in the page: a horizontal overflow of the document, and
+// any identifier (a token of code, a command, a URL) or short word drawn on two lines, i.e.
+// broken inside itself. A token may wrap only where the page put a <wbr> (after a path's
+// slashes): the text on each side of it is a text node of its own. Prose may break after a
+// hyphen, as typesetting does, and its words longer than 30 characters where they must
+// (nothing else fits a phone's line).
+async function layoutProblems(page) {
+  return page.evaluate(() => {
+    const problems = [];
+    const describe = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') +
+      (el.className && typeof el.className === 'string' ? '.' + el.className.trim().replace(/\s+/g, '.') : '');
+    const vw = document.documentElement.clientWidth;
+    if (document.documentElement.scrollWidth > vw) {
+      // The culprits: elements past the right edge that no scrolling box of theirs contains.
+      const clipped = (el) => {
+        for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+          if (getComputedStyle(a).overflowX !== 'visible') return true;
+        }
+        return false;
+      };
+      const wide = [...document.querySelectorAll('body *')]
+        .filter((el) => el.getBoundingClientRect().right > vw + 0.5 && !clipped(el))
+        .slice(-3).map((el) => `${describe(el)} "${el.textContent.slice(0, 60)}"`);
+      problems.push(`horizontal overflow: ${document.documentElement.scrollWidth} px in ${vw} px (${wide.join(', ')})`);
+    }
+    const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+    const range = document.createRange();
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const el = node.parentElement;
+      // The README is the upstream's prose; a closed <details> is not drawn.
+      if (el.closest('.readme') || el.closest('details:not([open]) > :not(summary)')) continue;
+      const code = el.closest('code, pre, kbd, .u');
+      // Prose may also break after a hyphen ("next-/generation"), code never.
+      for (const m of node.data.matchAll(code ? /\S+/g : /[^\s-]+-*|-+/g)) {
+        if (!code && m[0].length > 30) continue;
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
+        if (tops.size > 1) problems.push(`"${m[0]}" is broken over ${tops.size} lines in ${describe(el)}`);
+      }
+    }
+    return problems;
+  });
+}
+
+// The filter selects whose widest option does not fit: "All categories (7" cut.
+async function cutSelects(page) {
+  return page.evaluate(() => {
+    const ctx = document.createElement('canvas').getContext('2d');
+    const cut = [];
+    for (const sel of document.querySelectorAll('#search select')) {
+      const cs = getComputedStyle(sel);
+      ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+      // The text, the paddings and the drop-down arrow (16 px in Chromium).
+      const chrome = parseFloat(cs.paddingLeft) + parseFloat(cs.paddingRight) + 16;
+      for (const o of sel.options) {
+        const need = ctx.measureText(o.textContent).width + chrome;
+        if (need > sel.clientWidth) cut.push(`${sel.id}: "${o.textContent}" needs ${Math.ceil(need)} px, has ${sel.clientWidth}`);
+      }
+    }
+    return cut;
+  });
+}
+
+// The egg with the most variables (the page that has the most to lay out), not the hostile one.
+async function richestEgg(base, items) {
+  let best = null;
+  let most = -1;
+  for (const i of items.filter((x) => x.slug !== HOSTILE)) {
+    const doc = await (await fetch(`${base}/api/v1/eggs/${i.slug}.json`)).json();
+    const n = (doc.egg.variables || []).length;
+    if (n > most) { most = n; best = i.slug; }
+  }
+  return best;
+}
+
 // Every egg the list shows, after "Show all" when the list holds only its first page.
 async function shown(page) {
   if (await page.isVisible('#more')) await page.click('#more');
@@ -74,7 +151,7 @@ for (const base of URLS) {
     const items = await summary(base);
     const { context, page, log } = await open(base);
     await page.goto(base + '/');
-    await page.waitForSelector('#search:not([hidden])');
+    await page.waitForSelector('#search:not(.pending)');
     assert.equal((await shown(page)).length, items.length, 'every egg listed');
 
     // A name match ranks first.
@@ -116,7 +193,7 @@ for (const base of URLS) {
     // State in the URL: a link restores it, back undoes a filter.
     const cat = items[0].category;
     await page.goto(`${base}/?q=&category=${encodeURIComponent(cat)}`);
-    await page.waitForSelector('#search:not([hidden])');
+    await page.waitForSelector('#search:not(.pending)');
     assert.equal(await page.inputValue('#f-category'), cat);
     await page.fill('#q', 'zzzz-nothing');
     assert.equal((await shown(page)).length, 0);
@@ -125,6 +202,113 @@ for (const base of URLS) {
     await page.waitForFunction(() => document.getElementById('q').value === '');
     assert.equal((await shown(page)).length, items.filter((i) => i.category === cat).length);
     clean(base, log);
+    await context.close();
+  });
+
+  test(`${host}: an empty search says so and clears the filters`, async () => {
+    const items = await summary(base);
+    const { context, page, log } = await open(base);
+    await page.goto(`${base}/?category=${encodeURIComponent(items[0].category)}`);
+    await page.waitForSelector('#search:not(.pending)');
+    assert.equal(await page.isVisible('#empty'), false, 'no message while eggs are shown');
+    await page.fill('#q', 'zzzz-nothing');
+    assert.equal((await shown(page)).length, 0);
+    assert.equal(await page.isVisible('#empty'), true);
+    assert.equal(await page.textContent('#empty-text'), 'No egg matches \u201czzzz-nothing\u201d with 1 filter.');
+    assert.equal(await page.textContent('#count'), `0 of ${items.length} ${items.length === 1 ? 'egg' : 'eggs'}`);
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('q') === 'zzzz-nothing');
+    await page.click('#clear');
+    assert.equal(await page.inputValue('#q'), '');
+    assert.equal(await page.inputValue('#f-category'), '');
+    assert.equal(new URL(page.url()).search, '', 'the URL state is cleared');
+    assert.equal(await page.isVisible('#empty'), false);
+    assert.equal(await page.textContent('#count'), `${items.length} eggs`);
+    assert.equal((await shown(page)).length, items.length);
+    // One result: the count says "1 of N eggs".
+    // The script's rule: every word of the query is in the name or the other searched fields.
+    const hay = (j) => [j.name, j.description, j.tags.join(' '), j.category, j.owner + '/' + j.repo,
+      j.images.join(' ')].join('\n').toLowerCase();
+    const hits = (q) => items.filter((j) => q.toLowerCase().split(/\s+/).filter(Boolean)
+      .every((t) => hay(j).includes(t)));
+    const unique = items.find((i) => hits(i.name).length === 1);
+    assert.ok(unique, 'an egg whose name finds only it');
+    await page.fill('#q', unique.name);
+    assert.equal(await page.textContent('#count'), `1 of ${items.length} eggs`);
+    clean(base, log);
+    await context.close();
+  });
+
+  test(`${host}: a missing page is the site's 404 page, the API's a problem document`, async () => {
+    const api = await fetch(`${base}/api/v1/eggs/no-such-egg.json`);
+    assert.equal(api.status, 404);
+    assert.equal(api.headers.get('content-type'), 'application/problem+json');
+    const { context, page, log } = await open(base);
+    for (const p of ['/eggs/no-such-egg/', '/no/such/page']) {
+      const r = await page.goto(base + p);
+      assert.equal(r.status(), 404, p);
+      assert.match(r.headers()['content-type'], /^text\/html/);
+      assert.equal(await page.textContent('h1'), 'Page not found');
+      assert.equal(await page.getAttribute('main a[href="/"]', 'href'), '/');
+    }
+    assert.deepEqual(await axe(page), [], 'axe on the 404 page');
+    await page.fill('#q', 'server');
+    await Promise.all([page.waitForURL(/[?]q=server$/), page.press('#q', 'Enter')]);
+    await page.waitForSelector('#search:not(.pending)');
+    assert.equal(await page.inputValue('#q'), 'server', 'the search box goes to the catalog with ?q=');
+    await page.goto(base + '/eggs/no-such-egg/');
+    await page.click('main a[href="/"]');
+    await page.waitForSelector('#search:not(.pending)');
+    // The missing pages above were asked for on purpose: the browser logs their 404s.
+    log.errors = log.errors.filter((e) => !/404/.test(e));
+    clean(base, log);
+    await context.close();
+  });
+
+  test(`${host}: at 390 and 1280 px nothing overflows and no identifier breaks`, async () => {
+    const items = await summary(base);
+    const egg = await richestEgg(base, items);
+    for (const width of [390, 1280]) {
+      const { context, page } = await open(base, width);
+      for (const p of ['/', `/eggs/${egg}/`, '/status/', '/eggs/no-such-egg/', '/eggs/']) {
+        await page.goto(base + p);
+        if (p === '/') await page.waitForSelector('#search:not(.pending)');
+        assert.deepEqual(await layoutProblems(page), [], `${p} at ${width} px`);
+      }
+      await page.goto(base + '/');
+      await page.waitForSelector('#search:not(.pending)');
+      if (width === 390) {
+        // The filters fold behind one button; the first screen shows eggs.
+        assert.equal(await page.isVisible('#filters'), false, 'filters folded');
+        const top = await page.$eval('#eggs > li', (li) => li.getBoundingClientRect().top);
+        assert.ok(top < 900 / 2, `the first egg starts at ${top} px`);
+        await page.click('#toggle');
+        assert.equal(await page.isVisible('#filters'), true, 'the button unfolds them');
+        assert.equal(await page.getAttribute('#toggle', 'aria-expanded'), 'true');
+        assert.deepEqual(await layoutProblems(page), [], `/ with the filters open at ${width} px`);
+      } else {
+        assert.equal(await page.isVisible('#toggle'), false);
+        assert.equal(await page.isVisible('#filters'), true);
+        assert.deepEqual(await cutSelects(page), [], 'selects at 1280 px');
+      }
+      await context.close();
+    }
+  });
+
+  test(`${host}: without JavaScript every egg is reachable`, async () => {
+    const items = await summary(base);
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(base + '/');
+    const listed = await page.$$eval('#eggs > li', (lis) => lis.length);
+    assert.equal(listed, Math.min(items.length, 60), 'the first 60 by name');
+    if (items.length > 60) {
+      assert.equal(await page.textContent('#all'), `Show all ${items.length} eggs`);
+      await page.click('#all');
+    } else {
+      await page.goto(base + '/eggs/');
+    }
+    const links = await page.$$eval('main li a', (as) => as.map((a) => a.getAttribute('href')));
+    assert.deepEqual(links.sort(), items.map((i) => `${i.slug}/`).sort(), 'eggs/ links every egg');
     await context.close();
   });
 
@@ -139,7 +323,7 @@ for (const base of URLS) {
     const want = Array.isArray(doc.egg.docker_images) ? doc.egg.docker_images : Object.values(doc.egg.docker_images);
     assert.deepEqual(images, want);
     for (const v of doc.egg.variables) {
-      const row = await page.$(`tr[id="var-${v.env_variable}"]`);
+      const row = await page.$(`li[id="var-${v.env_variable}"]`);
       assert.ok(row, `variable ${v.env_variable}`);
       assert.ok((await row.textContent()).includes(v.name));
     }
@@ -148,7 +332,7 @@ for (const base of URLS) {
     assert.deepEqual(shownCmds, commands);
     // Each {{VARIABLE}} of the egg links to its row.
     const links = await page.$$eval('pre.cmd a.var', (as) => as.map((a) => a.getAttribute('href')));
-    for (const l of links) assert.ok(await page.$(`tr[id="${l.slice(1)}"]`), l);
+    for (const l of links) assert.ok(await page.$(`li[id="${l.slice(1)}"]`), l);
 
     // Each copy button puts its URL on the clipboard: the panels' import files (as the egg
     // document's meta.import names them) and the egg document.
@@ -204,11 +388,11 @@ for (const base of URLS) {
 
   test(`${host}: no console errors and no serious accessibility violations`, async () => {
     const items = await summary(base);
-    const pages = ['/', `/eggs/${items[0].slug}/`, '/status/'];
+    const pages = ['/', `/eggs/${items[0].slug}/`, '/status/', '/eggs/'];
     for (const p of pages) {
       const { context, page, log } = await open(base);
       await page.goto(base + p);
-      if (p === '/') await page.waitForSelector('#search:not([hidden])');
+      if (p === '/') await page.waitForSelector('#search:not(.pending)');
       assert.deepEqual(await axe(page), [], `axe on ${p}`);
       clean(base, log);
       await context.close();
@@ -224,7 +408,7 @@ for (const base of URLS) {
       for (const width of [390, 1280]) {
         const { context, page } = await open(base, width);
         await page.goto(base + '/');
-        await page.waitForSelector('#search:not([hidden])');
+        await page.waitForSelector('#search:not(.pending)');
         await page.screenshot({ path: path.join(SHOTS, `${tag}-catalog-${width}.png`) });
         await page.goto(`${base}/eggs/${egg.slug}/`);
         await page.screenshot({ path: path.join(SHOTS, `${tag}-egg-${width}.png`) });

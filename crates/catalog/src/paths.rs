@@ -21,6 +21,23 @@ pub const COMPAT_PELICAN: &str = "api/v1/compat/pelican.json";
 /// The same shape, listing the eggs Pterodactyl can import.
 pub const COMPAT_PTERODACTYL: &str = "api/v1/compat/pterodactyl.json";
 
+/// The web page of a missing path: every host answers a path that names nothing with this
+/// file and status 404, unless the path is the API's ([`is_api_path`]).
+pub const NOT_FOUND_PAGE: &str = "404.html";
+/// Every egg as a plain list of links: the catalog page's "Show all" without JavaScript.
+pub const ALL_EGGS_PAGE: &str = "eggs/index.html";
+
+/// Whether a request path (decoded, starting with `/`) is the API's, whose errors are
+/// `application/problem+json`: everything under `/api/`, and the server's `/healthz`,
+/// `/readyz` and `/metrics`. Every other path is a browser's, and a missing one gets the HTML
+/// [`NOT_FOUND_PAGE`]. Decided by the path alone, not by `Accept`, so that a static host or a
+/// CDN (which cannot negotiate) answers the same as `eggcat serve`.
+pub fn is_api_path(path: &str) -> bool {
+    path == "/api"
+        || path.starts_with("/api/")
+        || matches!(path, "/healthz" | "/readyz" | "/metrics")
+}
+
 /// The per-egg import files, by file name under `api/v1/eggs/{slug}/`.
 pub mod import {
     /// The egg as Pelican's exporter writes it (PLCN_v3), YAML.
@@ -42,6 +59,7 @@ pub const LISTS: &[&str] = &[
     COMPAT_PELICAN,
     COMPAT_PTERODACTYL,
     "index.html",
+    ALL_EGGS_PAGE,
     "status/index.html",
     "feed.atom",
     STATUS,
@@ -142,5 +160,28 @@ mod tests {
         assert_eq!(media_type("api/v1/eggs/x/pelican.yaml"), "application/yaml");
         assert_eq!(media_type("index.html"), "text/html; charset=utf-8");
         assert_eq!(media_type("no-extension"), "application/octet-stream");
+    }
+
+    #[test]
+    fn api_paths_are_told_from_browser_paths_by_their_prefix() {
+        for p in [
+            "/api",
+            "/api/",
+            "/api/v1/eggs/nope.json",
+            "/api/v2/x",
+            "/healthz",
+            "/metrics",
+        ] {
+            assert!(is_api_path(p), "{p}");
+        }
+        for p in [
+            "/",
+            "/eggs/nope/",
+            "/apiary",
+            "/status/x",
+            "/.eggcat/nginx.conf",
+        ] {
+            assert!(!is_api_path(p), "{p}");
+        }
     }
 }

@@ -238,7 +238,20 @@ impl App {
                         Some((at, header)) => self.document(req, doc, at, header),
                         None => self.document(req, doc, snapshot.built_at, &snapshot.last_modified),
                     },
-                    None => missing(&snapshot, catalog_route, req.uri()),
+                    None => {
+                        let response = missing(&snapshot, catalog_route, req.uri());
+                        // A browser's path that names nothing gets the catalog's own 404 page;
+                        // the API's keep their problem document (paths::is_api_path).
+                        match snapshot.get(paths::NOT_FOUND_PAGE) {
+                            Some(page)
+                                if response.status() == StatusCode::NOT_FOUND
+                                    && !paths::is_api_path(path) =>
+                            {
+                                not_found_page(req, page)
+                            }
+                            _ => response,
+                        }
+                    }
                 };
                 // A 304 carries the Cache-Control its 200 would (RFC 9110, section 15.4.5).
                 if let Route::File { path: file, .. } = catalog_route
@@ -377,6 +390,30 @@ fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body
             path,
         ),
     }
+}
+
+/// The HTML 404 page, status 404, in the coding the client prefers. Like the problem documents
+/// it is not cached (`no-store`: the page asked for may exist after the next build) and has no
+/// validators: a 404 is not a representation of the page asked for.
+fn not_found_page<B>(req: &Request<B>, page: &Document) -> Response<Body> {
+    let accept = conditional::list(req.headers(), &header::ACCEPT_ENCODING);
+    let accept = accept.as_deref().and_then(|v| std::str::from_utf8(v).ok());
+    let coding = choose(accept, page.available());
+    let variant = page.variant(coding);
+    let mut r = Response::new(Full::new(variant.body.clone()));
+    *r.status_mut() = StatusCode::NOT_FOUND;
+    let h = r.headers_mut();
+    h.insert(header::CONTENT_TYPE, page.content_type().clone());
+    if coding != Coding::Identity && page.available()[coding.index()] {
+        h.insert(
+            header::CONTENT_ENCODING,
+            HeaderValue::from_static(coding.token()),
+        );
+    }
+    h.insert(header::CONTENT_SECURITY_POLICY, CSP);
+    h.insert(header::REFERRER_POLICY, REFERRER);
+    h.insert(header::CACHE_CONTROL, NO_STORE);
+    r
 }
 
 /// A permanent redirect that keeps the method (308).

@@ -1,31 +1,67 @@
-//! `index.html`: every egg, with the search form the script brings to life.
+//! `index.html`: the first eggs by name, with the search form the script brings to life; and
+//! `eggs/index.html`: every egg as a plain list of links, for readers without JavaScript.
 //!
-//! The HTML holds the whole list, sorted by name, so the page works without JavaScript (every
-//! egg is a link). The script (assets/eggcat.js) loads `_summary.json`, then filters and sorts
-//! these same list items; the form is `hidden` until the script shows it, so a reader without
-//! JavaScript never sees controls that do nothing.
+//! The catalog page holds the first [`PAGE`] eggs by name (the script shows as many before the
+//! reader asks for all): the page the script starts from is the page it shows, so nothing moves
+//! when it runs, and the document stays small however large the catalog grows. The script
+//! (assets/eggcat.js) loads `_summary.json`, then filters and sorts, making the list items of
+//! the eggs the HTML does not hold from the summary, with the same markup as [`item`]. Without
+//! JavaScript, "Show all" is a link to `eggs/index.html`. The form is in the page from the
+//! start, invisible (`pending`) until the script is ready, so that it takes its place at once
+//! and its appearance shifts nothing.
 
 use std::collections::BTreeMap;
 
 use crate::html::Html;
-use crate::layout::{self, Assets, Nav};
+use crate::layout::{self, Assets, Data, Nav};
 use crate::model::Status;
 use crate::summary::SummaryItem;
+use crate::words::count;
 
-/// The page.
+/// Eggs in the list before "Show all": the same number as the script's `PAGE`.
+pub(crate) const PAGE: usize = 60;
+
+/// The number of repositories the eggs come from (a repository read under two labels counts
+/// once).
+fn repositories(status: &Status) -> usize {
+    let mut s: Vec<_> = status.sources.iter().filter(|s| s.eggs > 0).collect();
+    s.dedup_by(|a, b| a.repo == b.repo && a.owner == b.owner);
+    s.len()
+}
+
+/// The eggs sorted as the list shows them: by name, then slug.
+fn by_name(items: &[SummaryItem]) -> Vec<&SummaryItem> {
+    let mut sorted: Vec<&SummaryItem> = items.iter().collect();
+    sorted.sort_by(|a, b| {
+        a.name
+            .to_lowercase()
+            .cmp(&b.name.to_lowercase())
+            .then_with(|| a.slug.cmp(&b.slug))
+    });
+    sorted
+}
+
+/// The catalog page.
 pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) -> String {
-    let mut h = Html::with_capacity(items.len() * 400 + 4096);
-    layout::start(&mut h, "eggcat: the egg catalog", "", assets, Nav::Catalog);
-    let sources = {
-        let mut s: Vec<_> = status.sources.iter().filter(|s| s.eggs > 0).collect();
-        s.dedup_by(|a, b| a.repo == b.repo && a.owner == b.owner);
-        s.len()
-    };
+    let mut h = Html::with_capacity(PAGE * 600 + 8192);
+    let eggs = count(items.len(), "game-server egg", "game-server eggs");
+    let repos = count(repositories(status), "repository", "repositories");
+    let description = format!(
+        "{eggs} for Pelican and Pterodactyl from {repos}: search them, read their variables, \
+         startup and install script, and import them by URL."
+    );
+    layout::start(
+        &mut h,
+        "eggcat: the egg catalog",
+        &description,
+        "",
+        assets,
+        Nav::Catalog,
+    );
     h.lit("<h1>Eggs</h1><p class=\"lede\">")
-        .num(items.len())
-        .lit(" game-server eggs for Pelican and Pterodactyl from ")
-        .num(sources)
-        .lit(" repositories. ")
+        .text(&format!(
+            "{eggs} for Pelican and Pterodactyl from {repos}. "
+        ))
         .el(
             "a",
             &[("href", Some("feed.atom"))],
@@ -33,12 +69,14 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
         )
         .lit(".</p>");
 
-    h.lit(
-        "<form id=\"search\" class=\"search\" role=\"search\" method=\"get\" action=\"./\" hidden>",
-    )
-    .lit("<div class=\"field q\"><label for=\"q\">Search</label>")
-    .lit("<input id=\"q\" name=\"q\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\" ")
-    .lit("placeholder=\"name, tag, image…\" aria-describedby=\"count\"></div>");
+    h.lit("<form id=\"search\" class=\"search pending\" role=\"search\" method=\"get\" action=\"./\">")
+        .lit("<div class=\"field q\"><label for=\"q\">Search</label>")
+        .lit("<input id=\"q\" name=\"q\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\" ")
+        .lit("placeholder=\"name, tag, image…\" aria-describedby=\"count\"></div>")
+        // On a small screen the filters fold behind this one button (the stylesheet shows it
+        // only there), so that the first screen shows eggs, not controls.
+        .lit("<button type=\"button\" id=\"toggle\" class=\"toggle\" aria-expanded=\"false\" aria-controls=\"filters\">Filters</button>")
+        .lit("<div id=\"filters\" class=\"filters\">");
     select(&mut h, "source", "Source", "All sources", items, |i| {
         vec![i.source.clone()]
     });
@@ -77,23 +115,79 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
     }
     h.lit("<div class=\"field\"><label for=\"sort\">Sort by</label><select id=\"sort\" name=\"sort\">")
         .lit("<option value=\"name\">Name</option><option value=\"updated\">Recently updated</option>")
-        .lit("</select></div></form>");
+        .lit("</select></div></div></form>");
 
-    let mut sorted: Vec<&SummaryItem> = items.iter().collect();
-    sorted.sort_by(|a, b| {
-        a.name
-            .to_lowercase()
-            .cmp(&b.name.to_lowercase())
-            .then_with(|| a.slug.cmp(&b.slug))
-    });
     h.lit("<p id=\"count\" class=\"count\" role=\"status\">")
-        .num(items.len())
-        .lit(" eggs</p><ul id=\"eggs\" class=\"eggs\">");
-    for i in sorted {
+        .text(&count(items.len(), "egg", "eggs"))
+        .lit("</p>")
+        // What an empty search says, filled in and shown by the script.
+        .lit("<div id=\"empty\" class=\"empty\" hidden><p id=\"empty-text\"></p>")
+        .lit("<button type=\"button\" id=\"clear\">Clear the search and filters</button></div>")
+        .lit("<ul id=\"eggs\" class=\"eggs\">");
+    for i in by_name(items).into_iter().take(PAGE) {
         item(&mut h, i);
     }
     h.lit("</ul>");
-    layout::end(&mut h, "", None);
+    if items.len() > PAGE {
+        h.lit("<p class=\"all\"><a id=\"all\" class=\"more\" href=\"eggs/\">")
+            .text(&format!("Show all {}", count(items.len(), "egg", "eggs")))
+            .lit("</a></p>");
+    }
+    layout::end(
+        &mut h,
+        "",
+        None,
+        Some(Data {
+            label: "_summary.json",
+            path: crate::SUMMARY,
+        }),
+    );
+    h.finish()
+}
+
+/// `eggs/index.html`: every egg by name, a link each, with its category and source.
+pub(crate) fn all(items: &[SummaryItem], assets: &Assets) -> String {
+    let root = "../";
+    let mut h = Html::with_capacity(items.len() * 160 + 4096);
+    let eggs = count(items.len(), "egg", "eggs");
+    layout::start(
+        &mut h,
+        "All eggs – eggcat",
+        &format!("Every egg of the catalog by name, {eggs} for Pelican and Pterodactyl."),
+        root,
+        assets,
+        Nav::Egg,
+    );
+    h.lit("<h1>All eggs</h1><p class=\"lede\">")
+        .text(&format!("{eggs}, by name. "))
+        .el(
+            "a",
+            &[("href", Some(root))],
+            "Search and filter them in the catalog",
+        )
+        .lit(".</p><ul class=\"all-eggs\">");
+    for i in by_name(items) {
+        let href = format!("{}/", i.slug);
+        h.lit("<li>")
+            .el("a", &[("href", Some(&href))], &i.name)
+            .lit(" ")
+            .el(
+                "span",
+                &[("class", Some("muted"))],
+                &format!("{} · {} · {}", i.category, i.source, i.format),
+            )
+            .lit("</li>");
+    }
+    h.lit("</ul>");
+    layout::end(
+        &mut h,
+        root,
+        None,
+        Some(Data {
+            label: "_summary.json",
+            path: crate::SUMMARY,
+        }),
+    );
     h.finish()
 }
 

@@ -8,7 +8,7 @@
 use serde_json::Value;
 
 use crate::html::Html;
-use crate::layout::{self, Assets, Nav};
+use crate::layout::{self, Assets, Data, Nav};
 use crate::model::{
     EggDoc, Meta, PanelImport, Status, clip, docker_images, egg_str, startup_commands,
 };
@@ -36,6 +36,7 @@ pub(crate) fn render(
     layout::start(
         &mut h,
         &format!("{} – eggcat", m.name),
+        &meta_description(&m.name, &item.description),
         root,
         assets,
         Nav::Egg,
@@ -78,7 +79,7 @@ pub(crate) fn render(
     } else {
         h.lit("<ul class=\"images\">");
         for (label, image) in &images {
-            h.lit("<li>").el("code", &[], image);
+            h.lit("<li>").code(image);
             if label != image {
                 h.lit(" ").el("span", &[("class", Some("muted"))], label);
             }
@@ -99,7 +100,9 @@ pub(crate) fn render(
         .collect();
     section(&mut h, "startup", "Startup");
     for (label, command) in startup_commands(egg) {
-        h.el("h3", &[], &label).lit("<pre class=\"cmd\"><code>");
+        // Focusable: a command longer than the screen scrolls inside its box, by keyboard too.
+        h.el("h3", &[], &label)
+            .lit("<pre class=\"cmd\" tabindex=\"0\"><code>");
         parts::linked_command(&mut h, &command, &envs);
         h.lit("</code></pre>");
     }
@@ -127,8 +130,29 @@ pub(crate) fn render(
 
     problems(&mut h, m, status);
     h.lit("</article>");
-    layout::end(&mut h, root, None);
+    let doc_path = eggcat_catalog::paths::egg(&m.slug);
+    let label = format!("{}.json", m.slug);
+    layout::end(
+        &mut h,
+        root,
+        None,
+        Some(Data {
+            label: &label,
+            path: &doc_path,
+        }),
+    );
     h.finish()
+}
+
+/// The page's `<meta name="description">`: the egg's one-line description, else its name.
+fn meta_description(name: &str, description: &str) -> String {
+    if description.is_empty() {
+        format!(
+            "{name}: an egg for Pelican and Pterodactyl, its variables, startup command and install script."
+        )
+    } else {
+        format!("{name}: {description}")
+    }
 }
 
 /// `<section aria-labelledby><h2>`.
@@ -168,15 +192,15 @@ fn facts(h: &mut Html, doc: &EggDoc, item: &SummaryItem) {
         // A local path or a host without web URLs: the file and the version it was read at
         // (a commit, or for a plain folder the digest of its content), named as text.
         let at = format!("{}/{}: {} ({})", m.owner, m.repo, m.path, short(&m.commit));
-        h.text(&at);
+        h.path(&at);
     }
     for (label, href) in links {
-        h.el(
+        h.open(
             "a",
             &[("href", Some(&href)), ("rel", Some("noopener noreferrer"))],
-            &label,
         )
-        .lit(" ");
+        .path(&label)
+        .lit("</a> ");
     }
     h.lit("</dd></dl>");
 }
@@ -239,7 +263,7 @@ fn problems(h: &mut Html, m: &Meta, status: &Status) {
             h.lit("<li>")
                 .el("span", &[("class", Some(class))], &d.severity)
                 .lit(" ");
-            h.el("code", &[], &d.code).lit(": ").text(&d.message);
+            h.code(&d.code).lit(": ").text_code(&d.message);
             if !d.pointer.is_empty() || d.line.is_some() {
                 let at = match (d.line, d.column) {
                     (Some(l), Some(c)) => format!(" at {} (line {l}, column {c})", d.pointer),
@@ -260,8 +284,9 @@ fn problems(h: &mut Html, m: &Meta, status: &Status) {
         for (i, msg) in warnings {
             let href = format!("../../status/#w-{i}");
             h.lit("<li>")
-                .el("a", &[("href", Some(&href))], msg)
-                .lit("</li>");
+                .open("a", &[("href", Some(&href))])
+                .text_code(msg)
+                .lit("</a></li>");
         }
         h.lit("</ul>");
     }

@@ -6,6 +6,7 @@ use serde_json::Value;
 use crate::egg_page::{has_files, rule_words};
 use crate::html::Html;
 use crate::model::{Meta, PanelImport, egg_str};
+use crate::words::count;
 
 /// The import URLs with copy buttons and the steps in each panel; the upstream file and the
 /// egg document always.
@@ -76,7 +77,9 @@ fn panel_state(h: &mut Html, p: &PanelImport) {
 fn url_row(h: &mut Html, label: &str, url: &str) {
     h.lit("<div class=\"url\">")
         .el("span", &[("class", Some("label"))], label)
-        .el("a", &[("href", Some(url)), ("class", Some("u"))], url)
+        .open("a", &[("href", Some(url)), ("class", Some("u"))])
+        .path(url)
+        .close("a")
         .open(
             "button",
             &[
@@ -91,9 +94,43 @@ fn url_row(h: &mut Html, label: &str, url: &str) {
         .lit("</span></button></div>");
 }
 
-/// A startup command, each `{{NAME}}` that names a variable linked to its row.
+/// A startup command, each `{{NAME}}` that names a variable linked to its block. The command
+/// wraps only at its spaces: each word (a `{{...}}` counts as part of its word, whatever it
+/// holds) is kept on one line, since browsers would also break after `-` or `}}`.
 pub(crate) fn linked_command(h: &mut Html, command: &str, envs: &[&str]) {
+    let mut word = String::new();
     let mut rest = command;
+    while let Some(ch) = rest.chars().next() {
+        if rest.starts_with("{{")
+            && let Some(len) = rest.find("}}")
+        {
+            word.push_str(&rest[..len + 2]);
+            rest = &rest[len + 2..];
+            continue;
+        }
+        rest = &rest[ch.len_utf8()..];
+        if ch.is_whitespace() {
+            command_word(h, &word, envs);
+            word.clear();
+            let mut buf = [0; 4];
+            h.text(ch.encode_utf8(&mut buf));
+        } else {
+            word.push(ch);
+        }
+    }
+    command_word(h, &word, envs);
+}
+
+/// One word of a command, on one line, its `{{NAME}}`s linked.
+fn command_word(h: &mut Html, word: &str, envs: &[&str]) {
+    if word.is_empty() {
+        return;
+    }
+    let whole = word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    if !whole {
+        h.lit("<span class=\"nw\">");
+    }
+    let mut rest = word;
     while let Some(i) = rest.find("{{") {
         let Some(len) = rest[i..].find("}}") else {
             break;
@@ -114,34 +151,38 @@ pub(crate) fn linked_command(h: &mut Html, command: &str, envs: &[&str]) {
         rest = &rest[i + len + 2..];
     }
     h.text(rest);
+    if !whole {
+        h.lit("</span>");
+    }
 }
 
-/// The variables table.
+/// The variables, one block each: the name and description, then the environment variable,
+/// default, what users may do and the rules as a list of terms. Blocks, not a table: a row of
+/// five columns squeezed to a phone's width breaks words and identifiers inside themselves.
 pub(crate) fn variables(h: &mut Html, variables: &[Value]) {
     if variables.is_empty() {
         h.lit("<p>This egg has no variables.</p>");
         return;
     }
-    h.lit("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"h-variables\">")
-        .lit("<table class=\"vars\"><thead><tr><th scope=\"col\">Name</th><th scope=\"col\">Environment variable</th>")
-        .lit("<th scope=\"col\">Default</th><th scope=\"col\">Users</th><th scope=\"col\">Rules</th></tr></thead><tbody>");
+    h.lit("<ul class=\"vars\">");
     for v in variables {
         let env = egg_str(v, "env_variable");
         let id = format!("var-{env}");
-        h.open("tr", &[("id", Some(&id))])
-            .lit("<th scope=\"row\">")
-            .text(egg_str(v, "name"));
+        h.open("li", &[("id", Some(&id)), ("class", Some("variable"))])
+            .el("h3", &[], egg_str(v, "name"));
         let desc = egg_str(v, "description");
         if !desc.is_empty() {
             h.el("p", &[("class", Some("muted"))], desc);
         }
-        h.lit("</th><td>").el("code", &[], env).lit("</td><td>");
+        h.lit("<dl><div><dt>Environment variable</dt><dd>")
+            .code(env)
+            .lit("</dd></div><div><dt>Default</dt><dd>");
         match v.get("default_value") {
             Some(Value::String(s)) if !s.is_empty() => {
-                h.el("code", &[], s);
+                h.code(s);
             }
             Some(Value::Number(n)) => {
-                h.el("code", &[], &n.to_string());
+                h.code(&n.to_string());
             }
             _ => {
                 h.lit("<span class=\"muted\">empty</span>");
@@ -161,15 +202,17 @@ pub(crate) fn variables(h: &mut Html, variables: &[Value]) {
             (false, true) => "can edit, cannot see",
             (false, false) => "hidden (admins only)",
         };
-        h.lit("</td>").el("td", &[], access);
-        h.el(
-            "td",
-            &[],
-            &rule_words(v.get("rules").unwrap_or(&Value::Null)),
-        )
-        .lit("</tr>");
+        h.lit("</dd></div><div><dt>Users</dt>")
+            .el("dd", &[], access)
+            .lit("</div><div><dt>Rules</dt>")
+            .el(
+                "dd",
+                &[],
+                &rule_words(v.get("rules").unwrap_or(&Value::Null)),
+            )
+            .lit("</div></dl></li>");
     }
-    h.lit("</tbody></table></div>");
+    h.lit("</ul>");
 }
 
 /// The configuration files (a JSON string in PTDL_v2, an object in later formats), the "server
@@ -185,10 +228,12 @@ pub(crate) fn config(h: &mut Html, config: Option<&Value>) {
     let files = parse("files");
     match files.as_object().filter(|o| !o.is_empty()) {
         Some(files) => {
-            h.lit("<table class=\"files\"><thead><tr><th scope=\"col\">File</th><th scope=\"col\">Parser</th>")
+            // In a box of its own that scrolls: a long file name never widens the page.
+            h.lit("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"h-config\">")
+                .lit("<table class=\"files\"><thead><tr><th scope=\"col\">File</th><th scope=\"col\">Parser</th>")
                 .lit("<th scope=\"col\">Settings the panel writes</th></tr></thead><tbody>");
             for (file, spec) in files {
-                h.lit("<tr>").lit("<td>").el("code", &[], file).lit("</td>");
+                h.lit("<tr>").lit("<td>").code(file).lit("</td>");
                 h.el("td", &[], egg_str(spec, "parser"));
                 let keys: Vec<&str> = spec
                     .get("find")
@@ -197,7 +242,7 @@ pub(crate) fn config(h: &mut Html, config: Option<&Value>) {
                     .unwrap_or_default();
                 h.el("td", &[], &keys.join(", ")).lit("</tr>");
             }
-            h.lit("</tbody></table>");
+            h.lit("</tbody></table></div>");
         }
         None => {
             h.lit("<p>No configuration files are edited by the panel.</p>");
@@ -211,13 +256,11 @@ pub(crate) fn config(h: &mut Html, config: Option<&Value>) {
             other => other.to_string(),
         };
         h.lit("<dt>Ready when the console shows</dt><dd>")
-            .el("code", &[], &text)
+            .code(&text)
             .lit("</dd>");
     }
     if let Some(Value::String(stop)) = config.and_then(|c| c.get("stop")) {
-        h.lit("<dt>Stop command</dt><dd>")
-            .el("code", &[], stop)
-            .lit("</dd>");
+        h.lit("<dt>Stop command</dt><dd>").code(stop).lit("</dd>");
     }
     h.lit("</dl>");
 }
@@ -236,8 +279,8 @@ pub(crate) fn install(h: &mut Html, install: Option<&Value>) {
     let script = egg_str(install, "script").replace("\r\n", "\n");
     let lines: Vec<&str> = script.trim_end().split('\n').collect();
     h.lit("<details><summary>The script (")
-        .num(lines.len())
-        .lit(" lines)</summary><ol class=\"code\">");
+        .text(&count(lines.len(), "line", "lines"))
+        .lit(")</summary><ol class=\"code\">");
     for line in lines {
         h.lit("<li><code>").text(line).lit("</code></li>");
     }

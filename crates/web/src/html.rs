@@ -39,6 +39,68 @@ impl Html {
         self
     }
 
+    /// Text in which each `` `span` `` between backticks is code, as the build report and the
+    /// checks write names and values: the spans become `<code>` elements, the rest escaped text.
+    /// An unpaired backtick stays a literal backtick.
+    pub(crate) fn text_code(&mut self, text: &str) -> &mut Html {
+        let mut rest = text;
+        while let Some(start) = rest.find('`') {
+            let Some(len) = rest[start + 1..].find('`') else {
+                break;
+            };
+            self.text(&rest[..start]);
+            self.code(&rest[start + 1..start + 1 + len]);
+            rest = &rest[start + 2 + len..];
+        }
+        self.text(rest)
+    }
+
+    /// Code (a path, URL, identifier, value) as text that a line may break only at its spaces
+    /// and after its `/` (where a `<wbr>` is put): every run between those that holds anything
+    /// but letters, digits and `_` is kept on one line (`<span class="nw">`, no wrapping),
+    /// since browsers also break after `-`, `?`, `}`, ... and `egg-/request.yml` or
+    /// `SERVER_PASS-/WORD` must never happen.
+    pub(crate) fn path(&mut self, text: &str) -> &mut Html {
+        let mut run = String::new();
+        let flush = |h: &mut Html, run: &mut String| {
+            if run.is_empty() {
+                return;
+            }
+            // A run ends with its `/`: nothing breaks before a slash.
+            let word = run.strip_suffix('/').unwrap_or(run);
+            if word.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                h.text(run);
+            } else {
+                h.out.push_str("<span class=\"nw\">");
+                h.text(run);
+                h.out.push_str("</span>");
+            }
+            run.clear();
+        };
+        for ch in text.chars() {
+            match ch {
+                '/' => {
+                    run.push('/');
+                    flush(self, &mut run);
+                    self.out.push_str("<wbr>");
+                }
+                c if c.is_whitespace() => {
+                    flush(self, &mut run);
+                    let mut buf = [0; 4];
+                    self.text(c.encode_utf8(&mut buf));
+                }
+                c => run.push(c),
+            }
+        }
+        flush(self, &mut run);
+        self
+    }
+
+    /// `<code>` holding `text` as [`Html::path`] writes it.
+    pub(crate) fn code(&mut self, text: &str) -> &mut Html {
+        self.lit("<code>").path(text).lit("</code>")
+    }
+
     /// A number as text.
     pub(crate) fn num(&mut self, n: impl std::fmt::Display) -> &mut Html {
         let _ = write!(self.out, "{n}");
@@ -144,6 +206,26 @@ mod tests {
         assert_eq!(
             h.finish(),
             "<a href=\"x&quot;&gt;&lt;script&gt;\" hidden>&lt;b&gt;&amp;&#39;</a>"
+        );
+    }
+
+    #[test]
+    fn code_breaks_only_at_spaces_and_after_slashes() {
+        let mut h = Html::default();
+        h.path("a/egg-x.json b_C <");
+        assert_eq!(
+            h.finish(),
+            "a/<wbr><span class=\"nw\">egg-x.json</span> b_C <span class=\"nw\">&lt;</span>"
+        );
+    }
+
+    #[test]
+    fn backtick_spans_become_code_and_stay_escaped() {
+        let mut h = Html::default();
+        h.text_code("name `a<b>` and `c` then ` alone");
+        assert_eq!(
+            h.finish(),
+            "name <code><span class=\"nw\">a&lt;b&gt;</span></code> and <code>c</code> then ` alone"
         );
     }
 }

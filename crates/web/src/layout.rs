@@ -1,7 +1,9 @@
 //! The frame every page shares: head, skip link, header with the site navigation, footer.
 //!
 //! Every URL in a page is relative (`root` is the way back to the top of the tree, `""`,
-//! `"../"` or `"../../"`), so the tree works under any base path on any static host.
+//! `"../"` or `"../../"`), so the tree works under any base path on any static host. The one
+//! exception is the 404 page, answered at any depth: its `root` is the absolute path of the
+//! tree's root (from `base_url`, `"/"` by default).
 
 use crate::html::Html;
 
@@ -20,8 +22,24 @@ pub(crate) enum Nav {
     Status,
 }
 
-/// Writes the page up to the opening of `<main>`.
-pub(crate) fn start(h: &mut Html, title: &str, root: &str, assets: &Assets, nav: Nav) {
+/// Which JSON document holds a page's data, named in its footer.
+pub(crate) struct Data<'a> {
+    /// The file name shown (`_summary.json`, `_status.json`, `{slug}.json`).
+    pub(crate) label: &'a str,
+    /// Its path from the tree's root.
+    pub(crate) path: &'a str,
+}
+
+/// Writes the page up to the opening of `<main>`. `description` becomes the page's
+/// `<meta name="description">` (what a search engine shows under the title).
+pub(crate) fn start(
+    h: &mut Html,
+    title: &str,
+    description: &str,
+    root: &str,
+    assets: &Assets,
+    nav: Nav,
+) {
     let css = format!("{root}{}", assets.css);
     let js = format!("{root}{}", assets.js);
     let feed = format!("{root}feed.atom");
@@ -32,6 +50,13 @@ pub(crate) fn start(h: &mut Html, title: &str, root: &str, assets: &Assets, nav:
         // No favicon: without this line browsers ask for /favicon.ico, a 404 on every host.
         .lit("<link rel=\"icon\" href=\"data:,\">")
         .el("title", &[], title)
+        .open(
+            "meta",
+            &[
+                ("name", Some("description")),
+                ("content", Some(description)),
+            ],
+        )
         .open("link", &[("rel", Some("stylesheet")), ("href", Some(&css))])
         .open(
             "link",
@@ -49,11 +74,14 @@ pub(crate) fn start(h: &mut Html, title: &str, root: &str, assets: &Assets, nav:
         .text(if root.is_empty() { "./" } else { root })
         .lit("\">eggcat</a><nav aria-label=\"Site\"><ul>");
     let items: [(&str, &str, Nav); 2] = [
-        ("./", "Catalog", Nav::Catalog),
+        ("", "Catalog", Nav::Catalog),
         ("status/", "Build status", Nav::Status),
     ];
     for (href, label, which) in items {
-        let href = format!("{root}{href}");
+        let href = match format!("{root}{href}") {
+            top if top.is_empty() => "./".to_owned(),
+            other => other,
+        };
         let current = (which == nav).then_some("page");
         h.lit("<li>")
             .el(
@@ -68,16 +96,20 @@ pub(crate) fn start(h: &mut Html, title: &str, root: &str, assets: &Assets, nav:
         .lit("</li></ul></nav></header><main id=\"main\" tabindex=\"-1\">");
 }
 
-/// Closes `<main>` and the page.
-pub(crate) fn end(h: &mut Html, root: &str, built: Option<&str>) {
-    let api = format!("{root}api/v1/eggs/_summary.json");
+/// Closes `<main>` and the page; the footer names the JSON document of the page's data.
+pub(crate) fn end(h: &mut Html, root: &str, built: Option<&str>, data: Option<Data<'_>>) {
     h.lit("</main><footer class=\"site\"><p>Built ");
     // Egg pages leave the build time out: a page changes only when its egg does, so a rebuild
     // does not rewrite (or re-upload) every page.
     if let Some(built) = built {
         h.text(built).lit(" ");
     }
-    h.lit("by eggcat from the upstream repositories. The same data as JSON: ")
-        .el("a", &[("href", Some(&api))], "_summary.json")
-        .lit(".</p></footer></body></html>\n");
+    h.lit("by eggcat from the upstream repositories.");
+    if let Some(data) = data {
+        let href = format!("{root}{}", data.path);
+        h.lit(" The same data as JSON: ")
+            .el("a", &[("href", Some(&href))], data.label)
+            .lit(".");
+    }
+    h.lit("</p></footer></body></html>\n");
 }

@@ -5,14 +5,17 @@
 //! out. It reads `api/v1/eggs/_index.json`, every egg document, `api/v1/_status.json` and, when
 //! present, `api/v1/eggs/_removed.json`, and writes (paths from the tree's root):
 //!
-//! - `index.html`: the catalog; `eggs/{slug}/index.html`: one page per egg; `status/index.html`;
+//! - `index.html`: the catalog; `eggs/index.html`: every egg as a plain list (the catalog
+//!   without JavaScript); `eggs/{slug}/index.html`: one page per egg; `status/index.html`;
+//! - `404.html`: the page every host answers a missing browser path with (status 404);
 //! - `feed.atom`: recently added and updated eggs;
 //! - `api/v1/eggs/_summary.json`: what the catalog page shows and searches;
 //! - `assets/eggcat-{hash}.css`, `assets/eggcat-{hash}.js`: named by content, cacheable forever;
 //! - `icons/{slug}.{png,jpg,gif,webp}`: egg icons that passed the checks of [`icon`].
 //!
-//! Every page uses relative URLs; only the feed and the copy-to-clipboard import URLs use
-//! [`SiteOptions::base_url`]. docs/web.md describes the pages and their rules.
+//! Every page uses relative URLs, except `404.html` (answered at any depth, it starts its URLs
+//! from the path of [`SiteOptions::base_url`]); only the feed, the 404 page and the
+//! copy-to-clipboard import URLs use [`SiteOptions::base_url`]. docs/web.md describes the pages and their rules.
 
 use std::collections::BTreeMap;
 
@@ -24,10 +27,12 @@ mod html;
 mod icon;
 mod layout;
 mod model;
+mod not_found_page;
 mod readme;
 mod rules;
 mod status_page;
 mod summary;
+mod words;
 
 pub use eggcat_catalog::PreviousFiles;
 pub use eggcat_catalog::paths::SUMMARY;
@@ -108,6 +113,14 @@ pub fn render(
     out.insert(
         "index.html".to_owned(),
         catalog_page::render(&items, &status, &assets).into_bytes(),
+    );
+    out.insert(
+        eggcat_catalog::paths::ALL_EGGS_PAGE.to_owned(),
+        catalog_page::all(&items, &assets).into_bytes(),
+    );
+    out.insert(
+        eggcat_catalog::paths::NOT_FOUND_PAGE.to_owned(),
+        not_found_page::render(base, &assets).into_bytes(),
     );
     out.insert(
         "status/index.html".to_owned(),

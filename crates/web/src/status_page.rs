@@ -4,9 +4,10 @@
 //! (each with an anchor `#w-{n}`, `#s-{n}`, the egg pages link to); the removed slugs.
 
 use crate::html::Html;
-use crate::layout::{self, Assets, Nav};
+use crate::layout::{self, Assets, Data, Nav};
 use crate::model::{Removed, SourceProblem, Status};
 use crate::summary::SummaryItem;
+use crate::words::count;
 
 /// The page.
 pub(crate) fn render(
@@ -17,9 +18,25 @@ pub(crate) fn render(
 ) -> String {
     let root = "../";
     let mut h = Html::with_capacity(32 * 1024);
-    layout::start(&mut h, "Build status – eggcat", root, assets, Nav::Status);
+    let summary = format!(
+        "{}, {}, {}",
+        count(status.eggs, "egg", "eggs"),
+        count(status.skipped.len(), "file skipped", "files skipped"),
+        count(status.warnings.len(), "warning", "warnings"),
+    );
+    layout::start(
+        &mut h,
+        "Build status – eggcat",
+        &format!(
+            "The build report of the egg catalog: {summary}; the health of each upstream \
+             repository and every diagnostic."
+        ),
+        root,
+        assets,
+        Nav::Status,
+    );
     h.lit("<h1>Build status</h1><p class=\"lede\">Build ")
-        .el("code", &[], &status.build_id)
+        .code(&status.build_id)
         .lit(", finished ")
         .el(
             "time",
@@ -27,12 +44,8 @@ pub(crate) fn render(
             &status.finished_at,
         )
         .lit(": ")
-        .num(status.eggs)
-        .lit(" eggs, ")
-        .num(status.skipped.len())
-        .lit(" files skipped, ")
-        .num(status.warnings.len())
-        .lit(" warnings.</p>");
+        .text(&summary)
+        .lit(".</p>");
 
     h.lit("<section aria-labelledby=\"h-sources\"><h2 id=\"h-sources\">Sources</h2>")
         .lit("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"h-sources\"><table><thead><tr>")
@@ -53,7 +66,9 @@ pub(crate) fn render(
             _ => format!("failed: {}", s.error.as_deref().unwrap_or("")),
         };
         let class = if s.status == "ok" { "ok" } else { "bad" };
-        h.el("td", &[("class", Some(class))], &health);
+        h.open("td", &[("class", Some(class))])
+            .text_code(&health)
+            .close("td");
         h.lit("<td>").num(s.eggs).lit("</td>");
         let found: usize = status
             .diagnostics
@@ -90,7 +105,7 @@ pub(crate) fn render(
         h.lit("<section aria-labelledby=\"h-removed\"><h2 id=\"h-removed\">Removed eggs</h2><ul>");
         for r in removed {
             h.lit("<li>")
-                .el("code", &[], &r.slug)
+                .code(&r.slug)
                 .text(&format!(
                     " ({}, {}), removed {}",
                     r.source, r.path, r.removed_at
@@ -99,7 +114,15 @@ pub(crate) fn render(
         }
         h.lit("</ul></section>");
     }
-    layout::end(&mut h, root, Some(&status.finished_at));
+    layout::end(
+        &mut h,
+        root,
+        Some(&status.finished_at),
+        Some(Data {
+            label: "_status.json",
+            path: eggcat_catalog::paths::STATUS,
+        }),
+    );
     h.finish()
 }
 
@@ -123,9 +146,9 @@ fn problems(
     for (n, p) in list.iter().enumerate() {
         let anchor = format!("{prefix}-{n}");
         h.open("li", &[("id", Some(&anchor))])
-            .el("code", &[], &format!("{}: {}", p.source, p.path))
+            .code(&format!("{}: {}", p.source, p.path))
             .lit(" ")
-            .text(&p.message);
+            .text_code(&p.message);
         if let Some(egg) = items
             .iter()
             .find(|i| format!("{}/{}", i.owner, i.repo) == p.source && path_of(i, p))
@@ -151,17 +174,18 @@ fn path_of(i: &SummaryItem, p: &SourceProblem) -> bool {
 fn diagnostics(h: &mut Html, status: &Status) {
     let d = &status.diagnostics;
     h.lit("<section aria-labelledby=\"h-diagnostics\"><h2 id=\"h-diagnostics\">Diagnostics</h2><p>")
-        .num(d.errors)
-        .lit(" errors, ")
-        .num(d.warnings)
-        .lit(" warnings, ")
-        .num(d.notes)
-        .lit(" notes found by the checks of <code>eggcat validate</code> in the catalog's eggs; each egg's page lists its own.</p>");
+        .text(&format!(
+            "{}, {}, {}",
+            count(d.errors, "error", "errors"),
+            count(d.warnings, "warning", "warnings"),
+            count(d.notes, "note", "notes")
+        ))
+        .lit(" found by the checks of <code>eggcat validate</code> in the catalog's eggs; each egg's page lists its own.</p>");
     if !d.by_code.is_empty() {
         h.lit("<div class=\"scroll\" tabindex=\"0\" role=\"region\" aria-labelledby=\"h-diagnostics\"><table><thead><tr><th scope=\"col\">Code</th><th scope=\"col\">Diagnostics</th></tr></thead><tbody>");
         for (code, n) in &d.by_code {
             h.lit("<tr><th scope=\"row\">")
-                .el("code", &[], code)
+                .code(code)
                 .lit("</th><td>")
                 .num(*n)
                 .lit("</td></tr>");

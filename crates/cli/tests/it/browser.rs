@@ -1,6 +1,8 @@
 //! The web catalog in a real browser: `node --test tests/browser/` (Playwright driving the
-//! system Chromium, axe-core) against the real `eggcat serve` and against nginx serving an
-//! `eggcat build --out` tree, on the ten shared repositories plus a hostile egg.
+//! system Chromium, axe-core) against the real `eggcat serve` and against nginx with the
+//! generated rules serving an `eggcat build --out` tree. The catalog is the bundled demo
+//! (demo/upstream, always there) plus a hostile egg made here (it lives only in this test), plus
+//! the ten shared repositories when `../shared/upstream` is beside the checkout.
 //!
 //! Skips with a message when node, Chromium, nginx or tests/browser/node_modules are missing,
 //! unless `EGGCAT_BROWSER_TESTS=require` (CI), which turns every missing piece into a failure.
@@ -128,17 +130,17 @@ fn wait_ok(port: u16, path: &str) {
     }
 }
 
+/// nginx serving the `--out` tree with the rules the build wrote beside it (`.eggcat/nginx.conf`),
+/// as docs/deploy.md tells a host to.
 fn nginx_conf(dir: &Path, root: &Path, port: u16) -> PathBuf {
-    let csp = eggcat_catalog::paths::CONTENT_SECURITY_POLICY;
     let d = dir.display();
+    let root = root.display();
     let conf = format!(
         "daemon off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\nevents {{}}\nhttp {{\n\
-         include /etc/nginx/mime.types;\ntypes {{ application/atom+xml atom; }}\naccess_log off;\n\
+         access_log off;\n\
          client_body_temp_path {d}/body;\nproxy_temp_path {d}/proxy;\nfastcgi_temp_path {d}/fastcgi;\n\
          uwsgi_temp_path {d}/uwsgi;\nscgi_temp_path {d}/scgi;\n\
-         server {{\nlisten 127.0.0.1:{port};\nroot {};\nindex index.html;\ncharset utf-8;\n\
-         location / {{ try_files $uri $uri/ =404; add_header Content-Security-Policy \"{csp}\" always; }}\n}}\n}}\n",
-        root.display()
+         server {{\nlisten 127.0.0.1:{port};\nroot {root};\ninclude {root}/.eggcat/nginx.conf;\n}}\n}}\n"
     );
     let path = dir.join("nginx.conf");
     std::fs::write(&path, conf).unwrap();
@@ -168,17 +170,30 @@ fn the_web_catalog_in_chromium() {
             return missing(what);
         }
     }
-    let Some(shared) = shared_upstream() else {
-        return missing("the shared upstream data is missing");
-    };
-
     let tmp = tempfile::tempdir().unwrap();
     let port = free_port();
     let mut config = format!("data_dir = \"data\"\nbase_url = \"http://127.0.0.1:{port}\"\n");
-    let mut names: Vec<String> = std::fs::read_dir(&shared)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
+    // The bundled demo, as `eggcat serve --config demo/eggcat.toml` reads it: a plain folder.
+    let demo = workspace().join("demo/upstream").canonicalize().unwrap();
+    config.push_str(&format!(
+        "[[source]]\nurl = \"{}\"\nlabel = \"demo\"\nowner = \"eggcat\"\nrepo = \"demo-eggs\"\nbranch = \"main\"\n",
+        demo.display()
+    ));
+    // The real corpus when it is beside the checkout (looked for here, not through
+    // `shared_upstream`: these tests run on the demo without it, in every mode).
+    let shared = workspace().join("../shared/upstream/pelican-eggs");
+    let mut names: Vec<String> = match std::fs::read_dir(&shared) {
+        Ok(dir) => dir
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect(),
+        Err(_) => {
+            eprintln!(
+                "browser tests: {} is missing; running on the demo catalog only",
+                shared.display()
+            );
+            Vec::new()
+        }
+    };
     names.sort();
     for name in &names {
         let repo = repo_from(&shared.join(name), &tmp.path().join("repos").join(name));

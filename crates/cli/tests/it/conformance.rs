@@ -106,8 +106,27 @@ pub(crate) fn checks(files: &BTreeMap<String, Vec<u8>>, cache_control: &str) -> 
     out.push(problem("/api/v1/eggs?fields=nope", 400));
     out.push(problem("/api/v1/eggs/no-such-egg", 404));
     out.push(problem("/api/v1/eggs/no-such-egg.json", 404));
-    out.push(problem("/no/such/file.json", 404));
-    out.push(problem("/.eggcat/nginx.conf", 404));
+    out.push(problem("/api/v1/no/such/file.json", 404));
+    out.push(problem("/api/nope", 404));
+    // A browser's path that names nothing: the site's own 404 page, with status 404, decided
+    // by the path (paths::is_api_path), never cached.
+    assert!(
+        files.contains_key(paths::NOT_FOUND_PAGE),
+        "the build wrote the 404 page"
+    );
+    for target in [
+        "/no/such/file.json",
+        "/eggs/no-such-egg/",
+        "/eggs/no-such-egg/index.html",
+        "/nope",
+        "/apiary/",
+        "/.eggcat/nginx.conf",
+    ] {
+        let mut c = Check::get(target, 404, Body::File(paths::NOT_FOUND_PAGE.to_owned()));
+        c.content_type = Some(paths::media_type(paths::NOT_FOUND_PAGE).to_owned());
+        c.cache_control = Some("no-store".into());
+        out.push(c);
+    }
     let removed: Vec<serde_json::Value> = files
         .get(paths::REMOVED)
         .and_then(|b| serde_json::from_slice(b).ok())
@@ -198,7 +217,7 @@ pub(crate) fn run(
         }
         let html = answer.header("content-type").starts_with("text/html");
         if html
-            && answer.status == 200
+            && matches!(answer.status, 200 | 404)
             && answer.header("content-security-policy") != paths::CONTENT_SECURITY_POLICY
         {
             fail(format!(

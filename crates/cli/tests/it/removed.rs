@@ -186,14 +186,15 @@ fn every_published_file_is_served_with_its_media_type() {
     let r = get(&app, "/status", &[]);
     assert_eq!(r.status(), 308);
     assert_eq!(r.headers()["location"], "/status/");
-    // Anything else is a problem+json 404.
-    for path in [
-        "/nothing.html",
-        "/eggs/eggs-none/",
-        "/api/v1/eggs/_nothing.json",
+    // Anything else is a 404: the site's HTML page for a browser's path, a problem+json
+    // document for the API's (decided by the path).
+    for (path, media_type) in [
+        ("/nothing.html", "text/html; charset=utf-8"),
+        ("/eggs/eggs-none/", "text/html; charset=utf-8"),
+        ("/api/v1/eggs/_nothing.json", "application/problem+json"),
     ] {
         let r = get(&app, path, &[]);
         assert_eq!(r.status(), 404, "{path}");
-        assert_eq!(r.headers()["content-type"], "application/problem+json");
+        assert_eq!(r.headers()["content-type"], media_type, "{path}");
     }
 }

@@ -145,19 +145,30 @@ fn the_cloudfront_function_rewrites_and_answers_what_a_bucket_cannot() {
     let files = tree(tmp.path());
     let removed: Vec<serde_json::Value> = serde_json::from_slice(&files[paths::REMOVED]).unwrap();
     let gone = removed[0]["slug"].as_str().unwrap();
+    let index: Vec<serde_json::Value> = serde_json::from_slice(&files[paths::INDEX]).unwrap();
+    // An egg of the catalog: the last by slug, so that the front-coded search runs through
+    // every entry before it.
+    let slug = index.last().unwrap()["slug"].as_str().unwrap();
     let function = tmp.path().join("out/.eggcat/cloudfront-function.js");
     let script = format!(
         r#"const src = require('fs').readFileSync({path:?}, 'utf8');
 const handler = new Function(src + '; return handler;')();
 const run = (uri, qs, method) => {{
   const r = handler({{ request: {{ uri, method: method || 'GET', querystring: qs || {{}}, headers: {{}} }} }});
-  return r.statusCode ? [r.statusCode, r.body ? JSON.parse(r.body.data) : null] : [0, r.uri];
+  if (!r.statusCode) return [0, r.uri];
+  const type = r.headers['content-type'] ? r.headers['content-type'].value : '';
+  if (type.startsWith('text/html')) return [r.statusCode, {{ html: r.body.data, type, cache: r.headers['cache-control'].value }}];
+  if (r.headers.location) return [r.statusCode, {{ location: r.headers.location.value }}];
+  return [r.statusCode, r.body ? JSON.parse(r.body.data) : null];
 }};
 console.log(JSON.stringify([
   run('/api/v1/eggs'), run('/api/v1/eggs', {{ fields: {{ value: 'name' }} }}),
   run('/api/v1/eggs', {{ fields: {{ value: 'x' }} }}), run('/api/v1/eggs/some-egg'),
   run('/'), run('/eggs/some-egg/'), run('/api/v1/eggs/{gone}/pelican.yaml'),
   run('/api/v1/eggs/_index.json', null, 'DELETE'), run('/api/v1/eggs', null, 'OPTIONS'),
+  run('/eggs/{slug}/'), run('/eggs/no-such-egg/'), run('/no/such/file.json'), run('/status/'),
+  run('/api/v1/eggs/no-such-egg.json'), run('/eggs/{slug}'), run('/eggs/'), run('/404.html'),
+  run('/assets/eggcat-0123456789abcdef.css'), run('/eggs/{slug}/index.html'),
 ]));"#,
         path = function.display().to_string()
     );
@@ -178,10 +189,33 @@ console.log(JSON.stringify([
     assert_eq!(got[2].0, 400);
     assert_eq!(got[3], uri("/api/v1/eggs/some-egg.json"));
     assert_eq!(got[4], uri("/index.html"));
-    assert_eq!(got[5], uri("/eggs/some-egg/index.html"));
+    assert_eq!(got[5].0, 404, "no egg has the slug `some-egg`");
     assert_eq!(got[6].0, 410);
     assert_eq!(got[6].1["slug"], gone);
     assert_eq!(got[6].1["removedAt"], removed[0]["removedAt"]);
     assert_eq!(got[7].0, 405);
     assert_eq!(got[8].0, 204);
+    // A browser's path: an egg's page goes to the bucket; a path that names no page is
+    // answered here with the site's 404 page (the bucket's miss would get the API's problem
+    // document from the distribution's custom error response).
+    assert_eq!(got[9], uri(&format!("/eggs/{slug}/index.html")));
+    let page = String::from_utf8(files[paths::NOT_FOUND_PAGE].clone()).unwrap();
+    for i in [10, 11] {
+        assert_eq!(got[i].0, 404, "{:?}", got[i]);
+        assert_eq!(got[i].1["html"], page.as_str());
+        assert_eq!(got[i].1["type"], "text/html; charset=utf-8");
+        assert_eq!(got[i].1["cache"], "no-store");
+    }
+    assert_eq!(got[12], uri("/status/index.html"));
+    assert_eq!(
+        got[13],
+        uri("/api/v1/eggs/no-such-egg.json"),
+        "the API's 404 is the bucket's"
+    );
+    assert_eq!(got[14].0, 308);
+    assert_eq!(got[14].1["location"], format!("/eggs/{slug}/"));
+    assert_eq!(got[15], uri("/eggs/index.html"));
+    assert_eq!(got[16], uri("/404.html"));
+    assert_eq!(got[17], uri("/assets/eggcat-0123456789abcdef.css"));
+    assert_eq!(got[18], uri(&format!("/eggs/{slug}/index.html")));
 }

@@ -2,7 +2,9 @@
 //! Everything sits in one `route` so that it runs in the written order (Caddy otherwise sorts
 //! directives by its own order, and `header` would run before the rewrites). Errors (404, 405,
 //! 400, 410) are answered by `handle_errors` with the problem documents of `.eggcat/`; a removed
-//! egg is recognized by its `.eggcat/gone/{slug}.json`, so a new build needs no reload.
+//! egg is recognized by its `.eggcat/gone/{slug}.json`, so a new build needs no reload. A 404
+//! outside the API's paths ([`paths::is_api_path`]) is answered with the tree's HTML
+//! [`paths::NOT_FOUND_PAGE`] instead of the problem document.
 
 use eggcat_catalog::paths;
 
@@ -93,6 +95,24 @@ pub(crate) fn config(options: &RulesOptions) -> String {
 	}}
 
 	handle_errors {{
+		# A missing page of the site: the HTML 404 page; the API keeps its problem documents.
+		@page_404 {{
+			expression {{http.error.status_code}} == 404
+			not path /api /api/* /healthz /readyz /metrics
+		}}
+		handle @page_404 {{
+			header {{
+				-Last-Modified
+				-ETag
+				Content-Type "text/html; charset=utf-8"
+				Cache-Control no-store
+				Content-Security-Policy {csp}
+				Referrer-Policy {REFERRER_POLICY}
+			}}
+			rewrite * /{not_found_page}
+			file_server
+		}}
+		handle {{
 		route {{
 			header {{
 				-Content-Security-Policy
@@ -110,8 +130,10 @@ pub(crate) fn config(options: &RulesOptions) -> String {
 			rewrite @status_other /{RULES_DIR}/{{http.error.status_code}}.json
 			file_server
 		}}
+		}}
 	}}
-"#
+"#,
+        not_found_page = paths::NOT_FOUND_PAGE,
     )
 }
 

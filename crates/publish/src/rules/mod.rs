@@ -43,7 +43,7 @@ pub fn files(
     add("Caddyfile", caddy::config(options).into_bytes());
     add(
         "cloudfront-function.js",
-        cloudfront::function(&gone).into_bytes(),
+        cloudfront::function(files, &gone).into_bytes(),
     );
     add("404.json", not_found_problem());
     add("400.json", problems::bad_fields_problem());

@@ -1,7 +1,9 @@
 //! The nginx rules: a snippet to `include` inside a `server` block whose `root` is the `--out`
 //! folder. Headers are set once at server level through variables (an `add_header` in a
 //! location would silently drop every inherited one); 410 is decided at server level from the
-//! presence of `.eggcat/gone/{slug}.json`, so a new build needs no reload.
+//! presence of `.eggcat/gone/{slug}.json`, so a new build needs no reload. A missing path is
+//! answered by path ([`paths::is_api_path`]): the API's with the 404 problem document, every
+//! other with the tree's HTML [`paths::NOT_FOUND_PAGE`], both with status 404.
 
 use std::fmt::Write;
 
@@ -58,6 +60,16 @@ pub(crate) fn config(options: &RulesOptions) -> String {
     ));
     line(&format!("    set $eggcat_referrer \"{REFERRER_POLICY}\";"));
     line("}");
+    line("# The 404 page answering a missing path (its $uri, not the $request_uri asked for) is");
+    line("# not cached, as eggcat serve answers it; asked for by its own name it is a file.");
+    line("set $eggcat_pair \"$uri $request_uri\";");
+    line(&format!(
+        "if ($eggcat_pair ~ \"^/{page} (?!/{page_re}([?]|$))\") {{",
+        page = paths::NOT_FOUND_PAGE,
+        page_re = paths::NOT_FOUND_PAGE.replace('.', "\\.")
+    ));
+    line("    set $eggcat_cache no-store;");
+    line("}");
     line("# Named by their content: cacheable for a year.");
     line("if ($uri ~ \"^/assets/eggcat-\") {");
     line(&format!(
@@ -104,7 +116,12 @@ pub(crate) fn config(options: &RulesOptions) -> String {
     line(&format!(
         "error_page 410 /{RULES_DIR}/gone/$eggcat_gone.json;"
     ));
-    line(&format!("error_page 404 /{RULES_DIR}/404.json;"));
+    line("# A missing path: the API's get the problem document, a browser's the HTML page.");
+    line(&format!("set $eggcat_404 /{};", paths::NOT_FOUND_PAGE));
+    line("if ($uri ~ \"^/(api(/|$)|healthz$|readyz$|metrics$)\") {");
+    line(&format!("    set $eggcat_404 /{RULES_DIR}/404.json;"));
+    line("}");
+    line("error_page 404 $eggcat_404;");
     line(&format!("error_page 405 /{RULES_DIR}/405.json;"));
     line("");
     line("# The problem documents: reachable only through error_page.");

@@ -1,10 +1,59 @@
 // eggcat: the web catalog's one script. The catalog page's search, filters, sort and URL
-// state over the list the HTML already holds (from _summary.json), and the copy buttons of
-// the egg pages. Without it every page still works: the catalog lists every egg.
+// state (from _summary.json) over the list the HTML starts with, and the copy buttons of the
+// egg pages. Without it every page still works: the catalog links to the list of every egg.
 'use strict';
 (function () {
   var FILTERS = ['source', 'category', 'format', 'importable'];
+  // The HTML holds the first PAGE eggs by name (catalog_page.rs, PAGE): the list the script
+  // shows before any search is exactly that one, so nothing moves when the script starts.
   var PAGE = 60;
+
+  // "1 egg", "2 eggs", "0 eggs": the pages' rule (crates/web/src/words.rs).
+  function plural(n, one, many) { return n === 1 ? '1 ' + one : n + ' ' + many; }
+
+  // A list item of the catalog, as catalog_page.rs writes it, for an egg the HTML does not hold.
+  function itemElement(it) {
+    var li = document.createElement('li');
+    li.id = 'e-' + it.slug;
+    var icon;
+    if (it.icon) {
+      icon = document.createElement('img');
+      icon.className = 'icon';
+      icon.src = it.icon;
+      icon.alt = '';
+      icon.loading = 'lazy';
+      icon.width = 48;
+      icon.height = 48;
+    } else {
+      icon = document.createElement('span');
+      icon.className = 'icon none';
+      icon.setAttribute('aria-hidden', 'true');
+    }
+    var div = document.createElement('div');
+    var h2 = document.createElement('h2');
+    var a = document.createElement('a');
+    a.href = 'eggs/' + it.slug + '/';
+    a.textContent = it.name;
+    h2.appendChild(a);
+    div.appendChild(h2);
+    if (it.description) {
+      var p = document.createElement('p');
+      p.className = 'desc';
+      p.textContent = it.description;
+      div.appendChild(p);
+    }
+    var tags = document.createElement('p');
+    tags.className = 'tags';
+    [it.category, it.source, it.format].forEach(function (t) {
+      var s = document.createElement('span');
+      s.textContent = t;
+      tags.appendChild(s);
+    });
+    div.appendChild(tags);
+    li.appendChild(icon);
+    li.appendChild(div);
+    return li;
+  }
 
   function copyButtons() {
     document.querySelectorAll('button.copy[data-copy]').forEach(function (b) {
@@ -29,6 +78,10 @@
     var q = document.getElementById('q');
     var sort = document.getElementById('sort');
     var count = document.getElementById('count');
+    var empty = document.getElementById('empty');
+    var emptyText = document.getElementById('empty-text');
+    var toggle = document.getElementById('toggle');
+    var all = document.getElementById('all');
     var selects = {};
     FILTERS.forEach(function (f) { selects[f] = form.querySelector('[data-filter="' + f + '"]'); });
     var items = [];
@@ -127,16 +180,32 @@
       // a keystroke is then the filter plus the layout of a few dozen items, not hundreds.
       var limit = showAll ? shown.length : Math.min(shown.length, PAGE);
       var nodes = [];
-      for (i = 0; i < limit; i++) nodes.push(shown[i].it._el);
+      for (i = 0; i < limit; i++) {
+        var el = shown[i].it;
+        if (!el._el) el._el = itemElement(el);
+        nodes.push(el._el);
+      }
       more.hidden = limit === shown.length;
-      more.textContent = 'Show all ' + shown.length + ' eggs';
+      more.textContent = 'Show all ' + plural(shown.length, 'egg', 'eggs');
       if (nodes.length !== current.length || nodes.some(function (n, i) { return n !== current[i]; })) {
         list.replaceChildren.apply(list, nodes);
         current = nodes;
       }
       count.textContent = shown.length === items.length
-        ? items.length + ' eggs'
-        : shown.length + ' of ' + items.length + ' eggs';
+        ? plural(items.length, 'egg', 'eggs')
+        : shown.length + ' of ' + plural(items.length, 'egg', 'eggs');
+      var active = FILTERS.filter(function (f) { return chosen[f]; }).length;
+      if (toggle) {
+        var label = active ? 'Filters (' + active + ')' : 'Filters';
+        if (toggle.textContent !== label) toggle.textContent = label;
+      }
+      empty.hidden = shown.length > 0;
+      if (!shown.length) {
+        var query = q.value.trim();
+        emptyText.textContent = 'No egg matches ' +
+          (query ? '\u201c' + query + '\u201d' + (active ? ' with ' + plural(active, 'filter', 'filters') : '')
+            : 'these filters') + '.';
+      }
       lastCounts = counts;
     }
 
@@ -171,21 +240,39 @@
     }
 
     function start(summary) {
-      var order = {};
-      Array.prototype.forEach.call(list.children, function (li, i) { order[li.id] = i; });
       summary.forEach(function (it) {
         it._el = document.getElementById('e-' + it.slug);
-        if (!it._el) return;
-        it._order = order['e-' + it.slug];
         it._name = it.name.toLowerCase();
         it._hay = [it.description, (it.tags || []).join(' '), it.category, it.owner + '/' + it.repo,
           (it.images || []).join(' ')].join('\n').toLowerCase();
         items.push(it);
       });
+      // The server's order: by name, then slug (catalog_page.rs, by_name).
+      items.sort(function (a, b) {
+        if (a._name !== b._name) return a._name < b._name ? -1 : 1;
+        return a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0;
+      });
+      items.forEach(function (it, i) { it._order = i; });
       readUrl();
-      form.hidden = false;
       apply();
       showCounts();
+      form.classList.remove('pending');
+      // The button replaces the link to the list of every egg (the way without script), now
+      // that the summary is here; if it never comes, the link stays.
+      if (all) all.parentNode.hidden = true;
+      if (toggle) {
+        toggle.addEventListener('click', function () {
+          var open = form.classList.toggle('open');
+          toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
+        });
+      }
+      document.getElementById('clear').addEventListener('click', function () {
+        q.value = '';
+        FILTERS.forEach(function (f) { if (selects[f]) selects[f].value = ''; });
+        sort.value = 'name';
+        typing = false; showAll = false; apply(); now(true);
+        q.focus();
+      });
       // The first keystroke of a search adds a history entry, the next ones replace it.
       q.addEventListener('input', function () { showAll = false; apply(); later(!typing); typing = true; });
       form.addEventListener('change', function (e) {

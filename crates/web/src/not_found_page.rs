@@ -1,0 +1,65 @@
+//! `404.html`: what a browser gets for a path that names nothing (status 404, from `eggcat
+//! serve`, the generated nginx and Caddy rules and the CloudFront function alike).
+//!
+//! It is answered at any depth (`/nope`, `/eggs/nope/`, `/a/b/c/`), so its URLs cannot be
+//! relative like every other page's: they start from the absolute path of the tree's root,
+//! taken from `base_url` (`/` when the catalog is at the root of its host).
+
+use crate::html::Html;
+use crate::layout::{self, Assets, Nav};
+
+/// The page, for a tree whose root is at `base` (`base_url` without its trailing `/`).
+pub(crate) fn render(base: &str, assets: &Assets) -> String {
+    let root = root_path(base);
+    let mut h = Html::with_capacity(4096);
+    layout::start(
+        &mut h,
+        "Page not found – eggcat",
+        "There is no page at this address in the egg catalog: search the catalog instead.",
+        &root,
+        assets,
+        Nav::Egg,
+    );
+    let status = format!("{root}status/");
+    h.lit("<h1>Page not found</h1><p class=\"lede\">There is no page at this address. ")
+        .lit("An egg that was renamed or removed upstream is listed on the ")
+        .el("a", &[("href", Some(&status))], "build status")
+        .lit(" page.</p>")
+        // A search here is a search of the catalog: the catalog page reads `?q=`.
+        .open(
+            "form",
+            &[
+                ("class", Some("search lost")),
+                ("role", Some("search")),
+                ("method", Some("get")),
+                ("action", Some(&root)),
+            ],
+        )
+        .lit("<div class=\"field q\"><label for=\"q\">Search the catalog</label>")
+        .lit("<input id=\"q\" name=\"q\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\" placeholder=\"name, tag, image…\"></div>")
+        .lit("<button type=\"submit\">Search</button></form><p>")
+        .el("a", &[("href", Some(&root))], "Go to the catalog of every egg")
+        .lit("</p>");
+    layout::end(&mut h, &root, None, None);
+    h.finish()
+}
+
+/// The absolute path of the tree's root, ending in `/`: `https://a.example/eggs` gives
+/// `/eggs/`, `https://a.example` gives `/`.
+pub(crate) fn root_path(base: &str) -> String {
+    let after_scheme = base.split_once("://").map_or(base, |(_, rest)| rest);
+    let path = after_scheme.find('/').map_or("", |i| &after_scheme[i..]);
+    format!("{}/", path.trim_end_matches('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::root_path;
+
+    #[test]
+    fn the_root_is_the_path_of_the_base_url() {
+        assert_eq!(root_path("https://a.example"), "/");
+        assert_eq!(root_path("https://a.example/"), "/");
+        assert_eq!(root_path("http://127.0.0.1:8080/eggs/cat"), "/eggs/cat/");
+    }
+}
