@@ -21,14 +21,17 @@ pub(crate) fn import(h: &mut Html, m: &Meta, base: &str) {
     if let Some(p) = pelican {
         h.lit("<h3>Pelican</h3>");
         panel_state(h, p);
-        if let Some(u) = &p.yaml {
-            url_row(h, "Import URL (YAML)", u);
-        }
+        // JSON first: Pelican's update check can find it up to date for every egg it imports,
+        // which its own YAML export does not allow (docs/panels.md).
         if let Some(u) = &p.json {
             url_row(h, "Import URL (JSON)", u);
         }
+        if let Some(u) = &p.yaml {
+            url_row(h, "Import URL (YAML)", u);
+        }
         h.lit(
-            "<p class=\"how\">In Pelican: Admin → Eggs → Import → URL, paste the URL, Import.</p>",
+            "<p class=\"how\">In Pelican: Admin → Eggs → Import → URL, paste the JSON URL, Import. \
+             The panel's daily update check then watches eggcat's file.</p>",
         );
     }
     if let Some(p) = ptero {
