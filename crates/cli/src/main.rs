@@ -48,8 +48,8 @@ enum Command {
     /// Check egg files for what a panel would refuse or what would break (`validate --help`
     /// lists every check).
     Validate(cmd::validate::Args),
-    /// Show what changed between two egg files, and whether it can break servers (see
-    /// docs/diff.md).
+    /// Show what changed between two egg files, and whether it can break servers (`!` marks
+    /// a change that can).
     Diff(cmd::diff::Args),
     /// Upload the current snapshot to S3-compatible object storage (`[publish]` or --to).
     Publish(cmd::publish::Args),

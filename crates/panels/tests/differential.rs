@@ -95,7 +95,7 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
     for (child, out) in runs {
         let run = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&run.stderr);
-        let last_egg = stderr.lines().filter(|l| l.starts_with("egg: ")).last();
+        let last_egg = stderr.lines().rfind(|l| l.starts_with("egg: "));
         let messages: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("egg: ")).collect();
         assert!(
             run.status.success(),

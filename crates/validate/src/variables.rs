@@ -289,7 +289,7 @@ fn check_rules(
             Err(e @ RuleError::Unknown(_)) => out.push(
                 Finding::new("E030", pointer, e.to_string())
                     .needle(text.as_str())
-                    .help("Laravel throws on an unknown rule when a server is saved; see the list of rules in docs/validate.md"),
+                    .help("Laravel throws on an unknown rule when a server is saved: use one of Laravel's validation rules"),
             ),
             Err(e @ RuleError::Malformed { missing: true, .. }) => out.push(
                 Finding::new("E031", pointer, e.to_string()).needle(text.as_str()).help("Laravel throws when a rule lacks its parameters, so saving a server fails"),

@@ -15,8 +15,10 @@ use serde_json::Value;
 /// Show what changed between two egg files (any formats: PTDL or PLCN, JSON or YAML).
 ///
 /// Exit status: 0 when the command ran (whatever it found), 1 with --breaking when a change can
-/// break servers made from OLD, 2 when a file cannot be read or is not an egg. Every kind of
-/// change, and which ones are breaking and why, is listed in docs/diff.md.
+/// break servers made from OLD, 2 when a file cannot be read or is not an egg. Breaking: a
+/// removed or renamed variable, a removed or changed image, a changed or removed startup
+/// command, a changed stop command, "server ready" text or config file, a default its rules
+/// refuse, rules the old default fails.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     /// The egg before.

@@ -149,7 +149,9 @@ impl Drop for Process {
 pub(crate) fn skip(why: &str) {
     let required = std::env::var("EGGCAT_HOST_TESTS").is_ok_and(|v| v == "require");
     assert!(!required, "EGGCAT_HOST_TESTS=require but {why}");
-    eprintln!("SKIPPED: {why} (set EGGCAT_HOST_TESTS=require to make this a failure)");
+    crate::support::skip_test(&format!(
+        "{why} (set EGGCAT_HOST_TESTS=require to make this a failure)"
+    ));
 }
 
 /// The moto server binary named by `EGGCAT_MOTO`, or `None` after [`skip`].

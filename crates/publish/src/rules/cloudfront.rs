@@ -297,9 +297,15 @@ mod tests {
         assert!(small.contains("var CHECK_PAGES = true;"));
         assert!(small.len() <= MAX_FUNCTION_BYTES);
         let large = function(&catalog(3000), &BTreeMap::new());
-        assert!(large.contains("var CHECK_PAGES = false;"), "{}", large.len());
+        assert!(
+            large.contains("var CHECK_PAGES = false;"),
+            "{}",
+            large.len()
+        );
         assert!(large.len() <= MAX_FUNCTION_BYTES, "{} bytes", large.len());
-        assert!(render(&catalog(3000), &BTreeMap::new(), Pages::Checked).len() > MAX_FUNCTION_BYTES);
+        assert!(
+            render(&catalog(3000), &BTreeMap::new(), Pages::Checked).len() > MAX_FUNCTION_BYTES
+        );
     }
 
     #[test]
