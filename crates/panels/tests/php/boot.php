@@ -21,6 +21,14 @@
 // Usage: require this file with EGGCAT_PANELS_SRC set to ../shared/panels-src.
 
 error_reporting(E_ALL & ~E_DEPRECATED);
+// As Laravel's HandleExceptions does in the panels: a warning or notice is an ErrorException,
+// which fails the request (the import) instead of letting it go on.
+set_error_handler(function (int $level, string $message, string $file = '', int $line = 0): bool {
+    if ($level & (E_DEPRECATED | E_USER_DEPRECATED)) {
+        return true;
+    }
+    throw new ErrorException($message, 0, $level, $file, $line);
+});
 
 foreach ([
     'Symfony/Component/Yaml', 'Symfony/Component/HttpFoundation', 'Symfony/Component/Console',

@@ -31,7 +31,9 @@ function eggcat_is_refusal(Throwable $e): bool
         || $e instanceof Pterodactyl\Exceptions\Model\DataValidationException
         || $e instanceof Illuminate\Validation\ValidationException
         || $e instanceof Illuminate\Database\QueryException
-        || $e instanceof JsonException;
+        || $e instanceof JsonException
+        // A warning turned into an exception, as Laravel does: the import fails.
+        || $e instanceof ErrorException;
 }
 
 function eggcat_outcome(callable $run): array
@@ -119,6 +121,12 @@ function eggcat_update_check($egg, string $remote): string
         );
         unset($local['exported_at'], $remote['exported_at']);
         $verdict .= ' (first difference: ' . eggcat_first_difference($local, $remote, '') . ')';
+        // Whether the file differs from the panel's export only by texts its YAML export writes
+        // as numbers (which eggcat keeps as text so that the file imports).
+        $exporter = new App\Services\Eggs\Sharing\EggExporterService();
+        if ($yaml && md5(json_encode($local)) === md5(json_encode($exporter->yamlExport($remote)))) {
+            $verdict .= ' [only texts the YAML export writes as numbers]';
+        }
     }
     return $verdict;
 }
@@ -240,14 +248,12 @@ function eggcat_pterodactyl(string $path): array
 function eggcat_rule_verdict(array $v): array
 {
     $validator = Illuminate\Container\Container::getInstance()->make(Illuminate\Validation\Factory::class);
-    set_error_handler(function ($no, $message) { throw new ErrorException($message, 0, $no); });
+    // boot.php's error handler turns warnings (an invalid regex) into exceptions, as Laravel.
     try {
         $fails = $validator->make(['value' => $v['default']], ['value' => $v['rules']])->fails();
         return ['verdict' => $fails ? 'fail' : 'pass'];
     } catch (Throwable $e) {
         return ['verdict' => 'throws', 'message' => get_class($e) . ': ' . $e->getMessage()];
-    } finally {
-        restore_error_handler();
     }
 }
 
