@@ -16,7 +16,7 @@ pub const COMMENT: &str =
     "DO NOT EDIT: FILE GENERATED AUTOMATICALLY BY PTERODACTYL PANEL - PTERODACTYL.IO";
 
 /// The largest file Pterodactyl's import form takes (`max:1000`, kilobytes).
-pub const MAX_FILE_BYTES: usize = 1000 * 1024;
+pub const MAX_FILE_BYTES: usize = eggcat_egg::panel::PTERODACTYL_MAX_FILE_BYTES;
 
 /// Pelican's placeholders renamed back to Pterodactyl's (the inverse of
 /// [`pelican::UPGRADE_VARIABLES`]).
@@ -161,7 +161,7 @@ pub fn problems(file: &Value, size: usize) -> Vec<String> {
                     Some(i) if chars(i) > PTERODACTYL_MAX => p.push(format!(
                         "the docker image `{i}` is over {PTERODACTYL_MAX} characters"
                     )),
-                    Some(i) if !is_image_reference(i) => p.push(format!(
+                    Some(i) if !eggcat_egg::panel::is_pterodactyl_image(i) => p.push(format!(
                         "the docker image `{i}` does not match Pterodactyl's image pattern"
                     )),
                     Some(_) => {}
@@ -191,10 +191,7 @@ pub fn problems(file: &Value, size: usize) -> Vec<String> {
             &v["name"],
             PTERODACTYL_MAX,
         );
-        let word = !env.is_empty()
-            && chars(env) <= PTERODACTYL_MAX
-            && env.chars().all(|c| c.is_alphanumeric() || c == '_');
-        if !word {
+        if !eggcat_egg::panel::is_pterodactyl_env_name(env) {
             p.push(format!(
                 "the env variable `{env}` is not 1 to {PTERODACTYL_MAX} letters, digits or `_`"
             ));
@@ -212,41 +209,7 @@ pub fn problems(file: &Value, size: usize) -> Vec<String> {
     p
 }
 
-/// Pterodactyl's `docker_images.*` pattern: `/^[\w#\.\/\- ]*\|?~?[\w\.\/\-:@ ]*$/`.
-fn is_image_reference(s: &str) -> bool {
-    let first =
-        |c: char| c.is_alphanumeric() || c == '_' || matches!(c, '#' | '.' | '/' | '-' | ' ');
-    let second =
-        |c: char| c.is_alphanumeric() || c == '_' || matches!(c, '.' | '/' | '-' | ':' | '@' | ' ');
-    // The first part is greedy over its class; backtracking can only hand characters of both
-    // classes to the second part, so trying every split point is exact.
-    (0..=s.len()).filter(|&i| s.is_char_boundary(i)).any(|i| {
-        let (a, rest) = s.split_at(i);
-        let rest = rest.strip_prefix('|').unwrap_or(rest);
-        let rest = rest.strip_prefix('~').unwrap_or(rest);
-        a.chars().all(first) && rest.chars().all(second)
-    })
-}
-
 /// Pelican's import of a pterodactyl.json and its export (for the round-trip checks).
 pub fn back_to_pelican(file: &Value) -> Result<Egg, String> {
     pelican::import(file)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn image_pattern() {
-        for ok in [
-            "ghcr.io/parkervcp/yolks:java_21",
-            "Java 21|ghcr.io/parkervcp/yolks:java_21",
-            "quay.io/x/y@sha256:abc",
-        ] {
-            assert!(is_image_reference(ok), "{ok}");
-        }
-        assert!(!is_image_reference("bad\"image"));
-        assert!(!is_image_reference("a:b|c"));
-    }
 }

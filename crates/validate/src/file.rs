@@ -14,9 +14,6 @@ use crate::span::{LineIndex, Span, locate, parent};
 /// out. Keeps the catalog's documents and a terminal bounded on hostile files.
 pub const MAX_DIAGNOSTICS: usize = 200;
 
-/// Pterodactyl's upload limit (`EggImportFormRequest`: `max:1000`, in KiB).
-const PTERODACTYL_MAX_BYTES: usize = 1000 * 1024;
-
 /// Every diagnostic of the file at `path` (its name picks JSON or YAML; any other name is
 /// read as JSON when it starts with `{` or `[`, else as YAML), sorted by position.
 pub fn check_file(path: &str, bytes: &[u8]) -> Vec<Diagnostic> {
@@ -139,7 +136,7 @@ fn check_document(doc: &Value, size: usize) -> Vec<Finding> {
         ];
     };
     let mut out = check_egg(object, format, fam);
-    if fam == Family::Ptdl && size > PTERODACTYL_MAX_BYTES {
+    if fam == Family::Ptdl && size > eggcat_egg::panel::PTERODACTYL_MAX_FILE_BYTES {
         out.push(Finding::new(
             "E008",
             "",

@@ -185,13 +185,12 @@ fn check_env_variable(
             return None;
         }
     };
-    let word = |c: char| c.is_alphanumeric() || c == '_';
     if !is_alpha_dash(env) || chars(env) > PELICAN_MAX {
         out.push(
             Finding::new("E020", &p, format!("env_variable `{env}` is not a valid name: letters, digits, `_` and `-` only, 1 to {PELICAN_MAX} of them"))
                 .help("use an upper-case name such as `SERVER_JARFILE`"),
         );
-    } else if fam == Family::Ptdl && (!env.chars().all(word) || chars(env) > PTERODACTYL_MAX) {
+    } else if fam == Family::Ptdl && !eggcat_egg::panel::is_pterodactyl_env_name(env) {
         out.push(
             Finding::new("E020", &p, format!("env_variable `{env}` is refused by Pterodactyl, which allows letters, digits and `_` only, 1 to {PTERODACTYL_MAX} of them"))
                 .help("replace `-` with `_`"),

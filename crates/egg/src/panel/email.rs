@@ -80,12 +80,28 @@ fn quoted_ok(inner: &str) -> bool {
 }
 
 fn domain_ok(domain: &str) -> bool {
-    if let Some(literal) = domain.strip_prefix('[').and_then(|d| d.strip_suffix(']')) {
-        return literal.parse::<std::net::Ipv4Addr>().is_ok()
-            || literal
-                .strip_prefix("IPv6:")
-                .is_some_and(|v6| v6.parse::<std::net::Ipv6Addr>().is_ok());
+    // A domain literal: egulias reads up to the first `]` and refuses only `\` or `[` in it
+    // (`a@[foo]`, `a@[300.0.0.1]`, even `a@[x]y` pass).
+    if let Some(rest) = domain.strip_prefix('[') {
+        return rest
+            .find(']')
+            .is_some_and(|end| !rest[..end].contains(['\\', '[']));
     }
+    // A comment inside the domain is skipped; one at its end refuses it.
+    if domain.ends_with(')') {
+        return false;
+    }
+    let mut plain = String::with_capacity(domain.len());
+    let mut depth = 0usize;
+    for c in domain.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' if depth > 0 => depth -= 1,
+            _ if depth == 0 => plain.push(c),
+            _ => {}
+        }
+    }
+    let domain = plain.as_str();
     let label_char = |c: char| c.is_ascii_alphanumeric() || c == '-' || !c.is_ascii();
     !domain.is_empty()
         && domain.len() <= 253
@@ -121,6 +137,15 @@ pub const CASES: &[(&str, bool)] = &[
     ("\"a\\\"b\"@x.com", true),
     ("a@[127.0.0.1]", true),
     ("a@[IPv6:::1]", true),
+    ("a@[300.0.0.1]", true),
+    ("a@[foo]", true),
+    ("a@[IPv6:zz]", true),
+    ("a@[x]y", true),
+    ("a@[\\x]", false),
+    ("a@[[x]]", false),
+    ("a@x(c).com", true),
+    ("a@(c)x.com", true),
+    ("a@x.com(c)", false),
     ("(c)a@x.com", true),
     ("a(c)@x.com", true),
     ("müller@x.de", true),

@@ -15,6 +15,10 @@ pub use email::{CASES as EMAIL_CASES, is_email};
 /// `$validationRules`: `max:191`, the MySQL index length of its 2017 schema).
 pub const PTERODACTYL_MAX: usize = 191;
 
+/// The largest egg file Pterodactyl's import form takes (`EggImportFormRequest`: `max:1000`,
+/// kilobytes).
+pub const PTERODACTYL_MAX_FILE_BYTES: usize = 1000 * 1024;
+
 /// Pelican's limit for the same fields (`max:255`, `between:1,255`).
 pub const PELICAN_MAX: usize = 255;
 
@@ -27,6 +31,39 @@ pub fn is_uuid(s: &str) -> bool {
             8 | 13 | 18 | 23 => *c == b'-',
             _ => c.is_ascii_hexdigit(),
         })
+}
+
+/// The text a PHP pattern anchored with `$` (no `D` modifier) sees as the whole subject: `$`
+/// also matches before one final line break.
+fn before_final_newline(s: &str) -> &str {
+    s.strip_suffix('\n').unwrap_or(s)
+}
+
+/// PHP's `\w` without the `u` modifier: ASCII letters, digits and `_`.
+fn is_php_word_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Pterodactyl's env variable rule `regex:/^[\w]{1,191}$/`, as PHP matches it.
+pub fn is_pterodactyl_env_name(s: &str) -> bool {
+    let s = before_final_newline(s);
+    (1..=PTERODACTYL_MAX).contains(&s.len()) && s.chars().all(is_php_word_char)
+}
+
+/// Pterodactyl's `docker_images.*` rule `regex:/^[\w#\.\/\- ]*\|?~?[\w\.\/\-:@ ]*$/`, as PHP
+/// matches it.
+pub fn is_pterodactyl_image(s: &str) -> bool {
+    let s = before_final_newline(s);
+    let first = |c: char| is_php_word_char(c) || matches!(c, '#' | '.' | '/' | '-' | ' ');
+    let second = |c: char| is_php_word_char(c) || matches!(c, '.' | '/' | '-' | ':' | '@' | ' ');
+    // The first part is greedy over its class; backtracking can only hand characters of both
+    // classes to the second part, so trying every split point is exact.
+    (0..=s.len()).filter(|&i| s.is_char_boundary(i)).any(|i| {
+        let (a, rest) = s.split_at(i);
+        let rest = rest.strip_prefix('|').unwrap_or(rest);
+        let rest = rest.strip_prefix('~').unwrap_or(rest);
+        a.chars().all(first) && rest.chars().all(second)
+    })
 }
 
 /// Laravel's `boolean` rule (`user_viewable`, `user_editable` in both panels): `true`, `false`,
@@ -152,6 +189,29 @@ pub const PELICAN_VARIABLE_TEXT_FIELDS: &[(&str, bool)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What PHP's `preg_match` answers (php 8.2, checked by hand): ASCII `\w`, and `$` before a
+    /// final line break.
+    #[test]
+    fn pterodactyl_patterns_as_php_matches_them() {
+        assert!(is_pterodactyl_env_name("A_B1"));
+        assert!(is_pterodactyl_env_name("ABC\n"));
+        assert!(!is_pterodactyl_env_name("ÄBC"));
+        assert!(!is_pterodactyl_env_name("ab-c"));
+        assert!(!is_pterodactyl_env_name(""));
+        assert!(is_pterodactyl_image("ghcr.io/pterodactyl/yolks:java_21"));
+        assert!(is_pterodactyl_image("quay.io/x/y|~ghcr.io/x/y:2"));
+        assert!(!is_pterodactyl_image("ghcr.io/é:1"));
+        for ok in [
+            "ghcr.io/parkervcp/yolks:java_21",
+            "Java 21|ghcr.io/parkervcp/yolks:java_21",
+            "quay.io/x/y@sha256:abc",
+        ] {
+            assert!(is_pterodactyl_image(ok), "{ok}");
+        }
+        assert!(!is_pterodactyl_image("bad\"image"));
+        assert!(!is_pterodactyl_image("a:b|c"));
+    }
 
     #[test]
     fn reserved_and_alpha_dash() {
