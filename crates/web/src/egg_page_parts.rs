@@ -63,14 +63,14 @@ fn panel_state(h: &mut Html, p: &PanelImport) {
     if !p.problems.is_empty() {
         h.lit("<ul>");
         for x in &p.problems {
-            h.el("li", &[], x);
+            h.lit("<li>").text_code(x).lit("</li>");
         }
         h.lit("</ul>");
     }
     if !p.losses.is_empty() {
         h.lit("<p>Not carried over to this panel:</p><ul>");
         for x in &p.losses {
-            h.el("li", &[], x);
+            h.lit("<li>").text_code(x).lit("</li>");
         }
         h.lit("</ul>");
     }
