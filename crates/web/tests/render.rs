@@ -236,4 +236,14 @@ fn no_egg_page_shows_a_literal_backtick() {
     // The import notes that hold the backticks are there, as code.
     let ddnet = page(&out, "eggs/demo-eggs-ddnet/index.html");
     assert!(ddnet.contains("the variables&#39; <code>sort</code> numbers"));
+    // Identifiers are code, which wraps only after a `/`: the install container and
+    // entrypoint, and the settings the panel writes into a config file.
+    assert!(ddnet.contains("<dt>Container</dt><dd><code>"));
+    assert!(ddnet.contains("<dt>Entrypoint</dt><dd><code>"));
+    let luanti = page(&out, "eggs/demo-eggs-luanti/index.html");
+    assert!(
+        luanti.contains(
+            "<td><code>port</code>, <code>server_name</code>, <code>max_users</code></td>"
+        )
+    );
 }
