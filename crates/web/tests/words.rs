@@ -174,6 +174,10 @@ fn the_404_page_links_from_the_root_of_the_base_url() {
     );
     assert!(page.contains("<input id=\"q\" name=\"q\""));
     assert!(page.contains("<a href=\"/cat/\">Go to the catalog of every egg</a>"));
+    // A removed egg's address answers 410, not this page: the page says so and where they are.
+    assert!(page.contains("answers “410 Gone” instead"));
+    assert!(page.contains("<a href=\"/cat/api/v1/eggs/_removed.json\"><code>"));
+    assert!(!page.contains("removed upstream is listed"));
     assert!(page.contains("href=\"/cat/assets/eggcat-"));
     // Every page has a description for search engines.
     for (path, html) in &pages {
