@@ -224,6 +224,19 @@ for (const base of URLS) {
     assert.equal(await page.isVisible('#empty'), false);
     assert.equal(await page.textContent('#count'), `${items.length} eggs`);
     assert.equal((await shown(page)).length, items.length);
+    // No query and two filters that no egg matches together: "these filters". (One filter alone
+    // always matches an egg, since its options come from the catalog, so "this filter" cannot
+    // be reached from the page.)
+    const pair = items.flatMap((a) => items.map((b) => [a.category, b.format]))
+      .find(([c, f]) => !items.some((i) => i.category === c && i.format === f));
+    if (pair) {
+      await page.goto(`${base}/?category=${encodeURIComponent(pair[0])}&format=${encodeURIComponent(pair[1])}`);
+      await page.waitForSelector('#search:not(.pending)');
+      assert.equal((await shown(page)).length, 0);
+      assert.equal(await page.textContent('#empty-text'), 'No egg matches these filters.');
+      await page.click('#clear');
+      assert.equal((await shown(page)).length, items.length);
+    }
     // One result: the count says "1 of N eggs".
     // The script's rule: every word of the query is in the name or the other searched fields.
     const hay = (j) => [j.name, j.description, j.tags.join(' '), j.category, j.owner + '/' + j.repo,

@@ -1,26 +1,49 @@
 //! The diff on the real eggs of `../shared/upstream` (skipped, with one line, when it is
-//! absent). Two claims: the panels' own conversions of an egg (eggcat's `pelican.json` and
-//! `pterodactyl.json`, which change the format and nothing else unless the panel says so) give
-//! no change beyond what the conversion is known to change; and a PLCN egg and its
-//! "(Pterodactyl)" twin give the same changes read in either direction (an addition one way
-//! is a removal the other), with no format-only change among them.
+//! absent; failed when it is absent under `EGGCAT_CORPUS=require`). Two claims: the panels'
+//! own conversions of an egg (eggcat's `pelican.json` and `pterodactyl.json`, which change the
+//! format and nothing else unless the panel says so) give no change beyond what the conversion
+//! is known to change; and a PLCN egg and its "(Pterodactyl)" twin give the same changes read
+//! in either direction (an addition one way is a removal the other), with no format-only
+//! change among them.
 
 use std::path::{Path, PathBuf};
 
 use eggcat_diff::{Change, Kind, diff, load};
 use serde_json::Value;
 
+/// The real corpus's `pelican-eggs` folder (`../shared/upstream`, beside the checkout), decided
+/// as the panels' corpus tests decide (crates/panels/tests/support/mod.rs): a plain clone has no
+/// `../shared`, so the test is skipped (`None`) with one line on stderr naming it; in strict mode
+/// (`EGGCAT_CORPUS=require`, which CI sets) a missing corpus fails the test instead, so that a
+/// run without the corpus can never pass for one that covered it.
 fn corpus() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/upstream/pelican-eggs");
+    let strict = match std::env::var("EGGCAT_CORPUS") {
+        Ok(v) if v == "require" => true,
+        Ok(v) if !v.is_empty() => {
+            panic!("EGGCAT_CORPUS is `{v}`: set it to `require` or unset it")
+        }
+        _ => false,
+    };
     if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!(
-            "SKIPPED: {} is missing (the real-data tests need ../shared)",
-            dir.display()
-        );
-        None
+        return Some(dir);
     }
+    assert!(
+        !strict,
+        "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
+        dir.display()
+    );
+    skip_test("needs ../shared/upstream (the real corpus)");
+    None
+}
+
+/// Says, on one line, that the running test is skipped and why. Written to stderr directly: the
+/// test harness captures `eprintln!` of a passing test, and a skip nobody sees would pass for
+/// coverage.
+fn skip_test(why: &str) {
+    use std::io::Write;
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    let _ = writeln!(std::io::stderr().lock(), "skipped: {test}: {why}");
 }
 
 /// Every egg file under `dir` (the catalog's name rule: `egg-` in the name, JSON or YAML).

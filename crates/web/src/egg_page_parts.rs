@@ -63,14 +63,14 @@ fn panel_state(h: &mut Html, p: &PanelImport) {
     if !p.problems.is_empty() {
         h.lit("<ul>");
         for x in &p.problems {
-            h.el("li", &[], x);
+            h.lit("<li>").text_code(x).lit("</li>");
         }
         h.lit("</ul>");
     }
     if !p.losses.is_empty() {
         h.lit("<p>Not carried over to this panel:</p><ul>");
         for x in &p.losses {
-            h.el("li", &[], x);
+            h.lit("<li>").text_code(x).lit("</li>");
         }
         h.lit("</ul>");
     }
@@ -243,7 +243,16 @@ pub(crate) fn config(h: &mut Html, config: Option<&Value>) {
                     .and_then(Value::as_object)
                     .map(|f| f.keys().map(String::as_str).collect())
                     .unwrap_or_default();
-                h.el("td", &[], &keys.join(", ")).lit("</tr>");
+                // The keys are identifiers (`server.properties`' `server-port`, a JSON path):
+                // code, so none wraps inside itself.
+                h.lit("<td>");
+                for (i, key) in keys.iter().enumerate() {
+                    if i > 0 {
+                        h.lit(", ");
+                    }
+                    h.code(key);
+                }
+                h.lit("</td></tr>");
             }
             h.lit("</tbody></table></div>");
         }
@@ -274,11 +283,12 @@ pub(crate) fn install(h: &mut Html, install: Option<&Value>) {
         h.lit("<p>No install script.</p>");
         return;
     };
-    h.lit("<dl class=\"facts\"><dt>Container</dt>")
-        .el("dd", &[], egg_str(install, "container"))
-        .lit("<dt>Entrypoint</dt>")
-        .el("dd", &[], egg_str(install, "entrypoint"))
-        .lit("</dl>");
+    // An image reference and a command are identifiers: code, which breaks only after a `/`.
+    h.lit("<dl class=\"facts\"><dt>Container</dt><dd>")
+        .code(egg_str(install, "container"))
+        .lit("</dd><dt>Entrypoint</dt><dd>")
+        .code(egg_str(install, "entrypoint"))
+        .lit("</dd></dl>");
     let script = egg_str(install, "script").replace("\r\n", "\n");
     let lines: Vec<&str> = script.trim_end().split('\n').collect();
     h.lit("<details><summary>The script (")

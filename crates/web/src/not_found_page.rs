@@ -21,10 +21,18 @@ pub(crate) fn render(base: &str, assets: &Assets) -> String {
         Nav::Egg,
     );
     let status = format!("{root}status/");
+    let removed = format!("{root}{}", eggcat_catalog::paths::REMOVED);
+    // A removed (or renamed) egg's old address never lands here: it answers `410 Gone` with a
+    // problem document. The sentence says so, and where those eggs are listed.
     h.lit("<h1>Page not found</h1><p class=\"lede\">There is no page at this address. ")
-        .lit("An egg that was renamed or removed upstream is listed on the ")
+        .lit("The old address of an egg that was renamed or removed upstream answers ")
+        .lit("“410 Gone” instead; those eggs are listed on the ")
         .el("a", &[("href", Some(&status))], "build status")
-        .lit(" page.</p>")
+        .lit(" page and in ")
+        .open("a", &[("href", Some(&removed))])
+        .code("_removed.json")
+        .close("a")
+        .lit(".</p>")
         // A search here is a search of the catalog: the catalog page reads `?q=`.
         .open(
             "form",

@@ -3,6 +3,8 @@
 //! The panels validate a variable's value with these rules; an admin choosing an egg wants to
 //! know what they will have to type. Rules this module does not know are shown as written.
 
+use crate::words::count;
+
 /// `rules` (a `|`-separated string, or a list in PLCN_v3) as phrases, in the order written,
 /// except that required/optional comes first.
 pub(crate) fn describe(rules: &[String]) -> Vec<String> {
@@ -57,8 +59,8 @@ pub(crate) fn describe(rules: &[String]) -> Vec<String> {
             },
             "size" => match kind {
                 Kind::Number => format!("exactly {arg}"),
-                Kind::Text => format!("exactly {arg} characters"),
-                Kind::List => format!("exactly {arg} items"),
+                Kind::Text => format!("exactly {}", amount(arg, "character", "characters")),
+                Kind::List => format!("exactly {}", amount(arg, "item", "items")),
             },
             "in" => format!("one of: {}", arg.split(',').collect::<Vec<_>>().join(", ")),
             "not_in" => format!(
@@ -67,24 +69,35 @@ pub(crate) fn describe(rules: &[String]) -> Vec<String> {
             ),
             "regex" => format!("matches {arg}"),
             "not_regex" => format!("does not match {arg}"),
-            "digits" => format!("exactly {arg} digits"),
+            "digits" => format!("exactly {}", amount(arg, "digit", "digits")),
             "digits_between" => format!("{} digits", arg.replacen(',', " to ", 1)),
             _ => rule.clone(),
         };
         out.push(phrase);
     }
-    let unit = match kind {
-        Kind::Number => "",
-        Kind::Text => " characters",
-        Kind::List => " items",
+    // A number has no unit; text counts characters and a list items, in the number the
+    // (last) figure asks for: "at most 1 character", "1 to 32 characters".
+    let units = |n: &str| match kind {
+        Kind::Number => n.to_owned(),
+        Kind::Text => amount(n, "character", "characters"),
+        Kind::List => amount(n, "item", "items"),
     };
     match (min, max) {
-        (Some(a), Some(b)) => out.push(format!("{a} to {b}{unit}")),
-        (Some(a), None) => out.push(format!("at least {a}{unit}")),
-        (None, Some(b)) => out.push(format!("at most {b}{unit}")),
+        (Some(a), Some(b)) => out.push(format!("{a} to {}", units(&b))),
+        (Some(a), None) => out.push(format!("at least {}", units(&a))),
+        (None, Some(b)) => out.push(format!("at most {}", units(&b))),
         (None, None) => {}
     }
     out
+}
+
+/// A rule's figure with its noun, through [`count`] when it is a whole number; anything else
+/// (a rule written wrong) is shown as written, with the plural.
+fn amount(arg: &str, one: &str, many: &str) -> String {
+    match arg.trim().parse::<usize>() {
+        Ok(n) => count(n, one, many),
+        Err(_) => format!("{arg} {many}"),
+    }
 }
 
 /// The rules of a variable as written: a string split on `|` (except inside a `regex:`, which
@@ -159,5 +172,16 @@ mod tests {
             "required, a number, at least 0"
         );
         assert_eq!(words("sometimes|weird_rule:3"), "optional, weird_rule:3");
+        assert_eq!(words("array|max:1"), "optional, a list, at most 1 item");
+        assert_eq!(words("array|size:3"), "optional, a list, exactly 3 items");
+        assert_eq!(
+            words("string|min:1"),
+            "optional, text, at least 1 character"
+        );
+        assert_eq!(words("digits:x"), "optional, exactly x digits");
+        assert_eq!(
+            words("string|max:0"),
+            "optional, text, at most 0 characters"
+        );
     }
 }

@@ -165,3 +165,85 @@ fn rendering_is_deterministic_and_the_summary_keeps_document_order() {
             .any(|k| k.starts_with("assets/eggcat-") && k.ends_with(".js"))
     );
 }
+
+/// The text a reader sees on `html`: tags dropped, and the inside of `<code>`, `<pre>` and
+/// `<script>` dropped too, since a shell script or a README's code may hold backticks of its own.
+fn prose(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(start) = rest.find('<') {
+        out.push_str(&rest[..start]);
+        let Some(end) = rest[start..].find('>') else {
+            break;
+        };
+        let tag = &rest[start + 1..start + end];
+        rest = &rest[start + end + 1..];
+        let name = tag.split([' ', '/']).next().unwrap_or("");
+        if ["code", "pre", "script"].contains(&name) {
+            let close = format!("</{name}>");
+            rest = rest.find(&close).map_or("", |i| &rest[i + close.len()..]);
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The demo catalog the CLI's golden test publishes (crates/cli/tests/data/demo), its API
+/// documents only, as `render` gets them.
+fn demo_api() -> BTreeMap<String, Vec<u8>> {
+    fn walk(dir: &std::path::Path, root: &std::path::Path, out: &mut BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, root, out);
+            } else {
+                let key = path
+                    .strip_prefix(root)
+                    .unwrap()
+                    .to_string_lossy()
+                    .replace('\\', "/");
+                out.insert(key, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cli/tests/data/demo");
+    let mut out = BTreeMap::new();
+    walk(&root.join("api"), &root, &mut out);
+    out
+}
+
+#[test]
+fn no_egg_page_shows_a_literal_backtick() {
+    let demo = demo_api();
+    assert!(
+        demo.contains_key("api/v1/eggs/_index.json"),
+        "the demo catalog is there"
+    );
+    let out = render(&demo, &SiteOptions { base_url: BASE }, &|_| None);
+    let eggs: Vec<&String> = out
+        .keys()
+        .filter(|k| k.starts_with("eggs/") && k.ends_with("/index.html"))
+        .collect();
+    assert!(eggs.len() >= 5, "the demo has its egg pages: {eggs:?}");
+    for path in eggs {
+        let text = prose(&page(&out, path));
+        assert!(
+            !text.contains('`'),
+            "a literal backtick on {path}: {}",
+            text.split('`').next().unwrap_or("")
+        );
+    }
+    // The import notes that hold the backticks are there, as code.
+    let ddnet = page(&out, "eggs/demo-eggs-ddnet/index.html");
+    assert!(ddnet.contains("the variables&#39; <code>sort</code> numbers"));
+    // Identifiers are code, which wraps only after a `/`: the install container and
+    // entrypoint, and the settings the panel writes into a config file.
+    assert!(ddnet.contains("<dt>Container</dt><dd><code>"));
+    assert!(ddnet.contains("<dt>Entrypoint</dt><dd><code>"));
+    let luanti = page(&out, "eggs/demo-eggs-luanti/index.html");
+    assert!(
+        luanti.contains(
+            "<td><code>port</code>, <code>server_name</code>, <code>max_users</code></td>"
+        )
+    );
+}

@@ -9,15 +9,25 @@ use serde_json::json;
 
 /// A published tree with `n` eggs, each from a repository of its own, `n`
 /// skipped files, `n` warnings and `n` diagnostics of each severity; each egg's install script
-/// has `n` lines.
+/// has `n` lines and three variables whose rules take the figure `n`: `string|max:n`,
+/// `string|size:n` and `digits:n` (0 is in the rules module's own test: no egg has it here).
 fn tree(n: usize) -> BTreeMap<String, Vec<u8>> {
     let mut files = BTreeMap::new();
     let mut index = Vec::new();
     for i in 0..n {
         let slug = format!("egg-{i}");
         let script = vec!["echo"; n].join("\n");
+        let var = |env: &str, rules: String| {
+            json!({"name": env, "env_variable": env, "default_value": "", "rules": rules,
+                   "user_viewable": true, "user_editable": true})
+        };
+        let variables = [
+            var("MAX", format!("string|max:{n}")),
+            var("SIZE", format!("string|size:{n}")),
+            var("DIGITS", format!("digits:{n}")),
+        ];
         let doc = json!({
-            "egg": {"name": format!("Egg {i}"), "description": "d", "variables": [],
+            "egg": {"name": format!("Egg {i}"), "description": "d", "variables": variables,
                     "scripts": {"installation": {"container": "c", "entrypoint": "bash", "script": script}}},
             "meta": {"slug": slug, "name": format!("Egg {i}"), "category": "games", "source": "demo",
                      "owner": "o", "repo": format!("r{i}"), "branch": "main", "path": "egg-x.json",
@@ -84,6 +94,9 @@ fn every_count_phrase_agrees_with_its_number() {
                 ": 1 egg, 1 file skipped, 1 warning.</p>",
                 "1 error, 1 warning, 1 note found",
                 "The script (1 line)",
+                "optional, text, at most 1 character<",
+                "optional, text, exactly 1 character<",
+                "optional, exactly 1 digit<",
             ][..],
         ),
         (
@@ -94,6 +107,9 @@ fn every_count_phrase_agrees_with_its_number() {
                 ": 2 eggs, 2 files skipped, 2 warnings.</p>",
                 "2 errors, 2 warnings, 2 notes found",
                 "The script (2 lines)",
+                "optional, text, at most 2 characters",
+                "optional, text, exactly 2 characters",
+                "optional, exactly 2 digits",
             ][..],
         ),
     ] {
@@ -111,9 +127,14 @@ fn every_count_phrase_agrees_with_its_number() {
             "1 errors",
             "1 notes",
             "1 lines",
+            "1 characters",
+            "1 digits",
+            "1 items",
             "2 egg ",
             "2 repository",
             "2 file skipped",
+            "2 character<",
+            "2 digit<",
         ] {
             for (path, html) in &pages {
                 assert!(!html.contains(wrong), "n = {n}: {wrong:?} in {path}");
@@ -153,6 +174,10 @@ fn the_404_page_links_from_the_root_of_the_base_url() {
     );
     assert!(page.contains("<input id=\"q\" name=\"q\""));
     assert!(page.contains("<a href=\"/cat/\">Go to the catalog of every egg</a>"));
+    // A removed egg's address answers 410, not this page: the page says so and where they are.
+    assert!(page.contains("answers “410 Gone” instead"));
+    assert!(page.contains("<a href=\"/cat/api/v1/eggs/_removed.json\"><code>"));
+    assert!(!page.contains("removed upstream is listed"));
     assert!(page.contains("href=\"/cat/assets/eggcat-"));
     // Every page has a description for search engines.
     for (path, html) in &pages {

@@ -204,7 +204,7 @@
         var query = q.value.trim();
         emptyText.textContent = 'No egg matches ' +
           (query ? '\u201c' + query + '\u201d' + (active ? ' with ' + plural(active, 'filter', 'filters') : '')
-            : 'these filters') + '.';
+            : active === 1 ? 'this filter' : 'these filters') + '.';
       }
       lastCounts = counts;
     }
