@@ -151,21 +151,27 @@ pub(crate) fn connect(
     if let Some(region) = region {
         builder = builder.with_region(region);
     }
-    if let Some(endpoint) = &target.endpoint {
+    // The endpoint as configured, or as the AWS tools read it from the environment (which
+    // `from_env` passes on without allowing plain http, so that an `http://` endpoint given only
+    // there failed with "URL scheme is not allowed").
+    let endpoint = target
+        .endpoint
+        .clone()
+        .or_else(|| env("AWS_ENDPOINT_URL"))
+        .or_else(|| env("AWS_ENDPOINT"));
+    let plain_http = endpoint
+        .as_deref()
+        .is_some_and(|e| e.starts_with("http://"));
+    if let Some(endpoint) = &endpoint {
         builder = builder
             .with_endpoint(endpoint.trim_end_matches('/'))
-            .with_allow_http(endpoint.starts_with("http://"));
+            .with_allow_http(plain_http);
     }
     builder = builder
         .with_virtual_hosted_style_request(!target.path_style)
         .with_client_options(
             ClientOptions::new()
-                .with_allow_http(
-                    target
-                        .endpoint
-                        .as_deref()
-                        .is_some_and(|e| e.starts_with("http://")),
-                )
+                .with_allow_http(plain_http)
                 .with_connect_timeout(Duration::from_secs(5))
                 .with_timeout(Duration::from_secs(60)),
         )

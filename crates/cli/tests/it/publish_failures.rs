@@ -53,6 +53,36 @@ fn no_credentials_at_all_says_what_to_set_not_that_the_store_refused_them() {
     assert!(!line.contains("refused"), "{line}");
 }
 
+/// An `http://` endpoint given only as `AWS_ENDPOINT_URL` (as the AWS tools take it) works like
+/// one in the config; it failed with "URL scheme is not allowed".
+#[test]
+fn an_endpoint_from_the_environment_is_used_with_plain_http() {
+    let Some(moto) = moto_binary() else { return };
+    let s3 = start_moto(&moto, None);
+    create_public_bucket(s3.port, "eggs");
+    let site = Site::new(2);
+    let files = keys(&site.build());
+    let with_endpoint = site.config(s3.port, "eggs");
+    let text = std::fs::read_to_string(&with_endpoint).unwrap();
+    let without: String = text
+        .lines()
+        .filter(|l| !l.starts_with("endpoint"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let config = with_endpoint.with_extension("env.toml");
+    std::fs::write(&config, without).unwrap();
+    let out = site
+        .publish_command(&config, &[])
+        .env("AWS_ACCESS_KEY_ID", "k")
+        .env("AWS_SECRET_ACCESS_KEY", "s")
+        .env("AWS_REGION", "us-east-1")
+        .env("AWS_ENDPOINT_URL", format!("http://127.0.0.1:{}", s3.port))
+        .output()
+        .unwrap();
+    let (up, _, _) = counts(&out);
+    assert_eq!(up, files.len());
+}
+
 #[test]
 fn a_missing_bucket_and_a_store_dying_mid_publish_give_clear_errors_and_a_later_publish_completes()
 {
