@@ -173,21 +173,6 @@ struct Settled {
     yaml_text_kept: Vec<String>,
 }
 
-/// What `pelican.yaml` and `pelican.json` of `upstream` hold once parsed (for tests that parse
-/// the files with the panel's own parsers and compare).
-pub fn pelican_values(upstream: &Value, target: &Target<'_>) -> Option<(Value, Value)> {
-    let mut egg = pelican::import(upstream).ok()?;
-    egg.uuid = Value::String(target.uuid.to_owned());
-    match settled(&egg, target) {
-        Settled {
-            yaml: Some(y),
-            json: Some(j),
-            ..
-        } => Some((y, j)),
-        _ => None,
-    }
-}
-
 /// The file Pelican's update check finds equal to the panel's own export of the egg it made
 /// from that file: the export, imported and exported again until it no longer changes (the
 /// panel's YAML export turns JSON text into data, which a second import keeps). `shape` is the

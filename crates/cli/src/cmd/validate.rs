@@ -90,13 +90,7 @@ enum Color {
 
 /// Runs the command; the exit code follows the contract above.
 pub(crate) fn main(args: Args) -> ExitCode {
-    match run(&args) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("eggcat: error: {e:#}");
-            ExitCode::from(2)
-        }
-    }
+    super::exit_code(run(&args))
 }
 
 fn run(args: &Args) -> Result<ExitCode> {
