@@ -84,6 +84,24 @@ pub fn egg(slug: &str) -> String {
     format!("{EGGS_DIR}/{slug}.json")
 }
 
+/// The path of one egg's history ([`crate::wire::History`]).
+pub fn history(slug: &str) -> String {
+    egg_file(slug, HISTORY)
+}
+
+/// The file name of an egg's history under `api/v1/eggs/{slug}/`.
+pub const HISTORY: &str = "history.json";
+
+/// The web page of one egg.
+pub fn egg_page(slug: &str) -> String {
+    format!("eggs/{slug}/index.html")
+}
+
+/// The web page comparing egg `slug` with its sibling `other` (another egg for the same game).
+pub fn compare_page(slug: &str, other: &str) -> String {
+    format!("eggs/{slug}/compare/{other}/index.html")
+}
+
 /// The path of one of an egg's import files (`name` from [`import`]).
 pub fn egg_file(slug: &str, name: &str) -> String {
     format!("{EGGS_DIR}/{slug}/{name}")

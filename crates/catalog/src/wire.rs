@@ -290,3 +290,86 @@ pub struct SourceState {
     /// Warnings at that commit.
     pub warnings: Vec<Problem>,
 }
+
+/// `api/v1/eggs/{slug}/history.json`: the egg's versions from upstream git, newest first, each
+/// with the changes from the version before it. Derived only from the upstream repository (the
+/// branch's first-parent history, as deep as the source's history was fetched), so the same
+/// upstream gives the same document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct History {
+    /// The egg's slug.
+    pub slug: String,
+    /// `owner/repo` of the upstream repository.
+    pub source: String,
+    /// The branch the history follows.
+    pub branch: String,
+    /// Path of the egg file at the newest version.
+    pub path: String,
+    /// Whether `versions` reaches back to the commit that added the file. False when the
+    /// source's history was fetched only so deep (the oldest version is then `earliest`), when
+    /// versions were cut at [`History`]'s limit, or when there is no history at all.
+    pub complete: bool,
+    /// Why the history is partial or missing, one sentence; absent when it is complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// Newest first.
+    pub versions: Vec<Version>,
+}
+
+/// One upstream commit that changed the egg's file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Version {
+    /// The commit's full id.
+    pub commit: String,
+    /// The commit's committer date, RFC 3339 UTC.
+    pub date: String,
+    /// The commit message's first line.
+    pub subject: String,
+    /// The commit on the upstream host's web site, when the host is known (GitHub, GitLab,
+    /// Codeberg).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Path of the egg file in this commit (the old path for `removed`).
+    pub path: String,
+    /// What the commit did to the file.
+    pub event: VersionEvent,
+    /// For `renamed`: the path before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<String>,
+    /// Hex SHA-256 of the file in this commit; absent for `removed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// Why the file in this commit is not an egg eggcat can read (not JSON or YAML, binary,
+    /// too large, not egg-shaped); its changes are then empty, and the next newer version is
+    /// compared with the last version that could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The commit of the version `changes` are counted from; absent when there is none (the
+    /// file's first version, `earliest`, a version that cannot be read, or `removed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compared_with: Option<String>,
+    /// Whether any change can break servers made from the earlier version.
+    pub breaking: bool,
+    /// The changes, in `eggcat diff`'s terms (docs/diff.md). Empty for a change of format only.
+    pub changes: Vec<eggcat_diff::Change>,
+}
+
+/// What a commit did to an egg's file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VersionEvent {
+    /// The commit added the file: its first version.
+    Added,
+    /// The commit changed the file.
+    Changed,
+    /// The commit moved the file (and may have changed it).
+    Renamed,
+    /// The commit deleted the file (a later commit added it back).
+    Removed,
+    /// The commit added the file back after an earlier commit deleted it.
+    Restored,
+    /// The oldest commit fetched: the file existed there, and what came before was not fetched.
+    Earliest,
+}
