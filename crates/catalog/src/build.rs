@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use crate::history::SourceHistory;
 use crate::name::sort_names;
 use crate::raw_url::render_raw_url;
 use crate::scan::{ParsedEgg, SourceScan};
@@ -20,7 +21,7 @@ use crate::wire::{
     DiagnosticCounts, Imports, IndexItem, Meta, Problem, Removed, Report, SourceProblem,
     SourceReport, SourceState, SourceStatus, State,
 };
-use crate::{INTERFACE_VERSION, compat, identity, imports, paths};
+use crate::{INTERFACE_VERSION, compat, history, identity, imports, paths};
 
 /// A configured source, as the catalog sees it.
 #[derive(Debug, Clone)]
@@ -50,6 +51,8 @@ pub enum Fetched {
         commit: String,
         /// Its eggs and problems.
         scan: SourceScan,
+        /// The history of its egg files, from upstream git.
+        history: SourceHistory,
     },
     /// The tip commit is the one of the previous catalog: reuse its eggs without re-parsing.
     Unchanged,
@@ -156,6 +159,9 @@ pub struct Catalog {
 /// One source after merging with the previous catalog.
 struct Merged {
     eggs: Vec<(ParsedEgg, u64)>,
+    /// The history of `eggs` when they come from this build's scan; `None` for kept eggs,
+    /// whose history documents are the previous snapshot's.
+    history: Option<SourceHistory>,
     state: Option<SourceState>,
     report: SourceReport,
     skipped: Vec<Problem>,
@@ -167,6 +173,7 @@ impl Merged {
     fn empty(report: SourceReport) -> Merged {
         Merged {
             eggs: Vec::new(),
+            history: None,
             state: None,
             report,
             skipped: Vec::new(),
@@ -266,6 +273,8 @@ pub fn build(
     );
 
     let mut files = BTreeMap::new();
+    let histories = histories(&merged, &eggs, &slugs, &previous, previous_files);
+    files.extend(slugs.iter().map(|slug| paths::history(slug)).zip(histories));
     let mut index = Vec::with_capacity(eggs.len());
     let mut slugs_by_source: Vec<Vec<String>> = vec![Vec::new(); merged.len()];
     let mut counts = DiagnosticCounts::default();
@@ -385,6 +394,66 @@ pub fn build(
     }
 }
 
+/// The history document of every egg, in order: made from its source's history when the source
+/// was scanned in this build, else the previous snapshot's document for the egg (its slug put
+/// right if it changed), else one that says there is none.
+fn histories(
+    merged: &[(SourceInfo, Merged)],
+    eggs: &[(usize, &ParsedEgg, u64)],
+    slugs: &[String],
+    previous: &Previous,
+    previous_files: PreviousFiles<'_>,
+) -> Vec<Vec<u8>> {
+    let previous_slug: HashMap<(&str, &str), &str> = previous
+        .published
+        .iter()
+        .map(|(slug, (origin, path))| ((origin.as_str(), path.as_str()), slug.as_str()))
+        .collect();
+    let work: Vec<(usize, &ParsedEgg, &String)> = eggs
+        .iter()
+        .zip(slugs)
+        .map(|(&(s, egg, _), slug)| (s, egg, slug))
+        .collect();
+    crate::par::map(&work, |&(s, egg, slug)| {
+        let (info, m) = &merged[s];
+        let source = format!("{}/{}", info.owner, info.repo);
+        let branch = m.state.as_ref().map_or("", |st| st.branch.as_str());
+        let at = history::EggRef {
+            slug,
+            source: &source,
+            branch,
+            path: &egg.path,
+        };
+        if let Some(h) = &m.history {
+            return to_json(&history::document(h, at));
+        }
+        let old = previous_slug.get(&(source.as_str(), egg.path.as_str()));
+        let kept = old.and_then(|old| Some((*old, previous_files(&paths::history(old))?)));
+        match kept {
+            Some((old, bytes)) if old == slug => bytes,
+            Some((_, bytes)) => match serde_json::from_slice::<crate::wire::History>(&bytes) {
+                Ok(mut doc) => {
+                    doc.slug = slug.clone();
+                    to_json(&doc)
+                }
+                Err(_) => to_json(&history::document(&no_history(), at)),
+            },
+            None => to_json(&history::document(&no_history(), at)),
+        }
+    })
+}
+
+/// The history of eggs kept from a previous catalog that has no history document for them.
+fn no_history() -> SourceHistory {
+    SourceHistory {
+        unavailable: Some(
+            "the source was not read in this build and the previous catalog has no history of this egg"
+                .to_owned(),
+        ),
+        ..SourceHistory::default()
+    }
+}
+
 /// The slugs of the previous catalog (published or already removed) that this one lacks. A slug
 /// keeps the time it was first found missing; a slug that is back leaves the list.
 fn removed(previous: &Previous, index: &[IndexItem], now: &str) -> Vec<Removed> {
@@ -444,6 +513,7 @@ fn merge(info: &SourceInfo, fetched: Fetched, prev: Option<PreviousSource>, now_
                 branch,
                 commit,
                 scan,
+                history,
             },
             prev,
         ) => {
@@ -477,6 +547,7 @@ fn merge(info: &SourceInfo, fetched: Fetched, prev: Option<PreviousSource>, now_
             };
             Merged {
                 eggs,
+                history: Some(history),
                 state: Some(state),
                 report,
                 skipped: scan.skipped,
@@ -534,6 +605,7 @@ fn kept(
     };
     Merged {
         eggs: prev.eggs,
+        history: None,
         state: Some(state),
         report,
         skipped,

@@ -11,6 +11,7 @@
 
 mod build;
 mod compat;
+pub mod history;
 mod identity;
 mod imports;
 mod name;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use eggcat_upstream::{Limits, Source, SourceSpec, default_sources};
+use eggcat_upstream::{HistoryDepth, Limits, Source, SourceSpec, default_sources};
 use serde::Deserialize;
 
 /// The file's keys, all optional but `[[source]]` (which defaults to the built-in list when the
@@ -23,6 +23,8 @@ struct File {
     cache_control: Option<String>,
     fetch_timeout: Option<String>,
     max_source_bytes: Option<u64>,
+    history_depth: Option<u32>,
+    history_since: Option<String>,
     max_connections: Option<usize>,
     workers: Option<usize>,
     #[serde(default)]
@@ -120,6 +122,7 @@ impl Config {
                     None => defaults.timeout,
                 },
                 max_bytes: file.max_source_bytes.unwrap_or(defaults.max_bytes),
+                history: history_depth(file.history_depth, file.history_since.as_deref())?,
             },
             sources,
             publish: file
@@ -128,6 +131,34 @@ impl Config {
                 .transpose()
                 .context("invalid `[publish]`")?,
         })
+    }
+}
+
+/// `history_depth` (commits) or `history_since` (a date): how much of each source's history is
+/// fetched for the eggs' histories. One or the other; the default is 100 commits.
+fn history_depth(depth: Option<u32>, since: Option<&str>) -> Result<HistoryDepth> {
+    match (depth, since) {
+        (Some(_), Some(_)) => {
+            bail!("`history_depth` and `history_since` cannot both be set: choose one")
+        }
+        (Some(0), None) => {
+            bail!("`history_depth` must be at least 1 (1: the tip alone, no history)")
+        }
+        (Some(n), None) => Ok(HistoryDepth::Commits(n)),
+        (None, Some(text)) => {
+            let time = humantime::parse_rfc3339_weak(text)
+                .or_else(|_| humantime::parse_rfc3339_weak(&format!("{text} 00:00:00")))
+                .map_err(|_| {
+                    anyhow::anyhow!(
+                        "`history_since` = `{text}` is not a date (expected e.g. 2024-01-01 or 2024-01-01T12:00:00Z)"
+                    )
+                })?;
+            let unix = time
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_err(|_| anyhow::anyhow!("`history_since` = `{text}` is before 1970"))?;
+            Ok(HistoryDepth::Since(unix.as_secs()))
+        }
+        (None, None) => Ok(HistoryDepth::default()),
     }
 }
 

@@ -4,6 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use eggcat_catalog::history::{SourceHistory, walk};
 use eggcat_catalog::{Fetched, TreeEntry, needs_content, scan};
 
 use crate::process::RunLimits;
@@ -17,6 +18,8 @@ pub struct Limits {
     pub timeout: Duration,
     /// Largest size its mirror may grow to.
     pub max_bytes: u64,
+    /// How much of the branch's history is fetched for the eggs' histories.
+    pub history: HistoryDepth,
 }
 
 impl Default for Limits {
@@ -24,7 +27,42 @@ impl Default for Limits {
         Limits {
             timeout: Duration::from_secs(120),
             max_bytes: 512 * 1024 * 1024,
+            history: HistoryDepth::default(),
         }
+    }
+}
+
+/// How much of a source's history is fetched: the newest commits of the branch (its
+/// first-parent line), or every commit since a time. The eggs' histories reach as far back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HistoryDepth {
+    /// The newest `n` commits (1: the tip alone, no history).
+    Commits(u32),
+    /// The commits since this time (Unix seconds); the tip alone when it is older.
+    Since(u64),
+}
+
+impl HistoryDepth {
+    /// The default depth: 100 commits.
+    pub const DEFAULT_COMMITS: u32 = 100;
+
+    /// How the history notes say it ("to a depth of 100 commits").
+    fn describe(self) -> String {
+        match self {
+            HistoryDepth::Commits(n) => format!("to a depth of {n} commits"),
+            HistoryDepth::Since(unix) => format!(
+                "back to {}",
+                humantime::format_rfc3339_seconds(
+                    std::time::UNIX_EPOCH + Duration::from_secs(unix)
+                )
+            ),
+        }
+    }
+}
+
+impl Default for HistoryDepth {
+    fn default() -> Self {
+        HistoryDepth::Commits(Self::DEFAULT_COMMITS)
     }
 }
 
@@ -82,7 +120,7 @@ fn fetch_inner(
         watch: Some((&mirror, limits.max_bytes)),
         ..run_limits
     };
-    let commit = git::fetch(&mirror, &url, &branch, fetch_limits)?;
+    let commit = git::fetch(&mirror, &url, &branch, limits.history, fetch_limits)?;
     let listed = git::list_tree(&mirror, &commit, run_limits)?;
     let (mut entries, oids): (Vec<TreeEntry>, Vec<String>) = listed.into_iter().unzip();
     let wanted = needs_content(&entries);
@@ -92,10 +130,25 @@ fn fetch_inner(
         entries[i].content = Some(blob);
     }
     tracing::debug!(url = %source.url, %commit, entries = entries.len(), "fetched");
+    let scan = scan(&entries);
+    let egg_paths: Vec<&str> = scan.eggs.iter().map(|e| e.path.as_str()).collect();
+    // A history that cannot be read costs the eggs their history, not the source its eggs.
+    let history = history(&mirror, &commit, &egg_paths, run_limits).unwrap_or_else(|e| {
+        tracing::warn!(url = %source.url, error = %e, "history unreadable");
+        SourceHistory {
+            unavailable: Some(format!("the history could not be read: {e}")),
+            ..SourceHistory::default()
+        }
+    });
     Ok(Fetched::Scanned {
         branch,
         commit,
-        scan: scan(&entries),
+        scan,
+        history: SourceHistory {
+            commit_url: commit_url(source),
+            depth: limits.history.describe(),
+            ..history
+        },
     })
 }
 
@@ -117,7 +170,61 @@ fn from_folder(
         branch,
         commit,
         scan: scan(&entries),
+        history: SourceHistory {
+            unavailable: Some("the source is a plain folder: it has no history".to_owned()),
+            ..SourceHistory::default()
+        },
     })
+}
+
+/// The history of the eggs at `paths` in the mirror's `commit`: one `git log`, then one
+/// `git cat-file --batch` for every version of every egg.
+fn history(
+    mirror: &Path,
+    commit: &str,
+    paths: &[&str],
+    limits: RunLimits<'_>,
+) -> Result<SourceHistory, FetchError> {
+    let commits = git::log(mirror, commit, limits)?;
+    let shallow = git::shallow_commits(mirror)?;
+    let mut oids: Vec<String> = paths
+        .iter()
+        .flat_map(|path| walk(&commits, &shallow, path).0)
+        .filter_map(|step| step.oid)
+        .collect();
+    oids.sort_unstable();
+    oids.dedup();
+    let wanted: Vec<&str> = oids.iter().map(String::as_str).collect();
+    let blobs = git::read_blobs(mirror, &wanted, limits)?;
+    let blobs = oids.into_iter().zip(blobs).collect();
+    Ok(SourceHistory {
+        commits,
+        shallow,
+        blobs,
+        ..SourceHistory::default()
+    })
+}
+
+/// The upstream host's page of a commit, `{commit}` left to fill, when the host is known.
+fn commit_url(source: &Source) -> Option<String> {
+    let Location::Git(url) = &source.location else {
+        return None;
+    };
+    let rest = url.split_once("://")?.1;
+    let host = rest.split('/').next()?;
+    let (owner, repo) = (&source.owner, &source.repo);
+    match host {
+        "github.com" | "www.github.com" => Some(format!(
+            "https://github.com/{owner}/{repo}/commit/{{commit}}"
+        )),
+        "gitlab.com" => Some(format!(
+            "https://gitlab.com/{owner}/{repo}/-/commit/{{commit}}"
+        )),
+        "codeberg.org" => Some(format!(
+            "https://codeberg.org/{owner}/{repo}/commit/{{commit}}"
+        )),
+        _ => None,
+    }
 }
 
 /// A work tree with `.git`, or a bare repository.

@@ -1,10 +1,14 @@
 //! The git commands eggcat runs, with the environment that keeps them non-interactive and
 //! confined to the accepted transports.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
+use eggcat_catalog::history::{FileChange, LogCommit};
 use eggcat_catalog::{EntryKind, TreeEntry};
+
+use crate::fetch::HistoryDepth;
 
 use crate::process::{RunLimits, run};
 use crate::{FetchError, io_error};
@@ -86,12 +90,13 @@ pub(crate) fn ls_remote(
     Ok((branch, tip))
 }
 
-/// Fetches the tip of `branch` at depth 1 into the bare mirror and returns its commit. The size
-/// limit in `limits.watch` applies to the fetch itself.
+/// Fetches `branch` into the bare mirror, as deep as `depth` says, and returns its tip commit.
+/// The size limit in `limits.watch` applies to the fetch itself.
 pub(crate) fn fetch(
     mirror: &Path,
     url: &str,
     branch: &str,
+    depth: HistoryDepth,
     limits: RunLimits<'_>,
 ) -> Result<String, FetchError> {
     if !mirror.join("HEAD").exists() {
@@ -109,18 +114,37 @@ pub(crate) fn fetch(
         )?;
     }
     let local_ref = format!("refs/heads/{branch}");
-    let mut cmd = git(Some(mirror));
-    cmd.args([
-        "fetch",
-        "--quiet",
-        "--depth=1",
-        "--no-tags",
-        "--no-write-fetch-head",
-        "--",
-    ])
-    .arg(url)
-    .arg(format!("+{local_ref}:{local_ref}"));
-    run("fetch", cmd, None, limits)?;
+    let fetch = |deepen: String| {
+        let mut cmd = git(Some(mirror));
+        cmd.args([
+            "fetch",
+            "--quiet",
+            &deepen,
+            "--no-tags",
+            "--no-write-fetch-head",
+            "--",
+        ])
+        .arg(url)
+        .arg(format!("+{local_ref}:{local_ref}"));
+        run("fetch", cmd, None, limits)
+    };
+    match depth {
+        HistoryDepth::Commits(n) => fetch(format!("--depth={}", n.max(1)))?,
+        HistoryDepth::Since(unix) => {
+            let date = humantime::format_rfc3339_seconds(
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix),
+            );
+            match fetch(format!("--shallow-since={date}")) {
+                // The tip itself is older than the date: fetch just the tip.
+                Err(FetchError::Git { message, .. })
+                    if message.contains("no commits selected for shallow requests") =>
+                {
+                    fetch("--depth=1".to_owned())?
+                }
+                other => other?,
+            }
+        }
+    };
     let mut rev = git(Some(mirror));
     rev.args(["rev-parse", "--verify", "--quiet"])
         .arg(format!("{local_ref}^{{commit}}"));
@@ -226,4 +250,127 @@ pub(crate) fn read_blobs(
         rest = rest.get(nl + 2 + size..).unwrap_or_default();
     }
     Ok(blobs)
+}
+
+/// The first-parent history of `commit` as far as the mirror has it, newest first, with the
+/// changes to JSON and YAML files (renames detected), in one `git log`.
+pub(crate) fn log(
+    mirror: &Path,
+    commit: &str,
+    limits: RunLimits<'_>,
+) -> Result<Vec<LogCommit>, FetchError> {
+    let mut cmd = git(Some(mirror));
+    cmd.args([
+        "-c",
+        "diff.renameLimit=2000",
+        "log",
+        "-z",
+        "--first-parent",
+        "--raw",
+        "--no-abbrev",
+        "-M",
+        "--format=%x01%H %ct %s",
+    ])
+    .arg(commit)
+    .args(["--", ":(icase)*.json", ":(icase)*.yaml", ":(icase)*.yml"]);
+    let out = run("log", cmd, None, limits)?;
+    parse_log(&out).map_err(|detail| FetchError::Protocol {
+        command: "log",
+        detail,
+    })
+}
+
+/// Parses `git log -z --raw --format=%x01%H %ct %s`: records start with 0x01; a record is the
+/// header, NUL, then `:<modes> <oids> <status>` NUL `<path>` NUL (a second path for a rename or
+/// copy), repeated.
+fn parse_log(out: &[u8]) -> Result<Vec<LogCommit>, String> {
+    let mut commits = Vec::new();
+    for record in out.split(|&b| b == 1).filter(|r| !r.is_empty()) {
+        let mut fields = record.split(|&b| b == 0);
+        let header = String::from_utf8_lossy(fields.next().unwrap_or_default());
+        let mut parts = header.splitn(3, ' ');
+        let (Some(id), Some(time)) = (parts.next(), parts.next()) else {
+            return Err(format!("bad commit header `{header}`"));
+        };
+        let time = time
+            .parse()
+            .map_err(|_| format!("bad commit time in `{header}`"))?;
+        let mut commit = LogCommit {
+            id: id.to_owned(),
+            time,
+            subject: parts.next().unwrap_or_default().trim_end().to_owned(),
+            changes: Vec::new(),
+        };
+        while let Some(raw) = fields.next() {
+            let raw = String::from_utf8_lossy(raw);
+            let raw = raw.trim_start_matches('\n');
+            if raw.is_empty() {
+                continue;
+            }
+            // `:100644 100644 <old oid> <new oid> <status>`
+            let words: Vec<&str> = raw.trim_start_matches(':').split(' ').collect();
+            let [_, _, _, new_oid, status] = words[..] else {
+                return Err(format!("bad change line `{raw}`"));
+            };
+            let letter = status.chars().next().unwrap_or('?');
+            let mut path = || {
+                fields
+                    .next()
+                    .map(|p| String::from_utf8_lossy(p).into_owned())
+                    .ok_or_else(|| format!("no path after `{raw}`"))
+            };
+            let old_path = path()?;
+            let new_path = if matches!(letter, 'R' | 'C') {
+                path()?
+            } else {
+                old_path.clone()
+            };
+            commit.changes.push(FileChange {
+                status: letter,
+                old_path,
+                new_path,
+                new_oid: new_oid.to_owned(),
+            });
+        }
+        commits.push(commit);
+    }
+    Ok(commits)
+}
+
+/// The commits of the mirror's shallow boundary (`shallow`): their parents were not fetched.
+pub(crate) fn shallow_commits(mirror: &Path) -> Result<BTreeSet<String>, FetchError> {
+    let path = mirror.join("shallow");
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Ok(text.lines().map(str::to_owned).collect()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(BTreeSet::new()),
+        Err(e) => Err(io_error(&path)(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_log_records_with_renames_and_deletions() {
+        let out = b"\x01c2 1700000100 move it\0\n:100644 100644 aaa bbb R087\0a/egg-x.json\0b/egg-y.json\0:100644 000000 ccc 000 D\0egg-z.yml\0\x01c1 1700000000 \0\n:000000 100644 000 aaa A\0a/egg-x.json\0";
+        let commits = parse_log(out).unwrap();
+        assert_eq!(commits.len(), 2);
+        assert_eq!(commits[0].subject, "move it");
+        assert_eq!(commits[0].time, 1_700_000_100);
+        assert_eq!(
+            commits[0].changes[0],
+            FileChange {
+                status: 'R',
+                old_path: "a/egg-x.json".into(),
+                new_path: "b/egg-y.json".into(),
+                new_oid: "bbb".into(),
+            }
+        );
+        assert_eq!(commits[0].changes[1].status, 'D');
+        assert_eq!(commits[0].changes[1].new_path, "egg-z.yml");
+        assert_eq!(commits[1].subject, "");
+        assert_eq!(commits[1].changes[0].status, 'A');
+        assert!(parse_log(b"\x01nonsense").is_err());
+    }
 }

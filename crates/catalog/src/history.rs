@@ -1,0 +1,418 @@
+//! Egg history from upstream git: which commits changed each egg file ([`walk`]), and the
+//! published `history.json` with the changes between consecutive versions ([`document`]).
+//!
+//! Pure: the fetcher runs `git log` and `git cat-file` and hands over a [`SourceHistory`]; this
+//! module decides what a version is. It follows one file back from the tip along the branch's
+//! first-parent history: a rename (git's rename detection, within the repository, across folders
+//! too) continues with the old path, a deletion followed later by an addition of the same path is
+//! one history (`removed`, then `restored`), and the oldest commit of a shallow fetch is
+//! `earliest`, never `added`: what came before it was not fetched, so nothing is invented.
+
+use std::collections::{BTreeSet, HashMap};
+
+use crate::text::{hex, rfc3339};
+use crate::wire::{History, Version, VersionEvent};
+
+/// Versions kept per egg (newest first); older ones are cut and the document says so. With the
+/// script diff's own bound ([`eggcat_diff::MAX_DIFF_LINES`]) it bounds a document's size.
+pub const MAX_VERSIONS: usize = 100;
+
+/// One commit of `git log --first-parent --raw`, newest first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogCommit {
+    /// Full id.
+    pub id: String,
+    /// Committer time, Unix seconds.
+    pub time: i64,
+    /// The message's first line.
+    pub subject: String,
+    /// What it did to the files asked about.
+    pub changes: Vec<FileChange>,
+}
+
+/// One line of `--raw` output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileChange {
+    /// `A`, `M`, `D`, `R` (renamed), `C` (copied), `T` (type changed).
+    pub status: char,
+    /// The path before (same as `new_path` unless renamed or copied).
+    pub old_path: String,
+    /// The path after.
+    pub new_path: String,
+    /// The blob after (all zeros for a deletion).
+    pub new_oid: String,
+}
+
+/// What the fetcher read of a source's history.
+#[derive(Debug, Clone, Default)]
+pub struct SourceHistory {
+    /// The commits, newest first.
+    pub commits: Vec<LogCommit>,
+    /// The shallow boundary: commits whose parents were not fetched.
+    pub shallow: BTreeSet<String>,
+    /// Every blob a [`walk`] of the source's eggs asked for, by object id. A blob that could
+    /// not be read is absent (its version says so).
+    pub blobs: HashMap<String, Vec<u8>>,
+    /// Why there is no history, when there is none (a plain folder, git failing): the note of
+    /// every egg's document.
+    pub unavailable: Option<String>,
+    /// `https://host/{owner}/{repo}/commit/{commit}` with the source's owner and repo filled
+    /// in, when the host is known.
+    pub commit_url: Option<String>,
+    /// How deep the history was fetched, for the note of a shallow history.
+    pub depth: String,
+}
+
+/// One version of one file, found by [`walk`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Step {
+    /// Index into [`SourceHistory::commits`].
+    pub commit: usize,
+    /// The file's path in that commit.
+    pub path: String,
+    pub event: VersionEvent,
+    /// For a rename: the path before.
+    pub renamed_from: Option<String>,
+    /// The blob in that commit; `None` for a removal.
+    pub oid: Option<String>,
+}
+
+/// The versions of the file at `path` (at the tip), newest first, at most [`MAX_VERSIONS`]
+/// plus whether the walk was cut there.
+pub fn walk(commits: &[LogCommit], shallow: &BTreeSet<String>, path: &str) -> (Vec<Step>, bool) {
+    let mut steps = Vec::new();
+    let mut current = path.to_owned();
+    for (i, commit) in commits.iter().enumerate() {
+        let Some(change) = commit.changes.iter().find(|c| match c.status {
+            'D' => c.old_path == current,
+            _ => c.new_path == current,
+        }) else {
+            continue;
+        };
+        if steps.len() == MAX_VERSIONS {
+            return (steps, true);
+        }
+        let boundary = shallow.contains(&commit.id);
+        let mut step = Step {
+            commit: i,
+            path: current.clone(),
+            event: VersionEvent::Changed,
+            renamed_from: None,
+            oid: Some(change.new_oid.clone()),
+        };
+        match change.status {
+            _ if boundary => step.event = VersionEvent::Earliest,
+            'D' => {
+                step.event = VersionEvent::Removed;
+                step.oid = None;
+            }
+            'A' => step.event = VersionEvent::Added,
+            'R' => {
+                step.event = VersionEvent::Renamed;
+                step.renamed_from = Some(change.old_path.clone());
+                current = change.old_path.clone();
+            }
+            // A copy's source lives on: this file's history starts here.
+            'C' => step.event = VersionEvent::Added,
+            _ => {}
+        }
+        steps.push(step);
+        if boundary {
+            break;
+        }
+    }
+    // An addition after a removal is a restoration (the walk saw the newer one first).
+    for i in 0..steps.len() {
+        if steps[i].event == VersionEvent::Added
+            && steps
+                .get(i + 1)
+                .is_some_and(|s| s.event == VersionEvent::Removed)
+        {
+            steps[i].event = VersionEvent::Restored;
+        }
+    }
+    (steps, false)
+}
+
+/// What the history document of one egg is made from, besides its source's history.
+#[derive(Debug, Clone, Copy)]
+pub struct EggRef<'a> {
+    pub slug: &'a str,
+    /// `owner/repo`.
+    pub source: &'a str,
+    pub branch: &'a str,
+    /// Path at the tip.
+    pub path: &'a str,
+}
+
+/// The history document of the egg at `egg.path`.
+pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
+    let mut doc = History {
+        slug: egg.slug.to_owned(),
+        source: egg.source.to_owned(),
+        branch: egg.branch.to_owned(),
+        path: egg.path.to_owned(),
+        complete: false,
+        note: history.unavailable.clone(),
+        versions: Vec::new(),
+    };
+    if history.unavailable.is_some() {
+        return doc;
+    }
+    let (steps, cut) = walk(&history.commits, &history.shallow, egg.path);
+    // Each readable version's egg, oldest first, so every version is compared with the newest
+    // readable one before it.
+    let mut versions: Vec<Version> = Vec::with_capacity(steps.len());
+    let mut before: Option<(String, serde_json::Value)> = None;
+    for step in steps.iter().rev() {
+        let commit = &history.commits[step.commit];
+        let mut v = Version {
+            commit: commit.id.clone(),
+            date: rfc3339(u64::try_from(commit.time).unwrap_or(0).saturating_mul(1000)),
+            subject: commit.subject.clone(),
+            url: history
+                .commit_url
+                .as_ref()
+                .map(|t| t.replace("{commit}", &commit.id)),
+            path: step.path.clone(),
+            event: step.event,
+            renamed_from: step.renamed_from.clone(),
+            sha256: None,
+            error: None,
+            compared_with: None,
+            breaking: false,
+            changes: Vec::new(),
+        };
+        if let Some(oid) = &step.oid {
+            match history.blobs.get(oid) {
+                None => v.error = Some("the file could not be read from git".to_owned()),
+                Some(bytes) => {
+                    v.sha256 = Some(hex(&sha2_256(bytes)));
+                    match eggcat_diff::load(&step.path, bytes) {
+                        Err(e) => v.error = Some(e.to_string()),
+                        Ok(egg) => {
+                            if let Some((commit, old)) = &before
+                                && step.event != VersionEvent::Earliest
+                            {
+                                v.changes = eggcat_diff::diff(old, &egg);
+                                v.breaking = eggcat_diff::any_breaking(&v.changes);
+                                v.compared_with = Some(commit.clone());
+                            }
+                            before = Some((commit.id.clone(), egg));
+                        }
+                    }
+                }
+            }
+        }
+        versions.push(v);
+    }
+    versions.reverse();
+    let reaches_start = steps.last().is_some_and(|s| s.event == VersionEvent::Added);
+    doc.complete = reaches_start && !cut;
+    doc.note = if cut {
+        Some(format!(
+            "only the newest {MAX_VERSIONS} versions are listed; older ones are left out"
+        ))
+    } else if steps
+        .last()
+        .is_some_and(|s| s.event == VersionEvent::Earliest)
+    {
+        Some(format!(
+            "the source's history is fetched {}: the oldest version listed is the oldest commit fetched, not the file's first",
+            history.depth
+        ))
+    } else if steps.is_empty() {
+        Some("no commit in the fetched history changed this file".to_owned())
+    } else {
+        None
+    };
+    doc.versions = versions;
+    doc
+}
+
+fn sha2_256(bytes: &[u8]) -> [u8; 32] {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn commit(id: &str, changes: &[(char, &str, &str, &str)]) -> LogCommit {
+        LogCommit {
+            id: id.to_owned(),
+            time: 1_700_000_000,
+            subject: format!("subject {id}"),
+            changes: changes
+                .iter()
+                .map(|&(status, old_path, new_path, new_oid)| FileChange {
+                    status,
+                    old_path: old_path.to_owned(),
+                    new_path: new_path.to_owned(),
+                    new_oid: new_oid.to_owned(),
+                })
+                .collect(),
+        }
+    }
+
+    fn events(steps: &[Step]) -> Vec<(usize, &str, VersionEvent)> {
+        steps
+            .iter()
+            .map(|s| (s.commit, s.path.as_str(), s.event))
+            .collect()
+    }
+
+    /// Newest first: restored, removed, renamed across folders, changed, added; an unrelated
+    /// commit in between is no version.
+    #[test]
+    fn walk_follows_renames_and_removals() {
+        let commits = [
+            commit("6", &[('A', "b/egg-y.json", "b/egg-y.json", "o4")]),
+            commit("5", &[('D', "b/egg-y.json", "b/egg-y.json", "0")]),
+            commit("4", &[('M', "c/egg-z.json", "c/egg-z.json", "z")]),
+            commit("3", &[('R', "a/egg-x.json", "b/egg-y.json", "o2")]),
+            commit("2", &[('M', "a/egg-x.json", "a/egg-x.json", "o2")]),
+            commit("1", &[('A', "a/egg-x.json", "a/egg-x.json", "o1")]),
+        ];
+        let (steps, cut) = walk(&commits, &BTreeSet::new(), "b/egg-y.json");
+        assert!(!cut);
+        use VersionEvent::*;
+        assert_eq!(
+            events(&steps),
+            [
+                (0, "b/egg-y.json", Restored),
+                (1, "b/egg-y.json", Removed),
+                (3, "b/egg-y.json", Renamed),
+                (4, "a/egg-x.json", Changed),
+                (5, "a/egg-x.json", Added),
+            ]
+        );
+        assert_eq!(steps[2].renamed_from.as_deref(), Some("a/egg-x.json"));
+        assert_eq!(steps[1].oid, None);
+    }
+
+    /// At the shallow boundary git shows every file as added: that is `earliest`, and the walk
+    /// stops there.
+    #[test]
+    fn the_shallow_boundary_is_earliest_not_added() {
+        let commits = [
+            commit("2", &[('M', "egg-a.json", "egg-a.json", "o2")]),
+            commit("1", &[('A', "egg-a.json", "egg-a.json", "o1")]),
+        ];
+        let shallow = BTreeSet::from(["1".to_owned()]);
+        let (steps, _) = walk(&commits, &shallow, "egg-a.json");
+        assert_eq!(steps[1].event, VersionEvent::Earliest);
+        let history = SourceHistory {
+            commits: commits.to_vec(),
+            shallow,
+            blobs: HashMap::from([
+                (
+                    "o1".to_owned(),
+                    br#"{"meta":{"version":"PTDL_v2"},"name":"A","startup":"./a"}"#.to_vec(),
+                ),
+                (
+                    "o2".to_owned(),
+                    br#"{"meta":{"version":"PTDL_v2"},"name":"A","startup":"./b"}"#.to_vec(),
+                ),
+            ]),
+            depth: "to a depth of 2 commits".to_owned(),
+            ..SourceHistory::default()
+        };
+        let doc = document(&history, egg("egg-a.json"));
+        assert!(!doc.complete);
+        assert!(doc.note.as_deref().unwrap().contains("depth of 2"));
+        assert_eq!(doc.versions[1].event, VersionEvent::Earliest);
+        assert!(doc.versions[1].changes.is_empty());
+        assert_eq!(doc.versions[0].compared_with.as_deref(), Some("1"));
+        assert!(
+            doc.versions[0].breaking,
+            "a changed startup can break servers"
+        );
+    }
+
+    fn egg(path: &str) -> EggRef<'_> {
+        EggRef {
+            slug: "s",
+            source: "o/r",
+            branch: "main",
+            path,
+        }
+    }
+
+    /// A version that cannot be read is listed with its reason, and the next one is compared
+    /// with the last readable one; a format-only change is a version with no changes.
+    #[test]
+    fn unreadable_versions_are_listed_and_skipped_over() {
+        let commits = [
+            commit("4", &[('M', "egg-a.yaml", "egg-a.yaml", "o4")]),
+            commit("3", &[('M', "egg-a.yaml", "egg-a.yaml", "o3")]),
+            commit("2", &[('M', "egg-a.yaml", "egg-a.yaml", "o2")]),
+            commit("1", &[('A', "egg-a.yaml", "egg-a.yaml", "o1")]),
+        ];
+        let history = SourceHistory {
+            commits: commits.to_vec(),
+            blobs: HashMap::from([
+                (
+                    "o1".to_owned(),
+                    b"meta: {version: PLCN_v3}\nname: A\nstartup: ./a\n".to_vec(),
+                ),
+                (
+                    "o2".to_owned(),
+                    b"meta: {version: PLCN_v3}\r\nname: A\r\nstartup: ./a\r\n".to_vec(),
+                ),
+                ("o3".to_owned(), b"\x00\xff\xfe junk".to_vec()),
+                (
+                    "o4".to_owned(),
+                    b"meta: {version: PLCN_v3}\nname: A\nstartup: ./a\nauthor: x@y.z\n".to_vec(),
+                ),
+            ]),
+            commit_url: Some("https://example.org/c/{commit}".to_owned()),
+            ..SourceHistory::default()
+        };
+        let doc = document(&history, egg("egg-a.yaml"));
+        assert!(doc.complete, "{:?}", doc.note);
+        let v = &doc.versions;
+        assert_eq!(v.len(), 4);
+        assert_eq!(v[3].event, VersionEvent::Added);
+        assert!(v[2].changes.is_empty(), "CRLF only: {:?}", v[2].changes);
+        assert_eq!(v[2].compared_with.as_deref(), Some("1"));
+        assert!(v[1].error.is_some() && v[1].changes.is_empty());
+        assert_eq!(v[0].compared_with.as_deref(), Some("2"));
+        assert_eq!(v[0].changes.len(), 1, "{:?}", v[0].changes);
+        assert_eq!(v[0].url.as_deref(), Some("https://example.org/c/4"));
+        assert_eq!(v[0].date, "2023-11-14T22:13:20.000Z");
+    }
+
+    #[test]
+    fn versions_past_the_limit_are_cut_with_a_note() {
+        let commits: Vec<LogCommit> = (0..MAX_VERSIONS + 5)
+            .rev()
+            .map(|i| {
+                let status = if i == 0 { 'A' } else { 'M' };
+                commit(&i.to_string(), &[(status, "egg-a.json", "egg-a.json", "o")])
+            })
+            .collect();
+        let (steps, cut) = walk(&commits, &BTreeSet::new(), "egg-a.json");
+        assert!(cut);
+        assert_eq!(steps.len(), MAX_VERSIONS);
+        let history = SourceHistory {
+            commits,
+            ..SourceHistory::default()
+        };
+        let doc = document(&history, egg("egg-a.json"));
+        assert!(!doc.complete);
+        assert!(doc.note.unwrap().contains("newest 100"));
+    }
+
+    #[test]
+    fn no_history_says_why() {
+        let history = SourceHistory {
+            unavailable: Some("a plain folder has no history".to_owned()),
+            ..SourceHistory::default()
+        };
+        let doc = document(&history, egg("egg-a.json"));
+        assert!(doc.versions.is_empty() && !doc.complete);
+        assert_eq!(doc.note.as_deref(), Some("a plain folder has no history"));
+    }
+}
