@@ -52,7 +52,7 @@ pub enum Fetched {
         /// Its eggs and problems.
         scan: SourceScan,
         /// The history of its egg files, from upstream git.
-        history: SourceHistory,
+        history: Box<SourceHistory>,
     },
     /// The tip commit is the one of the previous catalog: reuse its eggs without re-parsing.
     Unchanged,
@@ -161,7 +161,7 @@ struct Merged {
     eggs: Vec<(ParsedEgg, u64)>,
     /// The history of `eggs` when they come from this build's scan; `None` for kept eggs,
     /// whose history documents are the previous snapshot's.
-    history: Option<SourceHistory>,
+    history: Option<Box<SourceHistory>>,
     state: Option<SourceState>,
     report: SourceReport,
     skipped: Vec<Problem>,

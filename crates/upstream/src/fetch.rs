@@ -144,11 +144,11 @@ fn fetch_inner(
         branch,
         commit,
         scan,
-        history: SourceHistory {
+        history: Box::new(SourceHistory {
             commit_url: commit_url(source),
             depth: limits.history.describe(),
             ..history
-        },
+        }),
     })
 }
 
@@ -170,10 +170,10 @@ fn from_folder(
         branch,
         commit,
         scan: scan(&entries),
-        history: SourceHistory {
+        history: Box::new(SourceHistory {
             unavailable: Some("the source is a plain folder: it has no history".to_owned()),
             ..SourceHistory::default()
-        },
+        }),
     })
 }
 
