@@ -17,6 +17,11 @@ use crate::wire::{History, Version, VersionEvent};
 /// script diff's own bound ([`eggcat_diff::MAX_DIFF_LINES`]) it bounds a document's size.
 pub const MAX_VERSIONS: usize = 100;
 
+/// Characters of a changed text value (`old`, `new`: a description, a config value) kept in a
+/// history document; the rest is cut with a note of how long it was. `eggcat diff` on the two
+/// files shows them whole.
+pub const MAX_VALUE_CHARS: usize = 2000;
+
 /// One commit of `git log --first-parent --raw`, newest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogCommit {
@@ -195,6 +200,7 @@ pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
                                 && step.event != VersionEvent::Earliest
                             {
                                 v.changes = eggcat_diff::diff(old, &egg);
+                                v.changes.iter_mut().for_each(bound_values);
                                 v.breaking = eggcat_diff::any_breaking(&v.changes);
                                 v.compared_with = Some(commit.clone());
                             }
@@ -228,6 +234,19 @@ pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
     };
     doc.versions = versions;
     doc
+}
+
+/// Cuts a long text `old` or `new` to [`MAX_VALUE_CHARS`], saying how long it was.
+fn bound_values(change: &mut eggcat_diff::Change) {
+    for value in [&mut change.old, &mut change.new].into_iter().flatten() {
+        if let serde_json::Value::String(text) = value {
+            let chars = text.chars().count();
+            if chars > MAX_VALUE_CHARS {
+                let kept: String = text.chars().take(MAX_VALUE_CHARS).collect();
+                *text = format!("{kept}… [cut: {chars} characters in all]");
+            }
+        }
+    }
 }
 
 fn sha2_256(bytes: &[u8]) -> [u8; 32] {
@@ -319,7 +338,7 @@ mod tests {
             depth: "to a depth of 2 commits".to_owned(),
             ..SourceHistory::default()
         };
-        let doc = document(&history, egg("egg-a.json"));
+        let doc = document(&history, egg_ref("egg-a.json"));
         assert!(!doc.complete);
         assert!(doc.note.as_deref().unwrap().contains("depth of 2"));
         assert_eq!(doc.versions[1].event, VersionEvent::Earliest);
@@ -331,7 +350,7 @@ mod tests {
         );
     }
 
-    fn egg(path: &str) -> EggRef<'_> {
+    fn egg_ref(path: &str) -> EggRef<'_> {
         EggRef {
             slug: "s",
             source: "o/r",
@@ -370,7 +389,7 @@ mod tests {
             commit_url: Some("https://example.org/c/{commit}".to_owned()),
             ..SourceHistory::default()
         };
-        let doc = document(&history, egg("egg-a.yaml"));
+        let doc = document(&history, egg_ref("egg-a.yaml"));
         assert!(doc.complete, "{:?}", doc.note);
         let v = &doc.versions;
         assert_eq!(v.len(), 4);
@@ -400,9 +419,38 @@ mod tests {
             commits,
             ..SourceHistory::default()
         };
-        let doc = document(&history, egg("egg-a.json"));
+        let doc = document(&history, egg_ref("egg-a.json"));
         assert!(!doc.complete);
         assert!(doc.note.unwrap().contains("newest 100"));
+    }
+
+    #[test]
+    fn long_values_are_cut_with_their_length() {
+        let long = "x".repeat(MAX_VALUE_CHARS + 10);
+        let egg = |d: &str| {
+            format!(r#"{{"meta":{{"version":"PTDL_v2"}},"name":"A","description":"{d}"}}"#)
+                .into_bytes()
+        };
+        let history = SourceHistory {
+            commits: vec![
+                commit("2", &[('M', "egg-a.json", "egg-a.json", "o2")]),
+                commit("1", &[('A', "egg-a.json", "egg-a.json", "o1")]),
+            ],
+            blobs: HashMap::from([
+                ("o1".to_owned(), egg("short")),
+                ("o2".to_owned(), egg(&long)),
+            ]),
+            ..SourceHistory::default()
+        };
+        let doc = document(&history, egg_ref("egg-a.json"));
+        let change = &doc.versions[0].changes[0];
+        assert_eq!(change.old.as_ref().unwrap(), "short");
+        let new = change.new.as_ref().unwrap().as_str().unwrap();
+        assert!(new.ends_with(&format!(
+            "[cut: {} characters in all]",
+            MAX_VALUE_CHARS + 10
+        )));
+        assert!(new.chars().count() < MAX_VALUE_CHARS + 50);
     }
 
     #[test]
@@ -411,7 +459,7 @@ mod tests {
             unavailable: Some("a plain folder has no history".to_owned()),
             ..SourceHistory::default()
         };
-        let doc = document(&history, egg("egg-a.json"));
+        let doc = document(&history, egg_ref("egg-a.json"));
         assert!(doc.versions.is_empty() && !doc.complete);
         assert_eq!(doc.note.as_deref(), Some("a plain folder has no history"));
     }

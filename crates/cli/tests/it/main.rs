@@ -8,6 +8,7 @@ mod cli;
 mod conformance;
 mod diff;
 mod golden;
+mod history;
 mod hosts;
 mod http;
 mod messages;

@@ -177,12 +177,23 @@ pub(crate) fn try_build(
     sources: Vec<Source>,
     clock: &Clock,
 ) -> Result<Outcome, eggcat_store::StoreError> {
+    let limits = Limits {
+        timeout: Duration::from_secs(60),
+        ..Limits::default()
+    };
+    try_build_with(data_dir, sources, clock, limits)
+}
+
+/// [`try_build`] with other fetch limits (a history depth, ...).
+pub(crate) fn try_build_with(
+    data_dir: &Path,
+    sources: Vec<Source>,
+    clock: &Clock,
+    limits: Limits,
+) -> Result<Outcome, eggcat_store::StoreError> {
     let options = BuildOptions {
         sources,
-        limits: Limits {
-            timeout: Duration::from_secs(60),
-            ..Limits::default()
-        },
+        limits,
         base_url: TEST_BASE_URL.to_owned(),
     };
     rebuild(&Store::new(data_dir), &options, &|| clock.now(), &|_| {})
