@@ -58,6 +58,8 @@ pub struct SourceHistory {
     /// Every blob a [`walk`] of the source's eggs asked for, by object id. A blob that could
     /// not be read is absent (its version says so).
     pub blobs: HashMap<String, Vec<u8>>,
+    /// Blobs left unread on purpose (too large, over the source's budget), with why.
+    pub unread: HashMap<String, String>,
     /// Why there is no history, when there is none (a plain folder, git failing): the note of
     /// every egg's document.
     pub unavailable: Option<String>,
@@ -190,7 +192,13 @@ pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
         };
         if let Some(oid) = &step.oid {
             match history.blobs.get(oid) {
-                None => v.error = Some("the file could not be read from git".to_owned()),
+                None => {
+                    let why = history.unread.get(oid).map(String::as_str);
+                    v.error = Some(
+                        why.unwrap_or("the file could not be read from git")
+                            .to_owned(),
+                    );
+                }
                 Some(bytes) => {
                     v.sha256 = Some(hex(&sha2_256(bytes)));
                     match eggcat_diff::load(&step.path, bytes) {

@@ -123,6 +123,7 @@ impl Config {
                 },
                 max_bytes: file.max_source_bytes.unwrap_or(defaults.max_bytes),
                 history: history_depth(file.history_depth, file.history_since.as_deref())?,
+                history_bytes: defaults.history_bytes,
             },
             sources,
             publish: file

@@ -1,15 +1,19 @@
 //! Fetching one source: from its location to a scanned tree, or to "unchanged" when its tip
 //! commit is the one the previous catalog was built from.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use eggcat_catalog::history::{SourceHistory, walk};
-use eggcat_catalog::{Fetched, TreeEntry, needs_content, scan};
+use eggcat_catalog::{Fetched, MAX_FILE_SIZE, TreeEntry, needs_content, scan};
 
 use crate::process::RunLimits;
 use crate::source::{Location, Source};
 use crate::{FetchError, dir, git, io_error};
+
+/// The default of [`Limits::history_bytes`]: 256 MiB.
+pub const HISTORY_BYTES: u64 = 256 * 1024 * 1024;
 
 /// Limits for fetching one source.
 #[derive(Debug, Clone, Copy)]
@@ -20,6 +24,9 @@ pub struct Limits {
     pub max_bytes: u64,
     /// How much of the branch's history is fetched for the eggs' histories.
     pub history: HistoryDepth,
+    /// The most a build reads of one source's history (the blobs of its eggs' versions): what
+    /// bounds its memory however long or busy the history is. Newer versions come first.
+    pub history_bytes: u64,
 }
 
 impl Default for Limits {
@@ -28,6 +35,7 @@ impl Default for Limits {
             timeout: Duration::from_secs(120),
             max_bytes: 512 * 1024 * 1024,
             history: HistoryDepth::default(),
+            history_bytes: HISTORY_BYTES,
         }
     }
 }
@@ -133,7 +141,8 @@ fn fetch_inner(
     let scan = scan(&entries);
     let egg_paths: Vec<&str> = scan.eggs.iter().map(|e| e.path.as_str()).collect();
     // A history that cannot be read costs the eggs their history, not the source its eggs.
-    let history = history(&mirror, &commit, &egg_paths, run_limits).unwrap_or_else(|e| {
+    let budget = limits.history_bytes;
+    let history = history(&mirror, &commit, &egg_paths, budget, run_limits).unwrap_or_else(|e| {
         tracing::warn!(url = %source.url, error = %e, "history unreadable");
         SourceHistory {
             unavailable: Some(format!("the history could not be read: {e}")),
@@ -183,24 +192,52 @@ fn history(
     mirror: &Path,
     commit: &str,
     paths: &[&str],
+    budget: u64,
     limits: RunLimits<'_>,
 ) -> Result<SourceHistory, FetchError> {
     let commits = git::log(mirror, commit, limits)?;
     let shallow = git::shallow_commits(mirror)?;
-    let mut oids: Vec<String> = paths
+    // Every version's blob, ranked by how far back it is in its egg's history, so that a budget
+    // cuts the oldest versions of every egg first.
+    let mut ranked: Vec<(usize, String)> = paths
         .iter()
-        .flat_map(|path| walk(&commits, &shallow, path).0)
-        .filter_map(|step| step.oid)
+        .flat_map(|path| {
+            let steps = walk(&commits, &shallow, path).0;
+            steps
+                .into_iter()
+                .enumerate()
+                .filter_map(|(rank, step)| Some((rank, step.oid?)))
+        })
         .collect();
-    oids.sort_unstable();
-    oids.dedup();
-    let wanted: Vec<&str> = oids.iter().map(String::as_str).collect();
+    ranked.sort_unstable();
+    let mut seen = std::collections::HashSet::new();
+    ranked.retain(|(_, oid)| seen.insert(oid.clone()));
+    let oids: Vec<&str> = ranked.iter().map(|(_, o)| o.as_str()).collect();
+    let sizes = git::blob_sizes(mirror, &oids, limits)?;
+    let mut total = 0u64;
+    let mut wanted = Vec::new();
+    let mut unread = HashMap::new();
+    for (oid, size) in oids.iter().zip(sizes) {
+        if size > MAX_FILE_SIZE {
+            let why = format!("the file is {size} bytes, over the 16 MiB an egg file may have");
+            unread.insert((*oid).to_owned(), why);
+        } else if total + size > budget {
+            let why = format!(
+                "not read: the versions of this source's eggs fill the {budget} bytes a build reads of a source's history, newer versions first"
+            );
+            unread.insert((*oid).to_owned(), why);
+        } else {
+            total += size;
+            wanted.push(*oid);
+        }
+    }
     let blobs = git::read_blobs(mirror, &wanted, limits)?;
-    let blobs = oids.into_iter().zip(blobs).collect();
+    let blobs = wanted.iter().map(|o| (*o).to_owned()).zip(blobs).collect();
     Ok(SourceHistory {
         commits,
         shallow,
         blobs,
+        unread,
         ..SourceHistory::default()
     })
 }

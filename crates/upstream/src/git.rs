@@ -252,6 +252,40 @@ pub(crate) fn read_blobs(
     Ok(blobs)
 }
 
+/// The size of each blob, in order, from one `git cat-file --batch-check`.
+pub(crate) fn blob_sizes(
+    mirror: &Path,
+    oids: &[&str],
+    limits: RunLimits<'_>,
+) -> Result<Vec<u64>, FetchError> {
+    if oids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let input: String = oids.iter().map(|o| format!("{o}\n")).collect();
+    let mut cmd = git(Some(mirror));
+    cmd.args(["cat-file", "--batch-check"]);
+    let out = run("cat-file", cmd, Some(input.into_bytes()), limits)?;
+    let text = String::from_utf8_lossy(&out);
+    let sizes: Vec<u64> = text
+        .lines()
+        .map(|line| match line.split(' ').collect::<Vec<_>>()[..] {
+            [_, "blob", size] => size.parse().map_err(|_| line.to_owned()),
+            _ => Err(line.to_owned()),
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|line| FetchError::Protocol {
+            command: "cat-file",
+            detail: format!("unexpected `{line}`"),
+        })?;
+    if sizes.len() != oids.len() {
+        return Err(FetchError::Protocol {
+            command: "cat-file",
+            detail: format!("{} sizes for {} objects", sizes.len(), oids.len()),
+        });
+    }
+    Ok(sizes)
+}
+
 /// The first-parent history of `commit` as far as the mirror has it, newest first, with the
 /// changes to JSON and YAML files (renames detected), in one `git log`.
 pub(crate) fn log(

@@ -12,7 +12,7 @@ mod git;
 mod process;
 mod source;
 
-pub use fetch::{HistoryDepth, Limits, fetch};
+pub use fetch::{HISTORY_BYTES, HistoryDepth, Limits, fetch};
 pub use source::{ConfigError, Location, Source, SourceSpec, default_sources};
 
 /// Why a source could not be fetched. Each message names what failed and is shown in the

@@ -75,7 +75,7 @@ fn a_generated_repository_gives_every_version_and_change() {
         "a/egg-paper.json",
         pretty(&paper_edited(
             "ptdl",
-            &paper("ptdl")["startup"].as_str().unwrap().to_owned(),
+            paper("ptdl")["startup"].as_str().unwrap(),
         )),
     );
     let c2 = repo.commit("Drop Java 17, rename the jar");
@@ -205,6 +205,9 @@ fn unreadable_old_versions_and_huge_script_diffs() {
     junk.extend((0..5000u32).map(|i| (i * 7919 % 251) as u8));
     repo.write("egg-paper.json", junk);
     repo.commit("Binary junk");
+    // Over the 16 MiB an egg file may have: never read into memory.
+    repo.write("egg-paper.json", vec![b'x'; 17 * 1024 * 1024]);
+    repo.commit("Seventeen MiB");
     let mut huge = paper("ptdl");
     let script: String = (0..20_000).map(|i| format!("echo line {i}\n")).collect();
     huge["scripts"]["installation"]["script"] = json!(script);
@@ -218,13 +221,15 @@ fn unreadable_old_versions_and_huge_script_diffs() {
         &Clock::new(1_700_000_000_000),
     ));
     let v = &h.versions;
-    assert_eq!(v.len(), 4);
+    assert_eq!(v.len(), 5);
+    let huge_error = v[1].error.as_deref().unwrap_or_default();
+    assert!(huge_error.contains("over the 16 MiB"), "{huge_error}");
     assert!(
-        v[1].error.is_some() && v[2].error.is_some(),
+        v[2].error.is_some() && v[3].error.is_some(),
         "{:#?}",
-        &v[1..3]
+        &v[2..4]
     );
-    assert!(v[1].changes.is_empty() && v[2].changes.is_empty());
+    assert!(v[1..4].iter().all(|v| v.changes.is_empty()));
     assert_eq!(v[0].compared_with.as_deref(), Some(first.as_str()));
     let script = v[0]
         .changes
@@ -327,6 +332,63 @@ fn a_long_history_is_bounded_and_never_invents_a_first_version() {
         h.versions.iter().map(|v| &v.subject).collect::<Vec<_>>()
     );
     assert_eq!(h.versions[9].event, VersionEvent::Earliest);
+}
+
+/// The bytes read of a source's history are bounded: past the budget the oldest versions of
+/// every egg are left unread first, each listed with why.
+#[test]
+fn the_history_read_is_bounded_newest_versions_first() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Repo::init(tmp.path().join("eggs"));
+    let mut size = 0;
+    for i in 0..10 {
+        for name in ["a", "b"] {
+            let mut egg = paper("ptdl");
+            egg["description"] = json!(format!("{name} {i}"));
+            size = pretty(&egg).len();
+            repo.write(&format!("egg-{name}.json"), pretty(&egg));
+        }
+        repo.commit(&format!("v{i}"));
+    }
+    let limits = Limits {
+        timeout: Duration::from_secs(60),
+        // Room for the newest four versions of each egg.
+        history_bytes: 8 * size as u64 + 10,
+        ..Limits::default()
+    };
+    let clock = Clock::new(1_700_000_000_000);
+    let out = try_build_with(
+        &tmp.path().join("data"),
+        vec![source(&repo.url(), "o", "eggs")],
+        &clock,
+        limits,
+    )
+    .unwrap();
+    let histories: Vec<History> = out
+        .snapshot
+        .files
+        .iter()
+        .filter(|(p, _)| p.ends_with("/history.json"))
+        .map(|(_, b)| serde_json::from_slice(b).unwrap())
+        .collect();
+    assert_eq!(histories.len(), 2);
+    for h in histories {
+        assert_eq!(h.versions.len(), 10);
+        assert!(
+            h.versions[..4].iter().all(|v| v.error.is_none()),
+            "{:#?}",
+            h.versions
+        );
+        for v in &h.versions[4..] {
+            assert!(
+                v.error
+                    .as_deref()
+                    .unwrap_or_default()
+                    .starts_with("not read"),
+                "{v:#?}"
+            );
+        }
+    }
 }
 
 /// The real corpus: every egg has a history document, and its newest version is the egg the
