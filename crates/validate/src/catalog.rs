@@ -6,13 +6,12 @@ use std::collections::BTreeMap;
 
 use eggcat_egg::SyntaxKind;
 
-use crate::Diagnostic;
-use crate::checks::check_info;
 use crate::span::locate;
+use crate::vocab::{Code, Diagnostic};
 
 /// The code of the one catalog-wide check: several eggs share one uuid. Findings of this code
 /// are the catalog's, not the file's: they change when another egg changes.
-pub const SHARED_UUID: &str = "E017";
+pub const SHARED_UUID: &str = Code::SharedUuid.as_str();
 
 /// One egg of the catalog, as the build knows it.
 #[derive(Debug, Clone, Copy)]
@@ -52,7 +51,7 @@ pub fn check_catalog(eggs: &[CatalogEgg<'_>]) -> Vec<Vec<Diagnostic>> {
             });
             out[i].push(Diagnostic {
                 code: SHARED_UUID.to_owned(),
-                severity: check_info(SHARED_UUID).severity,
+                severity: Code::SharedUuid.severity(),
                 message: format!("uuid `{uuid}` is also the uuid of {}", others.join(", ")),
                 pointer: "/uuid".to_owned(),
                 line: span.map(|s| s.line),

@@ -5,10 +5,10 @@
 use eggcat_egg::{ParseError, SyntaxKind, parse};
 use serde_json::Value;
 
-use crate::checks::check_info;
-use crate::diagnostic::{Diagnostic, sort};
-use crate::egg::{Family, Finding, check_egg, family};
+use crate::checks::check_egg;
 use crate::span::{LineIndex, Span, locate, parent};
+use crate::vocab::diagnostic::sort;
+use crate::vocab::{Code, Diagnostic, Family, Finding, family, kind};
 
 /// At most this many diagnostics per file; past it, one `E009` note says how many were left
 /// out. Keeps the catalog's documents and a terminal bounded on hostile files.
@@ -48,7 +48,7 @@ pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
     // skim of the text, not 100 000 lookups.
     let mut left_out = 0;
     if findings.len() > MAX_DIAGNOSTICS {
-        findings.sort_by_key(|f| check_info(f.code).severity);
+        findings.sort_by_key(|f| f.code.severity());
         left_out = findings.len() - MAX_DIAGNOSTICS;
         findings.truncate(MAX_DIAGNOSTICS);
     }
@@ -93,7 +93,7 @@ pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
     if left_out > 0 {
         diags.push(place(
             Finding::new(
-                "E009",
+                Code::TooManyDiagnostics,
                 "",
                 format!("{left_out} more diagnostics left out; fix these first"),
             ),
@@ -107,9 +107,9 @@ pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
 fn check_document(doc: &Value, size: usize) -> Vec<Finding> {
     let Some(object) = doc.as_object() else {
         return vec![Finding::new(
-            "E007",
+            Code::NotAnObject,
             "",
-            format!("the document is {}, not an object", crate::egg::kind(doc)),
+            format!("the document is {}, not an object", kind(doc)),
         )];
     };
     let format = match object.get("meta").and_then(|m| m.get("version")) {
@@ -117,7 +117,7 @@ fn check_document(doc: &Value, size: usize) -> Vec<Finding> {
         _ => {
             return vec![
                 Finding::new(
-                    "E010",
+                    Code::NoFormatVersion,
                     "/meta/version",
                     "the egg has no format version: `meta.version` is missing or not a string",
                 )
@@ -128,7 +128,7 @@ fn check_document(doc: &Value, size: usize) -> Vec<Finding> {
     let Some(fam) = family(format) else {
         return vec![
             Finding::new(
-                "E011",
+                Code::UnknownFormatVersion,
                 "/meta/version",
                 format!("format version `{format}` is not one the panels import"),
             )
@@ -138,7 +138,7 @@ fn check_document(doc: &Value, size: usize) -> Vec<Finding> {
     let mut out = check_egg(object, format, fam);
     if fam == Family::Ptdl && size > eggcat_egg::panel::PTERODACTYL_MAX_FILE_BYTES {
         out.push(Finding::new(
-            "E008",
+            Code::OverPterodactylSize,
             "",
             format!(
                 "the file is {} KB, over the 1000 KB Pterodactyl accepts for an import",
@@ -153,31 +153,31 @@ fn check_document(doc: &Value, size: usize) -> Vec<Finding> {
 fn parse_finding(bytes: &[u8], e: &ParseError) -> Finding {
     let message = e.to_string();
     let (code, at) = match e {
-        ParseError::ByteOrderMark => ("E001", Some((1, 1))),
+        ParseError::ByteOrderMark => (Code::ByteOrderMark, Some((1, 1))),
         ParseError::InvalidUtf8 { offset } => {
             let valid = &bytes[..*offset];
             let line = valid.iter().filter(|&&b| b == b'\n').count() + 1;
             let start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
             let column = String::from_utf8_lossy(&valid[start..]).chars().count() + 1;
-            ("E002", Some((clamp(line), clamp(column))))
+            (Code::InvalidUtf8, Some((clamp(line), clamp(column))))
         }
         ParseError::Json(m) | ParseError::Yaml(m) => {
             let code = if m.starts_with("duplicate key") {
-                "E004"
+                Code::DuplicateYamlKey
             } else if m.starts_with("nesting deeper")
                 || m.starts_with("document too large")
                 || m.starts_with("recursion limit exceeded")
             {
-                "E006"
+                Code::TooDeepOrLarge
             } else {
-                "E003"
+                Code::Syntax
             };
             (code, position_in(m))
         }
     };
     let mut f = Finding::new(code, "", message);
     f.at = at;
-    if code == "E001" {
+    if code == Code::ByteOrderMark {
         f = f.help("save the file as UTF-8 without a byte-order mark");
     }
     f
@@ -211,7 +211,7 @@ fn duplicate_json_key(warning: &str) -> Finding {
             crate::span::push_token(&mut pointer, index.trim_end_matches(']'));
         }
     }
-    Finding::new("E005", pointer, warning.to_owned()).on_key()
+    Finding::new(Code::DuplicateJsonKey, pointer, warning.to_owned()).on_key()
 }
 
 /// `pointer`, then its parent, ..., then "".
@@ -240,8 +240,8 @@ fn clamp(n: usize) -> u32 {
 
 fn place(f: Finding, span: Option<Span>) -> Diagnostic {
     Diagnostic {
-        code: f.code.to_owned(),
-        severity: check_info(f.code).severity,
+        code: f.code.as_str().to_owned(),
+        severity: f.code.severity(),
         message: f.message,
         pointer: f.pointer,
         line: span.map(|s| s.line),

@@ -10,28 +10,23 @@
 
 mod catalog;
 mod checks;
-mod config;
 mod default_value;
-mod diagnostic;
-mod egg;
 mod file;
-mod images;
-mod install;
 mod pcre;
 mod php_regex;
-mod placeholders;
+mod placeholder;
+mod reference;
 mod render;
 mod rules;
 mod span;
 mod span_json;
 mod span_yaml;
-mod variables;
+mod vocab;
 
 pub use catalog::{CatalogEgg, SHARED_UUID, check_catalog};
-pub use checks::{CHECKS, CheckInfo, check_info};
-pub use diagnostic::{Diagnostic, Severity, Summary};
 pub use file::{MAX_DIAGNOSTICS, check_file, check_text};
 pub use php_regex::{PhpRegex, PhpRegexError, parse_php_regex};
 pub use render::{render_github, render_human, render_json};
 pub use rules::{Rule, RuleError, parse_rule, split_rules};
 pub use span::{Located, Span, locate};
+pub use vocab::{Code, Diagnostic, Severity, Summary};

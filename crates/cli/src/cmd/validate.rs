@@ -15,7 +15,7 @@ use eggcat_validate::{Diagnostic, Summary, check_file, render_github, render_hum
 ///
 /// Exit status: 0 when there is no error, 1 when there are errors (or warnings with
 /// `--deny warnings`), 2 on a usage or IO error. `--help` lists every check (from
-/// `eggcat_validate::CHECKS`), so that the help stands without the repository's docs.
+/// `eggcat_validate::Code::ALL`), so that the help stands without the repository's docs.
 #[derive(Debug, clap::Args)]
 #[command(after_help = short_help(), after_long_help = long_help())]
 pub(crate) struct Args {
@@ -55,12 +55,12 @@ fn short_help() -> String {
 /// to fix it.
 fn long_help() -> String {
     let mut text = format!("{EXIT_HELP}\n\nChecks (code, severity, what it finds):\n");
-    for c in eggcat_validate::CHECKS {
+    for c in eggcat_validate::Code::ALL {
         text.push_str(&format!(
             "  {}  {:<7}  {}\n",
-            c.code,
-            c.severity.as_str(),
-            c.summary
+            c.as_str(),
+            c.severity().as_str(),
+            c.summary()
         ));
     }
     text.push_str(

@@ -1,118 +1,90 @@
-//! Docker images: the egg must offer at least one, and each must be an image reference Docker
-//! can pull. The grammar is the one of distribution/reference (what `docker pull` parses):
-//! `[domain[:port]/]path[:tag][@digest]`, path components lowercase `[a-z0-9]` joined by `.`,
-//! `_`, `__` or dashes, a tag of at most 128 word characters, dots and dashes not starting with
-//! a dot or dash, a digest `algorithm:hex`. The domain is the first component when it has a
-//! dot or a port or is `localhost`. Pterodactyl also caps an image at 191 characters.
+//! Docker image references: the grammar of distribution/reference (what `docker pull`
+//! parses): `[domain[:port]/]path[:tag][@digest]`, path components lowercase `[a-z0-9]` joined
+//! by `.`, `_`, `__` or dashes, a tag of at most 128 word characters, dots and dashes not
+//! starting with a dot or dash, a digest `algorithm:hex`. The domain is the first component
+//! when it has a dot or a port or is `localhost`. Pterodactyl also caps an image at 191
+//! characters. Shared by the docker images check and the install check (its `container`).
 
 use eggcat_egg::panel::{PTERODACTYL_MAX, chars};
-use serde_json::{Map, Value};
 
-use crate::egg::{Family, Finding, kind, wrong_type};
-use crate::span::child;
+use crate::vocab::{Code, Family, Finding};
 
-pub(crate) fn check_images(
-    doc: &Map<String, Value>,
-    format: &str,
-    fam: Family,
-    out: &mut Vec<Finding>,
-) {
-    // PTDL_v1 wrote `image` (one) or `images` (a list); the importers convert them.
-    let (pointer, images) = if format == "PTDL_v1" && !doc.contains_key("docker_images") {
-        if let Some(v) = doc.get("images") {
-            ("/images", Some(v))
-        } else {
-            ("/image", doc.get("image"))
-        }
-    } else {
-        ("/docker_images", doc.get("docker_images"))
-    };
-    let entries: Vec<(String, &Value)> = match images {
-        None | Some(Value::Null) => Vec::new(),
-        Some(v @ Value::String(_)) => vec![(pointer.to_owned(), v)],
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (child(pointer, &i.to_string()), v))
-            .collect(),
-        Some(Value::Object(map)) => map.iter().map(|(k, v)| (child(pointer, k), v)).collect(),
-        Some(v) => {
-            out.push(wrong_type(pointer, "an object of images", v));
-            return;
-        }
-    };
-    if entries.is_empty() {
-        out.push(
-            Finding::new(
-                "E060",
-                pointer,
-                "the egg offers no docker image; both panels require at least one",
-            )
-            .help("add `\"docker_images\": {\"Java 21\": \"ghcr.io/pterodactyl/yolks:java_21\"}`"),
-        );
-        return;
-    }
-    for (p, v) in entries {
-        let Value::String(image) = v else {
-            out.push(Finding::new(
-                "E014",
-                p,
-                format!("a docker image is {}, not a string", kind(v)),
-            ));
-            continue;
-        };
-        check_reference(&p, image, fam, "E061", out);
-    }
+/// Why an image is not a reference Docker can pull; the message completes "`x` is not a valid
+/// image reference: ...".
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum ReferenceError {
+    #[error("it is empty")]
+    Empty,
+    #[error("it has spaces around it")]
+    Spaces,
+    #[error("it is too long")]
+    TooLong,
+    #[error("the digest has no `algorithm:`")]
+    DigestWithoutAlgorithm,
+    #[error("`{0}` is not a digest")]
+    Digest(String),
+    #[error("`{0}` is not a valid tag")]
+    Tag(String),
+    #[error("the name is longer than 255 characters")]
+    NameTooLong,
+    #[error("`{0}` has an invalid port")]
+    Port(String),
+    #[error("`{0}` is not a valid registry host")]
+    Host(String),
+    #[error("`{0}` has uppercase letters; repository names are lowercase")]
+    Uppercase(String),
+    #[error("`{0}` is not a valid name component")]
+    Component(String),
 }
 
-/// Reports `image` under `code` when it is not a valid reference.
-pub(crate) fn check_reference(
-    pointer: &str,
-    image: &str,
-    fam: Family,
-    code: &'static str,
-    out: &mut Vec<Finding>,
-) {
+/// The [`Code::BadImageReference`] finding on `image` at `pointer`, when it is not a valid
+/// reference or (in a PTDL egg) is longer than Pterodactyl allows.
+pub(crate) fn check_reference(pointer: &str, image: &str, fam: Family) -> Option<Finding> {
+    let code = Code::BadImageReference;
     if let Err(why) = reference_error(image) {
-        out.push(
+        Some(
             Finding::new(
                 code,
                 pointer,
                 format!("`{image}` is not a valid image reference: {why}"),
             )
             .help("write it as `registry/name:tag`, e.g. `ghcr.io/pterodactyl/yolks:java_21`"),
-        );
+        )
     } else if fam == Family::Ptdl && chars(image) > PTERODACTYL_MAX {
-        out.push(Finding::new(
+        Some(Finding::new(
             code,
             pointer,
             format!(
                 "image reference is {} characters long, over Pterodactyl's limit of {PTERODACTYL_MAX}",
                 image.chars().count()
             ),
-        ));
+        ))
+    } else {
+        None
     }
 }
 
 /// Why `image` is not a reference Docker can pull.
-pub(crate) fn reference_error(image: &str) -> Result<(), String> {
+pub(crate) fn reference_error(image: &str) -> Result<(), ReferenceError> {
     if image.is_empty() {
-        return Err("it is empty".into());
+        return Err(ReferenceError::Empty);
     }
     if image.trim() != image {
-        return Err("it has spaces around it".into());
+        return Err(ReferenceError::Spaces);
     }
     if image.len() > 255 + 128 + 80 {
-        return Err("it is too long".into());
+        return Err(ReferenceError::TooLong);
     }
     let (rest, digest) = match image.split_once('@') {
         Some((r, d)) => (r, Some(d)),
         None => (image, None),
     };
     if let Some(d) = digest {
-        let (alg, hex) = d.split_once(':').ok_or("the digest has no `algorithm:`")?;
+        let (alg, hex) = d
+            .split_once(':')
+            .ok_or(ReferenceError::DigestWithoutAlgorithm)?;
         if alg.is_empty() || hex.len() < 32 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(format!("`{d}` is not a digest"));
+            return Err(ReferenceError::Digest(d.to_owned()));
         }
     }
     // The tag follows the last colon after the last slash.
@@ -128,11 +100,11 @@ pub(crate) fn reference_error(image: &str) -> Result<(), String> {
             && t.chars()
                 .all(|c| c.is_ascii_alphanumeric() || "_.-".contains(c));
         if !ok {
-            return Err(format!("`{t}` is not a valid tag"));
+            return Err(ReferenceError::Tag(t.to_owned()));
         }
     }
     if name.len() > 255 {
-        return Err("the name is longer than 255 characters".into());
+        return Err(ReferenceError::NameTooLong);
     }
     let mut components: Vec<&str> = name.split('/').collect();
     if components.len() > 1 {
@@ -145,16 +117,16 @@ pub(crate) fn reference_error(image: &str) -> Result<(), String> {
     for c in components {
         if !is_path_component(c) {
             return Err(if c.chars().any(|ch| ch.is_ascii_uppercase()) {
-                format!("`{c}` has uppercase letters; repository names are lowercase")
+                ReferenceError::Uppercase(c.to_owned())
             } else {
-                format!("`{c}` is not a valid name component")
+                ReferenceError::Component(c.to_owned())
             });
         }
     }
     Ok(())
 }
 
-fn check_domain(domain: &str) -> Result<(), String> {
+fn check_domain(domain: &str) -> Result<(), ReferenceError> {
     let (host, port) = match domain.rsplit_once(':') {
         Some((h, p)) if !h.ends_with(']') || domain.starts_with('[') => (h, Some(p)),
         _ => (domain, None),
@@ -162,7 +134,7 @@ fn check_domain(domain: &str) -> Result<(), String> {
     if let Some(p) = port
         && (p.is_empty() || !p.bytes().all(|b| b.is_ascii_digit()))
     {
-        return Err(format!("`{domain}` has an invalid port"));
+        return Err(ReferenceError::Port(domain.to_owned()));
     }
     let ok = host.split('.').all(|label| {
         !label.is_empty()
@@ -173,7 +145,7 @@ fn check_domain(domain: &str) -> Result<(), String> {
     if ok {
         Ok(())
     } else {
-        Err(format!("`{domain}` is not a valid registry host"))
+        Err(ReferenceError::Host(domain.to_owned()))
     }
 }
 
@@ -235,5 +207,14 @@ mod tests {
         ] {
             assert!(reference_error(bad).is_err(), "{bad}");
         }
+        // The messages complete "`x` is not a valid image reference: ...".
+        assert_eq!(
+            reference_error("ghcr.io/Parkervcp/yolks:java").map_err(|e| e.to_string()),
+            Err("`Parkervcp` has uppercase letters; repository names are lowercase".to_owned())
+        );
+        assert_eq!(
+            reference_error("x:1@sha256:zz"),
+            Err(ReferenceError::Digest("sha256:zz".to_owned()))
+        );
     }
 }

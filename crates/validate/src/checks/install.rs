@@ -5,8 +5,8 @@
 
 use serde_json::{Map, Value};
 
-use crate::egg::{Family, Finding, wrong_type};
-use crate::images::check_reference;
+use crate::reference::check_reference;
+use crate::vocab::{Code, Family, Finding, at, wrong_type};
 
 const SCRIPT: &str = "/scripts/installation/script";
 const CONTAINER: &str = "/scripts/installation/container";
@@ -36,10 +36,10 @@ pub(crate) fn check_install(doc: &Map<String, Value>, out: &mut Vec<Finding>) {
         _ => None,
     };
     match text(CONTAINER) {
-        Some(image) => check_reference(CONTAINER, &image, Family::Plcn, "E061", out),
+        Some(image) => out.extend(check_reference(CONTAINER, &image, Family::Plcn)),
         None => out.push(
             Finding::new(
-                "E070",
+                Code::InstallWithoutContainer,
                 CONTAINER,
                 "the install script has no container image to run in",
             )
@@ -49,7 +49,7 @@ pub(crate) fn check_install(doc: &Map<String, Value>, out: &mut Vec<Finding>) {
     let Some(entrypoint) = text(ENTRYPOINT) else {
         out.push(
             Finding::new(
-                "E071",
+                Code::InstallWithoutEntrypoint,
                 ENTRYPOINT,
                 "the install script has no entrypoint to run it",
             )
@@ -66,20 +66,13 @@ pub(crate) fn check_install(doc: &Map<String, Value>, out: &mut Vec<Finding>) {
     if !fine {
         out.push(
             Finding::new(
-                "E072",
+                Code::ShebangMismatch,
                 ENTRYPOINT,
                 format!("the script's shebang asks for `{interpreter}` but the entrypoint `{entrypoint}` runs it"),
             )
             .help(format!("Wings ignores the shebang: set `entrypoint` to `{interpreter}`, or make the script run under `{runner}`")),
         );
     }
-}
-
-/// The value at `pointer` (plain keys only) in an object.
-pub(crate) fn at<'a>(doc: &'a Map<String, Value>, pointer: &str) -> Option<&'a Value> {
-    let mut parts = pointer.trim_start_matches('/').split('/');
-    let first = doc.get(parts.next()?)?;
-    parts.try_fold(first, |v, k| v.get(k))
 }
 
 /// The interpreter of a `#!` first line: `#!/bin/bash` and `#!/usr/bin/env bash` give `bash`.

@@ -8,9 +8,9 @@
 
 use serde_json::{Map, Value};
 
-use crate::egg::{Family, Finding, kind, missing, wrong_type};
-use crate::placeholders::placeholders;
+use crate::placeholder::{Known, placeholders};
 use crate::span::child;
+use crate::vocab::{Code, Family, Finding, kind, missing, wrong_type};
 
 /// `yml` is an alias of `yaml` there; `toml` exists only in Pelican's Wings.
 const PARSERS: &[&str] = &[
@@ -24,22 +24,31 @@ const PARSERS: &[&str] = &[
     "toml",
 ];
 
+/// Checks `config` (below) and the files it edits ([`check_files`]); returns `config.files`
+/// as JSON text, which the unused-variable check searches, when `config` is an object.
+pub(crate) fn check_config(
+    doc: &Map<String, Value>,
+    fam: Family,
+    known: &Known,
+    out: &mut Vec<Finding>,
+) -> Option<String> {
+    let config = check_parts(doc, fam, out)?;
+    check_files(&config, known, out);
+    Some(config.files_text)
+}
+
 /// The `config` object, each part parsed.
-pub(crate) struct Config {
+struct Config {
     files: Option<(String, Value)>,
     /// `config.files` as JSON text, searched for variable names.
-    pub(crate) files_text: String,
+    files_text: String,
 }
 
 /// Checks `config.files`, `config.startup`, `config.logs` and `config.stop`: present (the
 /// panels' `required_without:config_from`), JSON text that parses, or an object where the
 /// panel converts one (Pelican only: Pterodactyl validates the field with `json`, which a
 /// nested object fails).
-pub(crate) fn check_config(
-    doc: &Map<String, Value>,
-    fam: Family,
-    out: &mut Vec<Finding>,
-) -> Option<Config> {
+fn check_parts(doc: &Map<String, Value>, fam: Family, out: &mut Vec<Finding>) -> Option<Config> {
     let config = match doc.get("config") {
         Some(Value::Object(c)) => c,
         None | Some(Value::Null) => {
@@ -73,7 +82,7 @@ pub(crate) fn check_config(
             Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
                 Ok(v) => v,
                 Err(e) => {
-                    out.push(Finding::new("E050", &p, format!("`config.{part}` is not valid JSON text: {e}")).help("the panels store this field as JSON text; fix the JSON inside the string"));
+                    out.push(Finding::new(Code::ConfigNotJson, &p, format!("`config.{part}` is not valid JSON text: {e}")).help("the panels store this field as JSON text; fix the JSON inside the string"));
                     continue;
                 }
             },
@@ -93,7 +102,7 @@ pub(crate) fn check_config(
     match config.get("stop") {
         Some(Value::String(s)) if s.trim().is_empty() => out.push(
             Finding::new(
-                "E013",
+                Code::MissingField,
                 "/config/stop",
                 "`config.stop` is empty; the panels require a stop command",
             )
@@ -128,19 +137,20 @@ fn check_done(pointer: &str, startup: &Value, out: &mut Vec<Finding>) {
         Some(_) => "`config.startup.done` is empty; Wings cannot tell when the server is running",
     };
     out.push(
-        Finding::new("E053", pointer, message)
+        Finding::new(Code::StartupWithoutDone, pointer, message)
             .help("set `done` to a line the server prints once it is ready (`\"done\": \")! For help, type \"`)"),
     );
 }
 
-pub(crate) fn check_files(config: &Config, known: &dyn Fn(&str) -> bool, out: &mut Vec<Finding>) {
+/// Checks each file of `config.files`: a parser Wings knows, placeholders that name something.
+fn check_files(config: &Config, known: &Known, out: &mut Vec<Finding>) {
     let Some((p, files)) = &config.files else {
         return;
     };
     let Some(files) = files.as_object() else {
         if !files.as_array().is_some_and(Vec::is_empty) {
             out.push(Finding::new(
-                "E014",
+                Code::WrongType,
                 p,
                 format!("`config.files` is {}, not an object of files", kind(files)),
             ));
@@ -152,11 +162,11 @@ pub(crate) fn check_files(config: &Config, known: &dyn Fn(&str) -> bool, out: &m
         match parser {
             Some(parser) if PARSERS.contains(&parser) => {}
             Some(parser) => out.push(
-                Finding::new("E051", p, format!("`config.files` entry `{name}` uses parser `{parser}`, which Wings does not know"))
+                Finding::new(Code::UnknownConfigParser, p, format!("`config.files` entry `{name}` uses parser `{parser}`, which Wings does not know"))
                     .help("use one of file, yaml, properties, ini, json, xml (Pelican's Wings also: toml)")
                     .needle(name.as_str()),
             ),
-            None => out.push(Finding::new("E051", p, format!("`config.files` entry `{name}` has no `parser`")).needle(name.as_str())),
+            None => out.push(Finding::new(Code::UnknownConfigParser, p, format!("`config.files` entry `{name}` has no `parser`")).needle(name.as_str())),
         }
         let mut strings = Vec::new();
         collect_strings(file.get("find").unwrap_or(&Value::Null), &mut strings);
@@ -165,7 +175,7 @@ pub(crate) fn check_files(config: &Config, known: &dyn Fn(&str) -> bool, out: &m
                 if let Some(why) = bad_config_placeholder(ph, known) {
                     out.push(
                         Finding::new(
-                            "E052",
+                            Code::UnknownConfigPlaceholder,
                             p,
                             format!(
                                 "`config.files` entry `{name}`: placeholder `{{{{{ph}}}}}` {why}"
@@ -180,7 +190,7 @@ pub(crate) fn check_files(config: &Config, known: &dyn Fn(&str) -> bool, out: &m
 }
 
 /// Why a config placeholder names nothing, if it does not.
-fn bad_config_placeholder(ph: &str, known: &dyn Fn(&str) -> bool) -> Option<String> {
+fn bad_config_placeholder(ph: &str, known: &Known) -> Option<String> {
     for prefix in [
         "env.",
         "server.build.env.",
@@ -188,7 +198,7 @@ fn bad_config_placeholder(ph: &str, known: &dyn Fn(&str) -> bool) -> Option<Stri
         "server.build.environment.",
     ] {
         if let Some(name) = ph.strip_prefix(prefix) {
-            return (!known(name))
+            return (!known.contains(name))
                 .then(|| format!("names `{name}`, which is no variable of the egg"));
         }
     }

@@ -34,7 +34,7 @@ impl Severity {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Diagnostic {
-    /// The check's code, e.g. `E021`; see [`crate::CHECKS`].
+    /// The check's code, e.g. `E021`: [`Code::as_str`](crate::Code::as_str) of one [`crate::Code`].
     pub code: String,
     /// The check's severity.
     pub severity: Severity,

@@ -14,10 +14,10 @@ use eggcat_egg::panel::{
 use serde_json::{Map, Value};
 
 use crate::default_value::check_value;
-use crate::egg::{Family, Finding, kind, missing, wrong_type};
 use crate::php_regex::{PhpRegexError, parse_php_regex};
 use crate::rules::{Rule, RuleError, parse_rule, split_rules};
 use crate::span::child;
+use crate::vocab::{Code, Family, Finding, kind, missing, wrong_type};
 
 pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut Vec<Finding>) {
     let items = match doc.get("variables") {
@@ -39,7 +39,7 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
         let at = child("/variables", &i.to_string());
         let Value::Object(var) = item else {
             out.push(Finding::new(
-                "E014",
+                Code::WrongType,
                 at,
                 format!("variable {i} is {}, not an object", kind(item)),
             ));
@@ -58,7 +58,7 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
             match names.get(name) {
                 Some(first) => out.push(
                     Finding::new(
-                        "E024",
+                        Code::DuplicateVariableName,
                         child(&at, "name"),
                         format!("`{name}` is also the name of variable {first}; Pelican refuses the egg"),
                     )
@@ -73,7 +73,7 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
             match seen.get(&env) {
                 Some(first) => out.push(
                     Finding::new(
-                        "E023",
+                        Code::DuplicateEnvVariable,
                         child(&at, "env_variable"),
                         format!(
                             "env_variable `{env}` is also the env_variable of variable {first}"
@@ -110,7 +110,7 @@ pub(crate) fn check_variables(doc: &Map<String, Value>, fam: Family, out: &mut V
         };
         out.push(
             Finding::new(
-                "E025",
+                Code::NoSuchColumn,
                 pointer,
                 format!("`{key}` (in {whose}) is not a column of the panel's variables: {who}"),
             )
@@ -142,7 +142,7 @@ fn check_name_field(var: &Map<String, Value>, at: &str, fam: Family, out: &mut V
     match var.get("name") {
         Some(Value::String(n)) if n.is_empty() || n.chars().count() > max => {
             out.push(Finding::new(
-                "E013",
+                Code::MissingField,
                 child(at, "name"),
                 format!("the variable's `name` must be 1 to {max} characters long"),
             ))
@@ -187,12 +187,12 @@ fn check_env_variable(
     };
     if !is_alpha_dash(env) || chars(env) > PELICAN_MAX {
         out.push(
-            Finding::new("E020", &p, format!("env_variable `{env}` is not a valid name: letters, digits, `_` and `-` only, 1 to {PELICAN_MAX} of them"))
+            Finding::new(Code::InvalidEnvName, &p, format!("env_variable `{env}` is not a valid name: letters, digits, `_` and `-` only, 1 to {PELICAN_MAX} of them"))
                 .help("use an upper-case name such as `SERVER_JARFILE`"),
         );
     } else if fam == Family::Ptdl && !eggcat_egg::panel::is_pterodactyl_env_name(env) {
         out.push(
-            Finding::new("E020", &p, format!("env_variable `{env}` is refused by Pterodactyl, which allows letters, digits and `_` only, 1 to {PTERODACTYL_MAX} of them"))
+            Finding::new(Code::InvalidEnvName, &p, format!("env_variable `{env}` is refused by Pterodactyl, which allows letters, digits and `_` only, 1 to {PTERODACTYL_MAX} of them"))
                 .help("replace `-` with `_`"),
         );
     }
@@ -200,12 +200,12 @@ fn check_env_variable(
         && eggcat_egg::panel::PTERODACTYL_RESERVED_ENV_NAMES.contains(&env.as_str())
     {
         out.push(
-            Finding::new("E021", &p, format!("env_variable `{env}` is reserved by Pterodactyl, which refuses the egg"))
+            Finding::new(Code::ReservedByPterodactyl, &p, format!("env_variable `{env}` is reserved by Pterodactyl, which refuses the egg"))
                 .help("the panel sets this variable itself; use it in the startup command without declaring it"),
         );
     } else if is_reserved_env_name(&env.to_uppercase()) {
         out.push(
-            Finding::new("E022", &p, format!("env_variable `{env}` is reserved by Pelican, which renames it `SERVER_{env}` on import"))
+            Finding::new(Code::ReservedByPelican, &p, format!("env_variable `{env}` is reserved by Pelican, which renames it `SERVER_{env}` on import"))
                 .help("the panel sets this variable itself; pick another name or drop the variable"),
         );
     }
@@ -225,7 +225,7 @@ fn check_rules(
         Some(Value::String(s)) if s.trim().is_empty() && fam == Family::Ptdl => {
             out.push(
                 Finding::new(
-                    "E013",
+                    Code::MissingField,
                     &p,
                     "`rules` is empty; Pterodactyl refuses the egg (`rules: required|string`)",
                 )
@@ -286,17 +286,17 @@ fn check_rules(
             }
             Ok(None) => {}
             Err(e @ RuleError::Unknown(_)) => out.push(
-                Finding::new("E030", pointer, e.to_string())
+                Finding::new(Code::UnknownRule, pointer, e.to_string())
                     .needle(text.as_str())
                     .help("Laravel throws on an unknown rule when a server is saved: use one of Laravel's validation rules"),
             ),
             Err(e @ RuleError::Malformed { missing: true, .. }) => out.push(
-                Finding::new("E031", pointer, e.to_string()).needle(text.as_str()).help("Laravel throws when a rule lacks its parameters, so saving a server fails"),
+                Finding::new(Code::RuleMissingArguments, pointer, e.to_string()).needle(text.as_str()).help("Laravel throws when a rule lacks its parameters, so saving a server fails"),
             ),
             Err(e @ RuleError::NoValues(_)) => out.push(
-                Finding::new("E031", pointer, e.to_string()).needle(text.as_str()).help("Laravel does not throw, but no value passes, so no server can be saved: list the allowed values, as in `in:a,b`"),
+                Finding::new(Code::RuleMissingArguments, pointer, e.to_string()).needle(text.as_str()).help("Laravel does not throw, but no value passes, so no server can be saved: list the allowed values, as in `in:a,b`"),
             ),
-            Err(e @ RuleError::Malformed { .. }) => out.push(Finding::new("E036", pointer, e.to_string()).needle(text.as_str())),
+            Err(e @ RuleError::Malformed { .. }) => out.push(Finding::new(Code::MisreadRuleArgument, pointer, e.to_string()).needle(text.as_str())),
         }
     }
     rules
@@ -307,12 +307,12 @@ fn check_regex(pointer: &str, text: &str, arg: &str, out: &mut Vec<Finding>) {
     match compiled {
         Ok(_) => {}
         Err(PhpRegexError::Unchecked(what)) => out.push(Finding::new(
-            "E033",
+            Code::UncheckedRegex,
             pointer,
             format!("regex `{arg}` uses {what}; the panel's PCRE may accept it, eggcat does not check it"),
         )),
         Err(e) => {
-            let mut f = Finding::new("E032", pointer, format!("rule `{text}`: {e}"));
+            let mut f = Finding::new(Code::BadRegex, pointer, format!("rule `{text}`: {e}"));
             if matches!(e, PhpRegexError::Delimiter(_)) && !arg.starts_with(|c: char| c.is_alphanumeric()) {
                 f = f.help("a `|` inside a regex splits the rules string: write the rules as an array (Pelican) or avoid `|` in the pattern");
             }
@@ -367,7 +367,7 @@ fn check_default(
     for (_, why) in check_value(&value, rules) {
         if value.trim().is_empty() {
             out.push(
-                Finding::new("E035", &p, format!("the default value is empty and the variable {}", why.trim_start_matches("is empty but the variable ")))
+                Finding::new(Code::EmptyRequiredDefault, &p, format!("the default value is empty and the variable {}", why.trim_start_matches("is empty but the variable ")))
                     .help("fine when the admin must choose a value (a token, a password); otherwise give a default"),
             );
             continue;
@@ -378,7 +378,7 @@ fn check_default(
             value.clone()
         };
         out.push(
-            Finding::new("E034", &p, format!("default value `{shown}` {why}"))
+            Finding::new(Code::DefaultBreaksRules, &p, format!("default value `{shown}` {why}"))
                 .help("a new server gets this value; the panel refuses to save it until someone changes it"),
         );
     }
