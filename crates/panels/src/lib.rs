@@ -9,6 +9,7 @@
 //! docs/panels.md lists every conversion rule with its source in the panels' code.
 
 mod checks;
+mod error;
 mod icon;
 pub mod pelican;
 pub mod php;
@@ -20,6 +21,7 @@ use eggcat_egg::panel::{PELICAN_MAX, chars};
 use serde_json::Value;
 
 pub use eggcat_egg::panel::{is_email, is_uuid};
+pub use error::ImportError;
 pub use uuid::stable_uuid;
 
 /// Where the variants will be published and what identity they carry (chosen by the catalog).

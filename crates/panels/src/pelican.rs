@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::ImportError;
 use crate::icon;
 use crate::php::{self, is_empty, json_decode, json_encode_pretty, map, normalize};
 
@@ -89,7 +90,7 @@ pub struct Egg {
 
 /// Imports `file` (the egg as the panel parsed it: `json_decode($text, true)` or
 /// `Yaml::parse`) as Pelican does; `Err` with the reason where the panel's import throws.
-pub fn import(file: &Value) -> Result<Egg, String> {
+pub fn import(file: &Value) -> Result<Egg, ImportError> {
     let parsed = parse(file, Reserved::Rename)?;
     from_parsed(&parsed)
 }
@@ -97,7 +98,7 @@ pub fn import(file: &Value) -> Result<Egg, String> {
 /// [`import`] without Pelican's renaming of the variables it reserves (`HOSTNAME` ->
 /// `SERVER_HOSTNAME`, the startup commands rewritten to match): the egg `pterodactyl.json` is
 /// made from, since Pterodactyl reserves other names and renames none.
-pub fn import_keeping_names(file: &Value) -> Result<Egg, String> {
+pub fn import_keeping_names(file: &Value) -> Result<Egg, ImportError> {
     let parsed = parse(file, Reserved::Keep)?;
     from_parsed(&parsed)
 }
@@ -110,9 +111,9 @@ enum Reserved {
     Keep,
 }
 
-fn parse(file: &Value, reserved: Reserved) -> Result<Map<String, Value>, String> {
+fn parse(file: &Value, reserved: Reserved) -> Result<Map<String, Value>, ImportError> {
     let Value::Object(file) = normalize(file) else {
-        return Err("the file is not a map of fields".to_owned());
+        return Err(ImportError::NotAMap);
     };
     let mut p = file;
     let version = p
@@ -128,11 +129,7 @@ fn parse(file: &Value, reserved: Reserved) -> Result<Map<String, Value>, String>
         }
         "PTDL_v2" | "PLCN_v1" | "PLCN_v2" => convert_to_v3(&mut p)?,
         EXPORT_VERSION => {}
-        other => {
-            return Err(format!(
-                "Pelican does not recognize the format `{other}` (it imports PTDL_v1, PTDL_v2, PLCN_v1, PLCN_v2 and PLCN_v3)"
-            ));
-        }
+        other => return Err(ImportError::UnknownFormat(other.to_owned())),
     }
     if let Some(Value::Object(config)) = p.get_mut("config") {
         for (key, value) in config.iter_mut() {
@@ -157,13 +154,13 @@ fn parse(file: &Value, reserved: Reserved) -> Result<Map<String, Value>, String>
     }
     let variables = match p.get("variables") {
         Some(Value::Array(vars)) => vars.clone(),
-        Some(_) => return Err("`variables` is not a list".to_owned()),
-        None => return Err("the egg has no `variables` list".to_owned()),
+        Some(_) => return Err(ImportError::VariablesNotAList),
+        None => return Err(ImportError::NoVariables),
     };
     let mut vars = Vec::with_capacity(variables.len());
     for (i, v) in variables.into_iter().enumerate() {
         let Value::Object(mut v) = v else {
-            return Err(format!("variable {i} is not a map of fields"));
+            return Err(ImportError::VariableNotAMap { index: i });
         };
         if let Some(Value::Bool(b)) = v.get("default_value") {
             let text = if *b { "true" } else { "false" };
@@ -172,7 +169,7 @@ fn parse(file: &Value, reserved: Reserved) -> Result<Map<String, Value>, String>
         let env = match v.get("env_variable") {
             Some(Value::String(s)) => s.to_uppercase_php(),
             Some(Value::Number(n)) => n.to_string(),
-            _ => return Err(format!("variable {i} has no `env_variable`")),
+            _ => return Err(ImportError::NoEnvVariable { index: i }),
         };
         vars.push((env, v));
     }
@@ -296,10 +293,8 @@ fn convert_legacy(p: &mut Map<String, Value>) {
 }
 
 /// `convertToV3`: the `startup` string becomes `startup_commands: {Default: ...}`.
-fn convert_to_v3(p: &mut Map<String, Value>) -> Result<(), String> {
-    let startup = p
-        .shift_remove("startup")
-        .ok_or("the egg has no `startup` command (Pelican's conversion reads it)")?;
+fn convert_to_v3(p: &mut Map<String, Value>) -> Result<(), ImportError> {
+    let startup = p.shift_remove("startup").ok_or(ImportError::NoStartup)?;
     p.insert("startup_commands".into(), json!({ "Default": startup }));
     Ok(())
 }
@@ -348,7 +343,7 @@ fn config_column(v: Option<&Value>) -> Value {
 }
 
 /// `fromParsed` and `fillFromParsed`, then the egg as read back from the database.
-fn from_parsed(p: &Map<String, Value>) -> Result<Egg, String> {
+fn from_parsed(p: &Map<String, Value>) -> Result<Egg, ImportError> {
     let get = |path: &str| -> Option<&Value> {
         let mut cur = p.get(path.split('.').next()?)?;
         for part in path.split('.').skip(1) {
@@ -356,11 +351,9 @@ fn from_parsed(p: &Map<String, Value>) -> Result<Egg, String> {
         }
         Some(cur)
     };
-    for (column, what) in [("name", "name"), ("author", "author")] {
+    for column in ["name", "author"] {
         if get(column).is_none_or(Value::is_null) {
-            return Err(format!(
-                "the egg has no `{what}` (the database column cannot be empty)"
-            ));
+            return Err(ImportError::NoColumn(column));
         }
     }
     let icon = get("icon").and_then(Value::as_str).and_then(icon::stored);
@@ -395,10 +388,7 @@ fn from_parsed(p: &Map<String, Value>) -> Result<Egg, String> {
     let mut names: Vec<&Value> = variables.iter().map(|v| &v["name"]).collect();
     names.sort_by_key(|n| n.to_string());
     if let Some(twin) = names.windows(2).find(|w| w[0] == w[1]) {
-        return Err(format!(
-            "two variables are named {} (the panel's database allows one name per egg)",
-            twin[0]
-        ));
+        return Err(ImportError::DuplicateVariableName(twin[0].clone()));
     }
     Ok(Egg {
         update_url: text_column(get("meta.update_url")),
@@ -427,47 +417,46 @@ fn from_parsed(p: &Map<String, Value>) -> Result<Egg, String> {
 }
 
 /// One variable as stored and read back, fields in column order.
-fn variable(i: usize, v: &Map<String, Value>) -> Result<Map<String, Value>, String> {
+fn variable(i: usize, v: &Map<String, Value>) -> Result<Map<String, Value>, ImportError> {
     if let Some(unknown) = v
         .keys()
         .find(|k| !eggcat_egg::panel::is_pelican_variable_column(k))
     {
-        return Err(format!(
-            "variable {i} has the field `{unknown}`, which is no column of the panel's variables"
-        ));
+        return Err(ImportError::NoSuchColumn {
+            index: i,
+            field: unknown.clone(),
+        });
     }
     let rules = match v.get("rules") {
-        None => return Err(format!("variable {i} has no `rules`")),
+        None => return Err(ImportError::NoRules { index: i }),
         Some(r @ (Value::Array(_) | Value::Object(_))) => normalize(r),
         Some(other) => {
             let text = php_string(other).unwrap_or_default();
             Value::Array(text.split('|').map(|s| json!(s)).collect())
         }
     };
-    let required_text = |field: &str| -> Result<Value, String> {
+    let required_text = |field: &'static str| -> Result<Value, ImportError> {
         match v.get(field) {
-            None | Some(Value::Null) => Err(format!(
-                "variable {i} has no `{field}` (the database column cannot be empty)"
-            )),
+            None | Some(Value::Null) => Err(ImportError::NoVariableColumn { index: i, field }),
             Some(x) => php_string(x)
                 .map(Value::String)
-                .ok_or_else(|| format!("variable {i}: `{field}` is not text")),
+                .ok_or(ImportError::NotText { index: i, field }),
         }
     };
-    let flag = |field: &str| -> Result<Value, String> {
+    let flag = |field: &'static str| -> Result<Value, ImportError> {
         match v.get(field) {
             None => Ok(json!(false)),
-            Some(Value::Null) => Err(format!(
-                "variable {i}: `{field}` is null (the database column cannot be empty)"
-            )),
+            Some(Value::Null) => Err(ImportError::NullFlag { index: i, field }),
             // `EggVariable::$validationRules`: `boolean`, checked on save.
-            Some(x) if !eggcat_egg::panel::is_laravel_boolean(x) => Err(format!(
-                "variable {i}: `{field}` is {x}, which Pelican's `boolean` rule refuses (true, false, 0, 1)"
-            )),
+            Some(x) if !eggcat_egg::panel::is_laravel_boolean(x) => Err(ImportError::NotBoolean {
+                index: i,
+                field,
+                value: x.clone(),
+            }),
             Some(Value::Bool(b)) => Ok(json!(*b)),
             Some(Value::Number(n)) => Ok(json!(n.as_u64() == Some(1))),
-            Some(Value::String(s)) => Ok(json!(s == "1")),
-            Some(_) => Err(format!("variable {i}: `{field}` is not a flag")),
+            // The one Laravel boolean left: the text "0" or "1".
+            Some(x) => Ok(json!(x.as_str() == Some("1"))),
         }
     };
     let sort = match v.get("sort") {
@@ -699,6 +688,25 @@ mod tests {
         assert_eq!(
             prefix_words("java -Xmx{{SERVER_MEMORY}} {{TZ}} TZX", &["TZ".to_owned()]),
             "java -Xmx{{SERVER_MEMORY}} {{SERVER_TZ}} TZX"
+        );
+    }
+
+    #[test]
+    fn refusals_are_told_apart_and_keep_their_sentences() {
+        let refusal = |file: Value| import(&file).expect_err("the panel throws");
+        assert_eq!(refusal(json!([1])), ImportError::NotAMap);
+        assert_eq!(
+            refusal(json!({"meta": {"version": "PTDL_v3"}})).to_string(),
+            "Pelican does not recognize the format `PTDL_v3` (it imports PTDL_v1, PTDL_v2, PLCN_v1, PLCN_v2 and PLCN_v3)"
+        );
+        let variable = json!({
+            "meta": {"version": "PLCN_v3"}, "name": "n", "author": "a@example.com",
+            "variables": [{"name": "A", "description": "", "env_variable": "A",
+                "default_value": "", "rules": "", "user_viewable": 2}],
+        });
+        assert_eq!(
+            refusal(variable).to_string(),
+            "variable 0: `user_viewable` is 2, which Pelican's `boolean` rule refuses (true, false, 0, 1)"
         );
     }
 

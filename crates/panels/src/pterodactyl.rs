@@ -7,6 +7,7 @@ use serde_json::{Value, json};
 
 use eggcat_egg::panel::{PTERODACTYL_MAX, chars};
 
+use crate::ImportError;
 use crate::checks::{self, values};
 use crate::pelican::{self, Egg};
 use crate::php::map;
@@ -210,6 +211,6 @@ pub fn problems(file: &Value, size: usize) -> Vec<String> {
 }
 
 /// Pelican's import of a pterodactyl.json and its export (for the round-trip checks).
-pub fn back_to_pelican(file: &Value) -> Result<Egg, String> {
+pub fn back_to_pelican(file: &Value) -> Result<Egg, ImportError> {
     pelican::import(file)
 }
