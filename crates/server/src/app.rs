@@ -17,6 +17,7 @@ use http_body_util::Full;
 
 use crate::conditional::{self, Conditions, Outcome};
 use crate::encoding::{Coding, choose};
+use crate::error::ServerError;
 use crate::metrics::{Label, Metrics};
 use crate::problem::Problem;
 use crate::routes::{Route, no_egg, not_found, route};
@@ -61,9 +62,9 @@ const REFERRER: HeaderValue = HeaderValue::from_static("strict-origin-when-cross
 
 impl App {
     /// A server with no catalog yet (not ready).
-    pub fn new(options: &AppOptions) -> Result<Arc<App>, String> {
+    pub fn new(options: &AppOptions) -> Result<Arc<App>, ServerError> {
         let cache_control = HeaderValue::from_str(&options.cache_control)
-            .map_err(|_| format!("invalid cache_control `{}`", options.cache_control))?;
+            .map_err(|_| ServerError::CacheControl(options.cache_control.clone()))?;
         // Whole seconds, as `Last-Modified` carries them, so that `If-Modified-Since` with the
         // value sent matches.
         let since_epoch = SystemTime::now()
@@ -84,7 +85,7 @@ impl App {
 
     /// Loads a published tree and serves it from now on. CPU-heavy (compression): call it off
     /// the async workers.
-    pub fn install(&self, files: SnapshotFiles) -> Result<(), String> {
+    pub fn install(&self, files: SnapshotFiles) -> Result<(), ServerError> {
         let previous = self.published.load_full();
         let snapshot = Arc::new(Snapshot::load(files, previous.as_deref())?);
         let (files, [identity, br, zstd, gzip]) = snapshot.payload();

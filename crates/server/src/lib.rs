@@ -8,6 +8,7 @@
 mod app;
 mod conditional;
 mod encoding;
+mod error;
 mod listener;
 mod metrics;
 mod problem;
@@ -15,5 +16,6 @@ mod routes;
 mod snapshot;
 
 pub use app::{App, AppOptions, Body};
+pub use error::ServerError;
 pub use listener::{ServeOptions, Server};
 pub use snapshot::{Document, Snapshot};

@@ -16,6 +16,7 @@ use http::HeaderValue;
 use sha2::{Digest, Sha256};
 
 use crate::encoding::{Coding, Compressor, MIN_COMPRESS_SIZE};
+use crate::error::ServerError;
 
 /// One representation of a document.
 #[derive(Debug, Clone)]
@@ -134,12 +135,17 @@ pub struct Snapshot {
 
 impl Snapshot {
     /// Loads a published tree; documents identical to `previous`'s reuse its variants.
-    pub fn load(files: SnapshotFiles, previous: Option<&Snapshot>) -> Result<Snapshot, String> {
-        let status = files.files.get(paths::STATUS).ok_or("no status document")?;
-        let report: Report =
-            serde_json::from_slice(status).map_err(|e| format!("status document: {e}"))?;
-        let built_at = humantime::parse_rfc3339(&report.finished_at)
-            .map_err(|e| format!("status document: finishedAt: {e}"))?;
+    pub fn load(
+        files: SnapshotFiles,
+        previous: Option<&Snapshot>,
+    ) -> Result<Snapshot, ServerError> {
+        let status = files
+            .files
+            .get(paths::STATUS)
+            .ok_or(ServerError::NoStatus)?;
+        let report: Report = serde_json::from_slice(status).map_err(ServerError::Status)?;
+        let built_at =
+            humantime::parse_rfc3339(&report.finished_at).map_err(ServerError::FinishedAt)?;
         let built_at = UNIX_EPOCH
             + Duration::from_secs(
                 built_at
@@ -149,9 +155,7 @@ impl Snapshot {
             );
 
         let removed: Vec<Removed> = match files.files.get(paths::REMOVED) {
-            Some(bytes) => {
-                serde_json::from_slice(bytes).map_err(|e| format!("{}: {e}", paths::REMOVED))?
-            }
+            Some(bytes) => serde_json::from_slice(bytes).map_err(ServerError::Removed)?,
             // A snapshot published before removals were tracked.
             None => Vec::new(),
         };
@@ -266,4 +270,32 @@ fn compress_all(todo: Vec<(String, Vec<u8>, [u8; 32])>) -> Vec<(String, Arc<Docu
             (path, Arc::new(doc))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(pairs: &[(&str, &str)]) -> SnapshotFiles {
+        SnapshotFiles {
+            id: "b1".to_owned(),
+            files: pairs
+                .iter()
+                .map(|(p, body)| ((*p).to_owned(), body.as_bytes().to_vec()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_tree_without_a_readable_status_is_refused_with_the_reason() {
+        let missing = Snapshot::load(files(&[]), None).expect_err("no status document");
+        assert!(matches!(missing, ServerError::NoStatus));
+        assert_eq!(missing.to_string(), "no status document");
+        let broken = Snapshot::load(files(&[(paths::STATUS, "{")]), None).expect_err("not JSON");
+        assert!(matches!(broken, ServerError::Status(_)));
+        assert!(
+            broken.to_string().starts_with("status document: EOF"),
+            "{broken}"
+        );
+    }
 }

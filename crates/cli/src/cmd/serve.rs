@@ -28,8 +28,7 @@ pub(crate) fn run(config: Config) -> Result<()> {
 async fn main(config: Config) -> Result<()> {
     let app = App::new(&AppOptions {
         cache_control: config.cache_control.clone(),
-    })
-    .map_err(anyhow::Error::msg)?;
+    })?;
     let defaults = ServeOptions::default();
     let options = ServeOptions {
         max_connections: config.max_connections,
@@ -121,7 +120,7 @@ async fn rebuild_once(
         let outcome =
             rebuild(&store, &options, &crate::now_ms, &|_| {}).map_err(|e| e.to_string())?;
         // The documents just published, as they are in memory: no need to read them back.
-        app_.install(outcome.snapshot)?;
+        app_.install(outcome.snapshot).map_err(|e| e.to_string())?;
         app_.rebuild_succeeded(crate::now_ms());
         Ok(outcome.report)
     })
