@@ -6,7 +6,7 @@
 //! Whether a default passes its rules is judged by `eggcat validate`'s own check (E034, E035:
 //! the rules Laravel applies to a value without a database), run on a one-variable egg.
 
-use eggcat_validate::{Diagnostic, check_text};
+use eggcat_validate::{Code, Diagnostic, check_text};
 use serde_json::{Value, json};
 
 use crate::general::{opt, prose_eq};
@@ -170,9 +170,10 @@ fn refused(value: &str, var: &Variable) -> Option<String> {
     });
     let bytes = serde_json::to_vec(&egg).expect("a JSON value serializes");
     let found: Vec<Diagnostic> = check_text(&bytes, eggcat_egg::SyntaxKind::Json);
+    let judged = [Code::DefaultBreaksRules, Code::EmptyRequiredDefault].map(Code::as_str);
     let why: Vec<String> = found
         .into_iter()
-        .filter(|d| matches!(d.code.as_str(), "E034" | "E035"))
+        .filter(|d| judged.contains(&d.code.as_str()))
         .map(|d| d.message)
         .collect();
     (!why.is_empty()).then(|| why.join("; "))

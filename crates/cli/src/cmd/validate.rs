@@ -44,7 +44,7 @@ const EXIT_HELP: &str =
 fn short_help() -> String {
     format!(
         "{EXIT_HELP}\n\nChecks: E001-E009 the file (encoding, syntax, size), E010-E017 the egg's \
-         fields, E020-E023 variable names, E030-E036 variable rules and defaults, E040-E042 \
+         fields, E020-E025 variable names and fields, E030-E036 variable rules and defaults, E040-E042 \
          startup, E050-E053 config, E060-E061 docker images, E070-E072 install script. \
          `eggcat validate --help` lists every check."
     )
