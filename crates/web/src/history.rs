@@ -242,14 +242,18 @@ fn script_diff(h: &mut Html, d: &ScriptDiff) {
         .lit(", ")
         .num(d.removed)
         .lit(" removed)</summary><pre tabindex=\"0\"><code>");
-    for line in d.unified.lines() {
+    for (i, line) in d.unified.lines().enumerate() {
+        // Between lines only: a newline after the last would draw an empty line.
+        if i > 0 {
+            h.lit("\n");
+        }
         let class = match line.as_bytes().first() {
             Some(b'+') => "<span class=\"add\">",
             Some(b'-') => "<span class=\"del\">",
             Some(b'@') => "<span class=\"hunk\">",
             _ => "<span>",
         };
-        h.lit(class).text(line).lit("\n</span>");
+        h.lit(class).text(line).lit("</span>");
     }
     h.lit("</code></pre>");
     if let Some(note) = &d.note {

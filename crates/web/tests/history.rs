@@ -224,8 +224,8 @@ fn every_event_is_in_words_and_breaking_changes_are_marked() {
     assert!(c2.contains(
         "<details class=\"diff\"><summary>The script diff (2 lines added, 1 removed)</summary>"
     ));
-    assert!(c2.contains("<span class=\"del\">-echo two\n</span>"));
-    assert!(c2.contains("<span class=\"add\">+echo 2\n</span>"));
+    assert!(c2.contains("<span class=\"del\">-echo two</span>\n"));
+    assert!(c2.contains("<span class=\"add\">+echo 2</span>\n"));
     assert!(c2.contains("<span class=\"hunk\">@@ "));
     assert!(!c2.contains("<details class=\"diff\" open"));
 }

@@ -1,8 +1,9 @@
 //! The web catalog in a real browser: `node --test tests/browser/` (Playwright driving the
 //! system Chromium, axe-core) against the real `eggcat serve` and against nginx with the
 //! generated rules serving an `eggcat build --out` tree. The catalog is the bundled demo
-//! (demo/upstream, always there) plus a hostile egg made here (it lives only in this test), plus
-//! the ten shared repositories when `../shared/upstream` is beside the checkout.
+//! (demo/upstream, always there) plus a hostile egg and an egg with four versions in git made
+//! here (they live only in this test), plus the ten shared repositories when
+//! `../shared/upstream` is beside the checkout.
 //!
 //! Skips with a message when node, Chromium, nginx or tests/browser/node_modules are missing,
 //! unless `EGGCAT_BROWSER_TESTS=require` (CI), which turns every missing piece into a failure.
@@ -83,6 +84,63 @@ fn hostile_repo(dir: &Path) -> Repo {
     )
     .write("evil/README.md", readme);
     repo.commit("hostile");
+    repo
+}
+
+/// An egg's repository with a history: the egg added, then its docker image and startup
+/// command changed (both can break servers), then its install script, then the file moved to
+/// another folder. The egg page's Changes section lists the four versions.
+fn history_repo(dir: &Path) -> Repo {
+    let egg = |image: &str, startup: &str, script: &str| {
+        let egg = serde_json::json!({
+            "_comment": "DO NOT EDIT: FILE GENERATED AUTOMATICALLY BY PTERODACTYL PANEL - PTERODACTYL.IO",
+            "meta": {"version": "PTDL_v2", "update_url": null},
+            "name": "Paper history", "author": "eggs@example.com",
+            "description": "A Paper server whose egg changed a few times.",
+            "features": null,
+            "docker_images": {"Java": image},
+            "file_denylist": [],
+            "startup": startup,
+            "config": {"files": "{}", "startup": "{\"done\": \")! For help, type \"}", "logs": "{}", "stop": "stop"},
+            "scripts": {"installation": {"container": "ghcr.io/pterodactyl/installers:alpine", "entrypoint": "ash", "script": script}},
+            "variables": [{"name": "Server jar", "description": "The jar to run.", "env_variable": "SERVER_JARFILE",
+                "default_value": "server.jar", "user_viewable": true, "user_editable": true,
+                "rules": "required|regex:/^([\\w\\d._-]+)(\\.jar)$/", "field_type": "text"}]
+        });
+        serde_json::to_vec_pretty(&egg).unwrap()
+    };
+    let script_1 = "#!/bin/ash\ncd /mnt/server\ncurl -o server.jar https://example.invalid/paper.jar\necho done\n";
+    let script_2 = "#!/bin/ash\ncd /mnt/server\ncurl -sSL -o server.jar https://example.invalid/paper.jar\necho done\n";
+    let repo = Repo::init(dir);
+    repo.write(
+        "paper/egg-paper.json",
+        egg(
+            "ghcr.io/pterodactyl/yolks:java_17",
+            "java -jar {{SERVER_JARFILE}}",
+            script_1,
+        ),
+    );
+    repo.commit("add Paper");
+    repo.write(
+        "paper/egg-paper.json",
+        egg(
+            "ghcr.io/pterodactyl/yolks:java_21",
+            "java -Xms128M -jar {{SERVER_JARFILE}} nogui",
+            script_1,
+        ),
+    );
+    repo.commit("Paper: Java 21 and a new startup command");
+    repo.write(
+        "paper/egg-paper.json",
+        egg(
+            "ghcr.io/pterodactyl/yolks:java_21",
+            "java -Xms128M -jar {{SERVER_JARFILE}} nogui",
+            script_2,
+        ),
+    );
+    repo.commit("Paper: the install script downloads quietly");
+    git(&repo.dir, &["mv", "paper", "minecraft"]);
+    repo.commit("move Paper under minecraft/");
     repo
 }
 
@@ -207,6 +265,11 @@ fn the_web_catalog_in_chromium() {
         "[[source]]\nurl = \"{}\"\nlabel = \"hostile\"\nowner = \"hostile\"\nrepo = \"hostile-eggs\"\n",
         hostile.url()
     ));
+    let history = history_repo(&tmp.path().join("repos/history"));
+    config.push_str(&format!(
+        "[[source]]\nurl = \"{}\"\nlabel = \"history\"\nowner = \"history\"\nrepo = \"history-eggs\"\n",
+        history.url()
+    ));
     let config_path = tmp.path().join("eggcat.toml");
     std::fs::write(&config_path, config).unwrap();
 
@@ -236,6 +299,12 @@ fn the_web_catalog_in_chromium() {
         .find(|i| i["repo"] == "hostile-eggs")
         .and_then(|i| i["slug"].as_str())
         .expect("the hostile egg is indexed")
+        .to_owned();
+    let history_slug = index
+        .iter()
+        .find(|i| i["repo"] == "history-eggs")
+        .and_then(|i| i["slug"].as_str())
+        .expect("the egg with a history is indexed")
         .to_owned();
 
     let _serve = Killed(
@@ -279,6 +348,7 @@ fn the_web_catalog_in_chromium() {
             format!("http://127.0.0.1:{port},http://127.0.0.1:{nginx_port}"),
         )
         .env("EGGCAT_HOSTILE", &hostile_slug)
+        .env("EGGCAT_HISTORY", &history_slug)
         .env("EGGCAT_SCREENSHOTS", &shots)
         .env("CHROMIUM", CHROMIUM)
         .output()
