@@ -15,7 +15,7 @@ use std::time::UNIX_EPOCH;
 
 use eggcat_catalog::wire::{Version, VersionEvent};
 
-use crate::history::{anchor, event_words, short, web_url};
+use crate::history::{anchor, event_words, full_stop, short, web_url};
 use crate::html::{Html, escape};
 use crate::summary::SummaryItem;
 
@@ -129,7 +129,7 @@ fn content(v: &Version) -> String {
     h.lit(".</p>");
     if let Some(error) = &v.error {
         h.lit("<p>This version could not be read: ")
-            .text_code(error)
+            .text_code(&full_stop(error))
             .lit("</p>");
     } else if v.changes.is_empty() {
         if matches!(v.event, VersionEvent::Changed | VersionEvent::Renamed) {

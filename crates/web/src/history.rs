@@ -136,11 +136,9 @@ pub(crate) fn section(h: &mut Html, history: &Loaded, slug: &str) {
         .lit("Full history (JSON)</a></p>");
     if !doc.complete {
         h.lit("<p class=\"note\">")
-            .text_code(
-                doc.note
-                    .as_deref()
-                    .unwrap_or("The history does not reach back to the file's first version."),
-            )
+            .text_code(&sentence(doc.note.as_deref().unwrap_or(
+                "the history does not reach back to the file's first version",
+            )))
             .lit("</p>");
     }
     h.lit("<ol class=\"versions\">");
@@ -155,11 +153,35 @@ pub(crate) fn section(h: &mut Html, history: &Loaded, slug: &str) {
 
 /// "No history available", and why when the document says.
 fn no_history(h: &mut Html, note: Option<&str>) {
-    h.lit("<p>No history available.");
-    if let Some(note) = note {
-        h.lit(" ").text_code(note);
+    h.lit("<p>No history available");
+    if let Some(note) = note.map(|n| n.trim().trim_end_matches('.')) {
+        h.lit(" (").text_code(note).lit(")");
     }
-    h.lit("</p>");
+    h.lit(".</p>");
+}
+
+/// A note of the history document (written lowercase and without a full stop, as error
+/// messages are) as a sentence of its own.
+pub(crate) fn sentence(text: &str) -> String {
+    let text = text.trim();
+    let mut chars = text.chars();
+    let first: String = chars
+        .next()
+        .map(char::to_uppercase)
+        .into_iter()
+        .flatten()
+        .collect();
+    full_stop(&format!("{first}{}", chars.as_str()))
+}
+
+/// `text` ending with a full stop (or the `!` or `?` it has).
+pub(crate) fn full_stop(text: &str) -> String {
+    let text = text.trim();
+    if text.ends_with(['.', '!', '?']) {
+        text.to_owned()
+    } else {
+        format!("{text}.")
+    }
 }
 
 /// One version: its heading, date, commit, event, and its changes.
@@ -207,7 +229,7 @@ fn version(h: &mut Html, v: &Version, next: Option<&str>) {
     h.lit("</p>");
     if let Some(error) = &v.error {
         h.lit("<p class=\"bad\">This version could not be read: ")
-            .text_code(error)
+            .text_code(&full_stop(error))
             .lit("</p>");
     } else if v.changes.is_empty() {
         if matches!(v.event, VersionEvent::Changed | VersionEvent::Renamed) {

@@ -167,7 +167,12 @@ fn every_event_is_in_words_and_breaking_changes_are_marked() {
         &[("g", "Game", 1)],
         &[(
             "g",
-            history("g", false, Some("Fetched 7 commits deep."), versions),
+            history(
+                "g",
+                false,
+                Some("the history is fetched 7 commits deep"),
+                versions,
+            ),
         )],
     );
     let html = page(&render_plain(&files), "eggs/g/index.html");
@@ -176,7 +181,7 @@ fn every_event_is_in_words_and_breaking_changes_are_marked() {
     assert!(s.contains("7 versions in upstream git, newest first."));
     assert!(s.contains("href=\"../../api/v1/eggs/g/history.json\""));
     assert!(
-        s.contains("<p class=\"note\">Fetched 7 commits deep.</p>"),
+        s.contains("<p class=\"note\">The history is fetched 7 commits deep.</p>"),
         "{s}"
     );
     for (id, words) in [
@@ -189,7 +194,7 @@ fn every_event_is_in_words_and_breaking_changes_are_marked() {
         ("c4", "changed · compared with <code>c2</code>"),
         (
             "c3",
-            "This version could not be read: not JSON or YAML: <code><span class=\"nw\">{</span></code> expected",
+            "This version could not be read: not JSON or YAML: <code><span class=\"nw\">{</span></code> expected.",
         ),
         (
             "c1",
@@ -296,7 +301,7 @@ fn a_missing_or_unreadable_history_says_so() {
     let no_versions = history(
         "d",
         false,
-        Some("The source is a plain folder: no git history."),
+        Some("the source is a plain folder: it has no history"),
         vec![],
     );
     let files = tree(
@@ -316,13 +321,12 @@ fn a_missing_or_unreadable_history_says_so() {
     assert!(s("b").contains("<p>No history available.</p>"));
     assert!(
         s("c").contains(
-            "<p>No history available. history failed: <code>git log</code> timed out</p>"
+            "<p>No history available (history failed: <code>git log</code> timed out).</p>"
         )
     );
-    assert!(
-        s("d")
-            .contains("<p>No history available. The source is a plain folder: no git history.</p>")
-    );
+    assert!(s("d").contains(
+        "<p>No history available (the source is a plain folder: it has no history).</p>"
+    ));
     assert!(s("d").contains("href=\"../../api/v1/eggs/d/history.json\""));
     for slug in ["a", "b", "c", "d"] {
         assert!(!s(slug).contains("class=\"versions\""), "{slug}");
