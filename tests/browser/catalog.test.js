@@ -393,7 +393,7 @@ for (const base of URLS) {
       assert.match(await added.locator('.vmeta').textContent(), /file added/);
       // The image and startup change: the version and each of its changes marked, with why.
       assert.equal(await image.locator('.vmeta .brk').textContent(), 'can break servers');
-      const breaking = await image.$$eval('li.brk-change', (lis) => lis.map((li) => li.textContent));
+      const breaking = await image.locator('li.brk-change').allTextContents();
       assert.ok(breaking.some((t) => /^Can break servers: docker image Java changed from .*java_17 to .*java_21/.test(t)), breaking.join('\n'));
       assert.ok(breaking.some((t) => /^Can break servers: startup command .*changed/.test(t)), breaking.join('\n'));
       assert.ok(await image.locator('li.brk-change .why').count() >= 2, 'why each can break servers');
@@ -408,10 +408,15 @@ for (const base of URLS) {
         '-curl -o server.jar https://example.invalid/paper.jar',
         '+curl -sSL -o server.jar https://example.invalid/paper.jar']);
       assert.deepEqual(await axe(page), [], 'axe on the page with its Changes');
-      // The feed has an entry per version, linked to its anchor.
+      // The feed has an entry per version: its id the version's anchor on the page, its time
+      // the commit's, its title the egg's name and the subject.
       const feed = await (await fetch(`${base}/feed.atom`)).text();
+      const entries = feed.split('<entry>').slice(1);
       for (const v of history.versions) {
-        assert.ok(feed.includes(`/eggs/${HISTORY}/#v-${v.commit}</id>`), `feed entry for ${v.commit}`);
+        const entry = entries.find((e) => e.includes(`/eggs/${HISTORY}/#v-${v.commit}</id>`));
+        assert.ok(entry, `feed entry for ${v.commit}`);
+        assert.ok(entry.includes(`<updated>${v.date}</updated>`), entry);
+        assert.ok(entry.includes(`<title>Paper history: ${v.subject}</title>`), entry);
       }
       clean(base, log);
       await context.close();

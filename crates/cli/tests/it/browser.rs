@@ -89,7 +89,10 @@ fn hostile_repo(dir: &Path) -> Repo {
 
 /// An egg's repository with a history: the egg added, then its docker image and startup
 /// command changed (both can break servers), then its install script, then the file moved to
-/// another folder. The egg page's Changes section lists the four versions.
+/// another folder, one commit a day in February 2026. The egg page's Changes section lists the
+/// four versions; the feed has them among its newest entries (the other git sources' commits
+/// are of 2026-01-01, `support::git`'s date; only the demo's eggs, a plain folder with no
+/// versions, are at their indexing time).
 fn history_repo(dir: &Path) -> Repo {
     let egg = |image: &str, startup: &str, script: &str| {
         let egg = serde_json::json!({
@@ -120,7 +123,7 @@ fn history_repo(dir: &Path) -> Repo {
             script_1,
         ),
     );
-    repo.commit("add Paper");
+    commit_on(&repo, "add Paper", "2026-02-01T12:00:00Z");
     repo.write(
         "paper/egg-paper.json",
         egg(
@@ -129,7 +132,11 @@ fn history_repo(dir: &Path) -> Repo {
             script_1,
         ),
     );
-    repo.commit("Paper: Java 21 and a new startup command");
+    commit_on(
+        &repo,
+        "Paper: Java 21 and a new startup command",
+        "2026-02-02T12:00:00Z",
+    );
     repo.write(
         "paper/egg-paper.json",
         egg(
@@ -138,10 +145,39 @@ fn history_repo(dir: &Path) -> Repo {
             script_2,
         ),
     );
-    repo.commit("Paper: the install script downloads quietly");
+    commit_on(
+        &repo,
+        "Paper: the install script downloads quietly",
+        "2026-02-03T12:00:00Z",
+    );
     git(&repo.dir, &["mv", "paper", "minecraft"]);
-    repo.commit("move Paper under minecraft/");
+    commit_on(&repo, "move Paper under minecraft/", "2026-02-04T12:00:00Z");
     repo
+}
+
+/// Commits everything with `date` as the author's and committer's date (`Repo::commit` dates
+/// every commit 2026-01-01).
+fn commit_on(repo: &Repo, message: &str, date: &str) {
+    git(&repo.dir, &["add", "-A"]);
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(&repo.dir)
+        .args([
+            "-c",
+            "user.name=eggcat-test",
+            "-c",
+            "user.email=test@eggcat.invalid",
+        ])
+        .args(["-c", "commit.gpgsign=false", "commit", "-q", "-m", message])
+        .env("GIT_AUTHOR_DATE", date)
+        .env("GIT_COMMITTER_DATE", date)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git commit: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn base64_encode(bytes: &[u8]) -> String {
