@@ -411,6 +411,12 @@ for (const base of URLS) {
       // The feed has an entry per version: its id the version's anchor on the page, its time
       // the commit's, its title the egg's name and the subject.
       const feed = await (await fetch(`${base}/feed.atom`)).text();
+      // Well-formed XML (the hostile egg's name is in it too), parsed by the browser.
+      const parsed = await page.evaluate((xml) => {
+        const d = new DOMParser().parseFromString(xml, 'application/xml');
+        return d.querySelector('parsererror') ? 'parse error' : d.querySelectorAll('entry').length;
+      }, feed);
+      assert.equal(parsed, feed.split('<entry>').length - 1, 'the feed parses as XML');
       const entries = feed.split('<entry>').slice(1);
       for (const v of history.versions) {
         const entry = entries.find((e) => e.includes(`/eggs/${HISTORY}/#v-${v.commit}</id>`));
