@@ -3,6 +3,7 @@
 // the ten shared repositories; it starts the servers and sets:
 //   EGGCAT_URLS        comma-separated base URLs to test (eggcat serve, nginx), no trailing slash
 //   EGGCAT_HOSTILE     slug of the hostile egg
+//   EGGCAT_HISTORY     slug of the egg with four versions in git (browser.rs makes them)
 //   EGGCAT_SCREENSHOTS folder for screenshots (390 px and 1280 px wide)
 //   CHROMIUM           the browser binary (default /usr/lib/chromium/chromium)
 'use strict';
@@ -14,6 +15,7 @@ const { chromium } = require('playwright-core');
 
 const URLS = (process.env.EGGCAT_URLS || 'http://127.0.0.1:8080').split(',').filter(Boolean);
 const HOSTILE = process.env.EGGCAT_HOSTILE || '';
+const HISTORY = process.env.EGGCAT_HISTORY || '';
 const SHOTS = process.env.EGGCAT_SCREENSHOTS || '';
 let browser;
 
@@ -370,6 +372,73 @@ for (const base of URLS) {
     clean(base, log);
     await context.close();
   });
+
+  if (HISTORY) {
+    test(`${host}: the Changes section lists the egg's versions from git`, async () => {
+      // browser.rs committed: the egg, its image and startup changed, its install script
+      // changed, the file moved to another folder.
+      const history = await (await fetch(`${base}/api/v1/eggs/${HISTORY}/history.json`)).json();
+      assert.equal(history.versions.length, 4, 'four versions in history.json');
+      const { context, page, log } = await open(base);
+      await page.goto(`${base}/eggs/${HISTORY}/`);
+      const versions = page.locator('#changes li.version');
+      assert.equal(await versions.count(), 4);
+      assert.deepEqual(await page.$$eval('#changes li.version', (lis) => lis.map((li) => li.id)),
+        history.versions.map((v) => `v-${v.commit}`), 'one anchor per commit, newest first');
+      assert.deepEqual(await page.$$eval('#changes li.version h3', (hs) => hs.map((h) => h.textContent)), [
+        'move Paper under minecraft/', 'Paper: the install script downloads quietly',
+        'Paper: Java 21 and a new startup command', 'add Paper']);
+      const [moved, script, image, added] = [0, 1, 2, 3].map((i) => versions.nth(i));
+      assert.match(await moved.locator('.vmeta').textContent(), /renamed from paper\/egg-paper\.json/);
+      assert.match(await added.locator('.vmeta').textContent(), /file added/);
+      // The image and startup change: the version and each of its changes marked, with why.
+      assert.equal(await image.locator('.vmeta .brk').textContent(), 'can break servers');
+      const breaking = await image.locator('li.brk-change').allTextContents();
+      assert.ok(breaking.some((t) => /^Can break servers: docker image Java changed from .*java_17 to .*java_21/.test(t)), breaking.join('\n'));
+      assert.ok(breaking.some((t) => /^Can break servers: startup command .*changed/.test(t)), breaking.join('\n'));
+      assert.ok(await image.locator('li.brk-change .why').count() >= 2, 'why each can break servers');
+      // The install script change: not breaking, its diff collapsed until asked for.
+      assert.equal(await script.locator('.brk').count(), 0);
+      const diff = script.locator('details.diff');
+      assert.equal(await diff.getAttribute('open'), null, 'the script diff starts collapsed');
+      assert.equal(await diff.locator('pre').isVisible(), false);
+      await diff.locator('summary').click();
+      assert.equal(await diff.locator('pre').isVisible(), true);
+      assert.deepEqual(await diff.locator('.del, .add').allTextContents(), [
+        '-curl -o server.jar https://example.invalid/paper.jar',
+        '+curl -sSL -o server.jar https://example.invalid/paper.jar']);
+      assert.deepEqual(await axe(page), [], 'axe on the page with its Changes');
+      // The feed has an entry per version: its id the version's anchor on the page, its time
+      // the commit's, its title the egg's name and the subject.
+      const feed = await (await fetch(`${base}/feed.atom`)).text();
+      // Well-formed XML (the hostile egg's name is in it too), parsed by the browser.
+      const parsed = await page.evaluate((xml) => {
+        const d = new DOMParser().parseFromString(xml, 'application/xml');
+        return d.querySelector('parsererror') ? 'parse error' : d.querySelectorAll('entry').length;
+      }, feed);
+      assert.equal(parsed, feed.split('<entry>').length - 1, 'the feed parses as XML');
+      const entries = feed.split('<entry>').slice(1);
+      for (const v of history.versions) {
+        const entry = entries.find((e) => e.includes(`/eggs/${HISTORY}/#v-${v.commit}</id>`));
+        assert.ok(entry, `feed entry for ${v.commit}`);
+        assert.ok(entry.includes(`<updated>${v.date}</updated>`), entry);
+        assert.ok(entry.includes(`<title>Paper history: ${v.subject}</title>`), entry);
+      }
+      clean(base, log);
+      await context.close();
+      // On a phone, with the diff open: nothing overflows, no identifier breaks.
+      const phone = await open(base, 390);
+      await phone.page.goto(`${base}/eggs/${HISTORY}/`);
+      await phone.page.$$eval('#changes details', (ds) => ds.forEach((d) => { d.open = true; }));
+      assert.deepEqual(await layoutProblems(phone.page), [], 'the Changes section at 390 px');
+      if (SHOTS) {
+        fs.mkdirSync(SHOTS, { recursive: true });
+        const tag = host.replace(/[^a-z0-9]+/gi, '-');
+        await (await phone.page.$('#changes')).screenshot({ path: path.join(SHOTS, `${tag}-changes-390.png`) });
+      }
+      await phone.context.close();
+    });
+  }
 
   test(`${host}: README renders, the hostile egg stays inert`, async () => {
     const items = await summary(base);

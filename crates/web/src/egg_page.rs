@@ -3,7 +3,8 @@
 //! Sections, in order: the head (icon, name, description, facts, upstream links), how to
 //! import it, the docker images, the startup command(s) with each `{{VARIABLE}}` linked to its
 //! row, the variables with their rules in plain words, the configuration files, the install
-//! script (collapsed, with line numbers), the README, and the problems found in it.
+//! script (collapsed, with line numbers), the changes of its last versions upstream
+//! (`history.rs`), the README, and the problems found in it.
 
 use serde_json::Value;
 
@@ -14,7 +15,7 @@ use crate::model::{
 };
 use crate::readme::{Renderer, Upstream};
 use crate::summary::SummaryItem;
-use crate::{egg_page_parts as parts, rules};
+use crate::{egg_page_parts as parts, history, rules};
 
 /// The description is shown whole up to this many characters (a 2 MB description would make
 /// the page unusable); the egg document keeps all of it.
@@ -24,6 +25,7 @@ const DESCRIPTION_CHARS: usize = 5_000;
 pub(crate) fn render(
     doc: &EggDoc,
     item: &SummaryItem,
+    history: &history::Loaded,
     status: &Status,
     assets: &Assets,
     base: &str,
@@ -119,6 +121,8 @@ pub(crate) fn render(
     section(&mut h, "install", "Install script");
     parts::install(&mut h, egg.pointer("/scripts/installation"));
     h.lit("</section>");
+
+    history::section(&mut h, history, &m.slug);
 
     if let Some(md) = doc.readme.as_deref().filter(|r| !r.trim().is_empty()) {
         section(&mut h, "readme", "README");

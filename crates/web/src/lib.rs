@@ -3,12 +3,13 @@
 //!
 //! [`render`] is a pure function of the published tree: same files in, byte-identical files
 //! out. It reads `api/v1/eggs/_index.json`, every egg document, `api/v1/_status.json` and, when
-//! present, `api/v1/eggs/_removed.json`, and writes (paths from the tree's root):
+//! present, each egg's `api/v1/eggs/{slug}/history.json` and `api/v1/eggs/_removed.json`, and
+//! writes (paths from the tree's root):
 //!
 //! - `index.html`: the catalog; `eggs/index.html`: every egg as a plain list (the catalog
 //!   without JavaScript); `eggs/{slug}/index.html`: one page per egg; `status/index.html`;
 //! - `404.html`: the page every host answers a missing browser path with (status 404);
-//! - `feed.atom`: recently added and updated eggs;
+//! - `feed.atom`: the newest egg versions (one entry per upstream commit that changed an egg);
 //! - `api/v1/eggs/_summary.json`: what the catalog page shows and searches;
 //! - `assets/eggcat-{hash}.css`, `assets/eggcat-{hash}.js`: named by content, cacheable forever;
 //! - `icons/{slug}.{png,jpg,gif,webp}`: egg icons that passed the checks of [`icon`].
@@ -23,6 +24,7 @@ mod catalog_page;
 mod egg_page;
 mod egg_page_parts;
 mod feed;
+mod history;
 mod html;
 mod icon;
 mod layout;
@@ -54,8 +56,8 @@ const JS: &str = include_str!("../assets/eggcat.js");
 ///
 /// `previous` reads the previous snapshot's files, made by the same code with the same options
 /// (the caller sees to that, and gives a reader that reads nothing otherwise): an egg page whose
-/// egg document and build-report warnings are unchanged is taken from there instead of being
-/// rendered again.
+/// inputs are unchanged (its egg document, its history document and the build report's
+/// warnings about its file) is taken from there instead of being rendered again.
 pub fn render(
     files: &BTreeMap<String, Vec<u8>>,
     options: &SiteOptions<'_>,
@@ -80,6 +82,7 @@ pub fn render(
 
     let mut readmes = readme::Renderer::new();
     let mut items = Vec::with_capacity(index.len());
+    let mut versions = BTreeMap::new();
     for entry in &index {
         let doc_path = eggcat_catalog::paths::egg(&entry.slug);
         let Some(doc) = read::<model::EggDoc>(files, &doc_path) else {
@@ -92,18 +95,23 @@ pub fn render(
         });
         let item = summary::item(&doc, icon);
         let page_path = format!("eggs/{}/index.html", doc.meta.slug);
+        let history = history::Loaded::read(files, &doc.meta.slug);
+        let same = |path: &str| previous(path).as_deref() == files.get(path).map(Vec::as_slice);
         let unchanged = previous_status.as_ref().is_some_and(|before| {
             egg_page::file_warnings(before, &doc.meta)
                 == egg_page::file_warnings(&status, &doc.meta)
-                && previous(&doc_path).as_deref() == files.get(&doc_path).map(Vec::as_slice)
+                && same(&doc_path)
+                && same(&eggcat_catalog::paths::history(&doc.meta.slug))
         });
         let page = unchanged
             .then(|| previous(&page_path))
             .flatten()
             .unwrap_or_else(|| {
-                egg_page::render(&doc, &item, &status, &assets, base, &mut readmes).into_bytes()
+                egg_page::render(&doc, &item, &history, &status, &assets, base, &mut readmes)
+                    .into_bytes()
             });
         out.insert(page_path, page);
+        versions.insert(doc.meta.slug.clone(), history.into_recent());
         items.push(item);
     }
     items.sort_by(|a, b| a.slug.cmp(&b.slug));
@@ -128,7 +136,7 @@ pub fn render(
     );
     out.insert(
         "feed.atom".to_owned(),
-        feed::render(&items, base).into_bytes(),
+        feed::render(&items, &versions, base).into_bytes(),
     );
     out
 }

@@ -1,6 +1,6 @@
-//! The count phrases of every page, rendered with counts 0, 1 and 2: "1 egg", "2 eggs",
-//! "0 eggs", never "1 eggs" (issue 15). Also the status page's code spans and the data each
-//! footer names.
+//! The count phrases of every page, the Changes section's included, rendered with counts 0, 1
+//! and 2: "1 egg", "2 eggs", "0 eggs", never "1 eggs" (issue 15). Also the status page's code
+//! spans and the data each footer names.
 
 use std::collections::BTreeMap;
 
@@ -38,6 +38,21 @@ fn tree(n: usize) -> BTreeMap<String, Vec<u8>> {
         files.insert(
             format!("api/v1/eggs/{slug}.json"),
             serde_json::to_vec(&doc).unwrap(),
+        );
+        // `n` versions in git, each changing `n` lines of the install script.
+        let change = json!({"kind": "install_script_changed", "path": ["scripts", "installation", "script"],
+            "breaking": false, "text": "install script changed", "script": {"added": n, "removed": n, "unified": ""}});
+        let versions: Vec<_> = (0..n)
+            .map(|k| {
+                json!({"commit": format!("c{k}"), "date": "2026-01-01T00:00:00Z", "subject": "s",
+                "path": "egg-x.json", "event": "changed", "breaking": false, "changes": [change]})
+            })
+            .collect();
+        let history = json!({"slug": slug, "source": "o/r", "branch": "main", "path": "egg-x.json",
+            "complete": true, "versions": versions});
+        files.insert(
+            eggcat_catalog::paths::history(&slug),
+            serde_json::to_vec(&history).unwrap(),
         );
         index.push(json!({"slug": slug}));
     }
@@ -94,6 +109,8 @@ fn every_count_phrase_agrees_with_its_number() {
                 ": 1 egg, 1 file skipped, 1 warning.</p>",
                 "1 error, 1 warning, 1 note found",
                 "The script (1 line)",
+                "1 version in upstream git",
+                "The script diff (1 line added, 1 removed)",
                 "optional, text, at most 1 character<",
                 "optional, text, exactly 1 character<",
                 "optional, exactly 1 digit<",
@@ -107,6 +124,8 @@ fn every_count_phrase_agrees_with_its_number() {
                 ": 2 eggs, 2 files skipped, 2 warnings.</p>",
                 "2 errors, 2 warnings, 2 notes found",
                 "The script (2 lines)",
+                "2 versions in upstream git",
+                "The script diff (2 lines added, 2 removed)",
                 "optional, text, at most 2 characters",
                 "optional, text, exactly 2 characters",
                 "optional, exactly 2 digits",
@@ -127,6 +146,7 @@ fn every_count_phrase_agrees_with_its_number() {
             "1 errors",
             "1 notes",
             "1 lines",
+            "1 versions",
             "1 characters",
             "1 digits",
             "1 items",
@@ -135,6 +155,8 @@ fn every_count_phrase_agrees_with_its_number() {
             "2 file skipped",
             "2 character<",
             "2 digit<",
+            "2 version ",
+            "2 line added",
         ] {
             for (path, html) in &pages {
                 assert!(!html.contains(wrong), "n = {n}: {wrong:?} in {path}");

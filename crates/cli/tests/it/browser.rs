@@ -1,8 +1,9 @@
 //! The web catalog in a real browser: `node --test tests/browser/` (Playwright driving the
 //! system Chromium, axe-core) against the real `eggcat serve` and against nginx with the
 //! generated rules serving an `eggcat build --out` tree. The catalog is the bundled demo
-//! (demo/upstream, always there) plus a hostile egg made here (it lives only in this test), plus
-//! the ten shared repositories when `../shared/upstream` is beside the checkout.
+//! (demo/upstream, always there) plus a hostile egg and an egg with four versions in git made
+//! here (they live only in this test), plus the ten shared repositories when
+//! `../shared/upstream` is beside the checkout.
 //!
 //! Skips with a message when node, Chromium, nginx or tests/browser/node_modules are missing,
 //! unless `EGGCAT_BROWSER_TESTS=require` (CI), which turns every missing piece into a failure.
@@ -84,6 +85,99 @@ fn hostile_repo(dir: &Path) -> Repo {
     .write("evil/README.md", readme);
     repo.commit("hostile");
     repo
+}
+
+/// An egg's repository with a history: the egg added, then its docker image and startup
+/// command changed (both can break servers), then its install script, then the file moved to
+/// another folder, one commit a day in February 2026. The egg page's Changes section lists the
+/// four versions; the feed has them among its newest entries (the other git sources' commits
+/// are of 2026-01-01, `support::git`'s date; only the demo's eggs, a plain folder with no
+/// versions, are at their indexing time).
+fn history_repo(dir: &Path) -> Repo {
+    let egg = |image: &str, startup: &str, script: &str| {
+        let egg = serde_json::json!({
+            "_comment": "DO NOT EDIT: FILE GENERATED AUTOMATICALLY BY PTERODACTYL PANEL - PTERODACTYL.IO",
+            "meta": {"version": "PTDL_v2", "update_url": null},
+            "name": "Paper history", "author": "eggs@example.com",
+            "description": "A Paper server whose egg changed a few times.",
+            "features": null,
+            "docker_images": {"Java": image},
+            "file_denylist": [],
+            "startup": startup,
+            "config": {"files": "{}", "startup": "{\"done\": \")! For help, type \"}", "logs": "{}", "stop": "stop"},
+            "scripts": {"installation": {"container": "ghcr.io/pterodactyl/installers:alpine", "entrypoint": "ash", "script": script}},
+            "variables": [{"name": "Server jar", "description": "The jar to run.", "env_variable": "SERVER_JARFILE",
+                "default_value": "server.jar", "user_viewable": true, "user_editable": true,
+                "rules": "required|regex:/^([\\w\\d._-]+)(\\.jar)$/", "field_type": "text"}]
+        });
+        serde_json::to_vec_pretty(&egg).unwrap()
+    };
+    let script_1 = "#!/bin/ash\ncd /mnt/server\ncurl -o server.jar https://example.invalid/paper.jar\necho done\n";
+    let script_2 = "#!/bin/ash\ncd /mnt/server\ncurl -sSL -o server.jar https://example.invalid/paper.jar\necho done\n";
+    let repo = Repo::init(dir);
+    repo.write(
+        "paper/egg-paper.json",
+        egg(
+            "ghcr.io/pterodactyl/yolks:java_17",
+            "java -jar {{SERVER_JARFILE}}",
+            script_1,
+        ),
+    );
+    commit_on(&repo, "add Paper", "2026-02-01T12:00:00Z");
+    repo.write(
+        "paper/egg-paper.json",
+        egg(
+            "ghcr.io/pterodactyl/yolks:java_21",
+            "java -Xms128M -jar {{SERVER_JARFILE}} nogui",
+            script_1,
+        ),
+    );
+    commit_on(
+        &repo,
+        "Paper: Java 21 and a new startup command",
+        "2026-02-02T12:00:00Z",
+    );
+    repo.write(
+        "paper/egg-paper.json",
+        egg(
+            "ghcr.io/pterodactyl/yolks:java_21",
+            "java -Xms128M -jar {{SERVER_JARFILE}} nogui",
+            script_2,
+        ),
+    );
+    commit_on(
+        &repo,
+        "Paper: the install script downloads quietly",
+        "2026-02-03T12:00:00Z",
+    );
+    git(&repo.dir, &["mv", "paper", "minecraft"]);
+    commit_on(&repo, "move Paper under minecraft/", "2026-02-04T12:00:00Z");
+    repo
+}
+
+/// Commits everything with `date` as the author's and committer's date (`Repo::commit` dates
+/// every commit 2026-01-01).
+fn commit_on(repo: &Repo, message: &str, date: &str) {
+    git(&repo.dir, &["add", "-A"]);
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(&repo.dir)
+        .args([
+            "-c",
+            "user.name=eggcat-test",
+            "-c",
+            "user.email=test@eggcat.invalid",
+        ])
+        .args(["-c", "commit.gpgsign=false", "commit", "-q", "-m", message])
+        .env("GIT_AUTHOR_DATE", date)
+        .env("GIT_COMMITTER_DATE", date)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git commit: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn base64_encode(bytes: &[u8]) -> String {
@@ -207,6 +301,11 @@ fn the_web_catalog_in_chromium() {
         "[[source]]\nurl = \"{}\"\nlabel = \"hostile\"\nowner = \"hostile\"\nrepo = \"hostile-eggs\"\n",
         hostile.url()
     ));
+    let history = history_repo(&tmp.path().join("repos/history"));
+    config.push_str(&format!(
+        "[[source]]\nurl = \"{}\"\nlabel = \"history\"\nowner = \"history\"\nrepo = \"history-eggs\"\n",
+        history.url()
+    ));
     let config_path = tmp.path().join("eggcat.toml");
     std::fs::write(&config_path, config).unwrap();
 
@@ -236,6 +335,12 @@ fn the_web_catalog_in_chromium() {
         .find(|i| i["repo"] == "hostile-eggs")
         .and_then(|i| i["slug"].as_str())
         .expect("the hostile egg is indexed")
+        .to_owned();
+    let history_slug = index
+        .iter()
+        .find(|i| i["repo"] == "history-eggs")
+        .and_then(|i| i["slug"].as_str())
+        .expect("the egg with a history is indexed")
         .to_owned();
 
     let _serve = Killed(
@@ -279,6 +384,7 @@ fn the_web_catalog_in_chromium() {
             format!("http://127.0.0.1:{port},http://127.0.0.1:{nginx_port}"),
         )
         .env("EGGCAT_HOSTILE", &hostile_slug)
+        .env("EGGCAT_HISTORY", &history_slug)
         .env("EGGCAT_SCREENSHOTS", &shots)
         .env("CHROMIUM", CHROMIUM)
         .output()

@@ -1,0 +1,285 @@
+//! The egg page's "Changes" section, from the egg's history document
+//! (`api/v1/eggs/{slug}/history.json`, [`eggcat_catalog::wire::History`]).
+//!
+//! The section shows the newest [`PAGE_VERSIONS`] versions, each with its date, commit subject,
+//! a link to the upstream commit (or the short id), what the commit did to the file, and each
+//! change in plain words (`Change::text`), the ones that can break servers marked in words and
+//! with why; the install script's diff is collapsed. Every string of the document comes from
+//! upstream (commit subjects, paths, the eggs' values inside the texts) and is written as
+//! escaped text. The feed (`feed.rs`) takes its entries from the same versions and links to
+//! each one's anchor here ([`anchor`]).
+
+use eggcat_catalog::wire::{History, Version, VersionEvent};
+use eggcat_diff::ScriptDiff;
+
+use crate::html::Html;
+use crate::words::count;
+
+/// How many versions the page shows; the rest are in the history document it links. The feed
+/// carries at most these per egg too, so that every entry's link has its anchor on the page.
+pub(crate) const PAGE_VERSIONS: usize = 10;
+
+/// An egg's history as the pages read it.
+#[derive(Debug)]
+pub(crate) enum Loaded {
+    /// The document, parsed.
+    Doc(History),
+    /// No history document for the egg (a catalog built without history, an older snapshot).
+    Missing,
+    /// A document that is not a history: its `note`, when it has one that can be read.
+    Unreadable { note: Option<String> },
+}
+
+impl Loaded {
+    /// The history of `slug` in the published `files`.
+    pub(crate) fn read(files: &std::collections::BTreeMap<String, Vec<u8>>, slug: &str) -> Loaded {
+        let Some(bytes) = files.get(&eggcat_catalog::paths::history(slug)) else {
+            return Loaded::Missing;
+        };
+        match serde_json::from_slice::<History>(bytes) {
+            Ok(h) => Loaded::Doc(h),
+            Err(_) => Loaded::Unreadable {
+                // A document of a newer or broken shape may still say why in words.
+                note: serde_json::from_slice::<serde_json::Value>(bytes)
+                    .ok()
+                    .and_then(|v| v.get("note")?.as_str().map(str::to_owned)),
+            },
+        }
+    }
+
+    /// The versions the page shows (newest first, at most [`PAGE_VERSIONS`]); none when there
+    /// is no readable history.
+    pub(crate) fn recent(&self) -> &[Version] {
+        match self {
+            Loaded::Doc(h) => &h.versions[..h.versions.len().min(PAGE_VERSIONS)],
+            _ => &[],
+        }
+    }
+
+    /// The same, keeping only the versions the page and the feed use (the rest of a long
+    /// history is not held for the whole build).
+    pub(crate) fn into_recent(self) -> Vec<Version> {
+        match self {
+            Loaded::Doc(mut h) => {
+                h.versions.truncate(PAGE_VERSIONS);
+                h.versions
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
+/// The anchor of a version on its egg's page: `v-{commit}`.
+pub(crate) fn anchor(commit: &str) -> String {
+    format!("v-{commit}")
+}
+
+/// What the commit did to the file, in words (the renamed-from path is written by the caller,
+/// as code).
+pub(crate) fn event_words(v: &Version) -> &'static str {
+    match v.event {
+        VersionEvent::Added => "file added",
+        VersionEvent::Changed => "changed",
+        VersionEvent::Renamed => "renamed from",
+        VersionEvent::Removed => "file removed (a later commit added it back)",
+        VersionEvent::Restored => "file added back",
+        VersionEvent::Earliest => "earliest version fetched (older history was not fetched)",
+    }
+}
+
+/// The commit's short id, as git shows it.
+pub(crate) fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+/// A link target that is a web address; anything else (a `javascript:` URL from a broken
+/// document) is not linked.
+pub(crate) fn web_url(url: Option<&str>) -> Option<&str> {
+    url.filter(|u| u.starts_with("https://") || u.starts_with("http://"))
+}
+
+/// The "Changes" section of the page of egg `slug`.
+pub(crate) fn section(h: &mut Html, history: &Loaded, slug: &str) {
+    h.lit(
+        "<section id=\"changes\" aria-labelledby=\"h-changes\"><h2 id=\"h-changes\">Changes</h2>",
+    );
+    let doc_href = format!("../../{}", eggcat_catalog::paths::history(slug));
+    let doc = match history {
+        Loaded::Doc(doc) if !doc.versions.is_empty() => doc,
+        Loaded::Doc(History { note, .. }) | Loaded::Unreadable { note } => {
+            no_history(h, note.as_deref());
+            if matches!(history, Loaded::Doc(_)) {
+                h.lit("<p>")
+                    .open("a", &[("href", Some(&doc_href))])
+                    .lit("The history document (JSON)</a></p>");
+            }
+            h.lit("</section>");
+            return;
+        }
+        Loaded::Missing => {
+            no_history(h, None);
+            h.lit("</section>");
+            return;
+        }
+    };
+    let shown = history.recent();
+    h.lit("<p>")
+        .text(&count(doc.versions.len(), "version", "versions"));
+    if doc.versions.len() > shown.len() {
+        h.lit(" in upstream git; the newest ")
+            .num(shown.len())
+            .lit(" here, newest first. ");
+    } else {
+        h.lit(" in upstream git, newest first. ");
+    }
+    h.open("a", &[("href", Some(&doc_href))])
+        .lit("Full history (JSON)</a></p>");
+    if !doc.complete {
+        h.lit("<p class=\"note\">")
+            .text_code(&sentence(doc.note.as_deref().unwrap_or(
+                "the history does not reach back to the file's first version",
+            )))
+            .lit("</p>");
+    }
+    h.lit("<ol class=\"versions\">");
+    for (i, v) in shown.iter().enumerate() {
+        // The version the changes are counted from, when it is not simply the next one listed
+        // (a version that could not be read lies between them).
+        let next = doc.versions.get(i + 1).map(|n| n.commit.as_str());
+        version(h, v, next);
+    }
+    h.lit("</ol></section>");
+}
+
+/// "No history available", and why when the document says.
+fn no_history(h: &mut Html, note: Option<&str>) {
+    h.lit("<p>No history available");
+    if let Some(note) = note.map(|n| n.trim().trim_end_matches('.')) {
+        h.lit(" (").text_code(note).lit(")");
+    }
+    h.lit(".</p>");
+}
+
+/// A note of the history document (written lowercase and without a full stop, as error
+/// messages are) as a sentence of its own.
+pub(crate) fn sentence(text: &str) -> String {
+    let text = text.trim();
+    let mut chars = text.chars();
+    let first: String = chars
+        .next()
+        .map(char::to_uppercase)
+        .into_iter()
+        .flatten()
+        .collect();
+    full_stop(&format!("{first}{}", chars.as_str()))
+}
+
+/// `text` ending with a full stop (or the `!` or `?` it has).
+pub(crate) fn full_stop(text: &str) -> String {
+    let text = text.trim();
+    if text.ends_with(['.', '!', '?']) {
+        text.to_owned()
+    } else {
+        format!("{text}.")
+    }
+}
+
+/// One version: its heading, date, commit, event, and its changes.
+fn version(h: &mut Html, v: &Version, next: Option<&str>) {
+    let id = anchor(&v.commit);
+    h.open("li", &[("class", Some("version")), ("id", Some(&id))]);
+    let subject = if v.subject.trim().is_empty() {
+        "(no commit message)"
+    } else {
+        v.subject.as_str()
+    };
+    h.el("h3", &[], subject);
+    h.lit("<p class=\"vmeta\">");
+    h.el(
+        "time",
+        &[("datetime", Some(&v.date))],
+        v.date.get(..10).unwrap_or(&v.date),
+    );
+    h.lit(" · ");
+    match web_url(v.url.as_deref()) {
+        Some(url) => {
+            h.open(
+                "a",
+                &[("href", Some(url)), ("rel", Some("noopener noreferrer"))],
+            )
+            .lit("commit ")
+            .code(short(&v.commit))
+            .lit("</a>");
+        }
+        None => {
+            h.lit("commit ").code(short(&v.commit));
+        }
+    }
+    h.lit(" · ").text(event_words(v));
+    if v.event == VersionEvent::Renamed {
+        h.lit(" ")
+            .code(v.renamed_from.as_deref().unwrap_or("another path"));
+    }
+    if let Some(with) = v.compared_with.as_deref().filter(|c| Some(*c) != next) {
+        h.lit(" · compared with ").code(short(with));
+    }
+    if v.breaking {
+        h.lit(" · <strong class=\"brk\">can break servers</strong>");
+    }
+    h.lit("</p>");
+    if let Some(error) = &v.error {
+        h.lit("<p class=\"bad\">This version could not be read: ")
+            .text_code(&full_stop(error))
+            .lit("</p>");
+    } else if v.changes.is_empty() {
+        if matches!(v.event, VersionEvent::Changed | VersionEvent::Renamed) {
+            h.lit("<p class=\"muted\">No change a panel would see (format or layout only).</p>");
+        }
+    } else {
+        h.lit("<ul class=\"changes\">");
+        for c in &v.changes {
+            h.open("li", &[("class", c.breaking.then_some("brk-change"))]);
+            if c.breaking {
+                h.lit("<strong class=\"brk\">Can break servers:</strong> ");
+            }
+            h.text_code(&c.text);
+            if let Some(why) = &c.why {
+                h.lit("<span class=\"why\">").text_code(why).lit("</span>");
+            }
+            if let Some(d) = &c.script {
+                script_diff(h, d);
+            }
+            h.lit("</li>");
+        }
+        h.lit("</ul>");
+    }
+    h.lit("</li>");
+}
+
+/// The install script's unified diff, collapsed; each line marked by its first character, and
+/// shaded (the `+`/`-` carry the meaning, the colour only helps).
+fn script_diff(h: &mut Html, d: &ScriptDiff) {
+    h.lit("<details class=\"diff\"><summary>The script diff (")
+        .text(&count(d.added, "line added", "lines added"))
+        .lit(", ")
+        .num(d.removed)
+        .lit(" removed)</summary><pre tabindex=\"0\"><code>");
+    for (i, line) in d.unified.lines().enumerate() {
+        // Between lines only: a newline after the last would draw an empty line.
+        if i > 0 {
+            h.lit("\n");
+        }
+        let class = match line.as_bytes().first() {
+            Some(b'+') => "<span class=\"add\">",
+            Some(b'-') => "<span class=\"del\">",
+            Some(b'@') => "<span class=\"hunk\">",
+            _ => "<span>",
+        };
+        h.lit(class).text(line).lit("</span>");
+    }
+    h.lit("</code></pre>");
+    if let Some(note) = &d.note {
+        h.lit("<p class=\"muted\">").text_code(note).lit("</p>");
+    }
+    h.lit("</details>");
+}
