@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use eggcat_catalog::{PreviousFiles, paths};
-use eggcat_diff::Change;
+use eggcat_diff::{Change, Prepared};
 
 use crate::compare::{self, Sibling};
 use crate::layout::Assets;
@@ -30,6 +30,8 @@ pub(crate) struct Siblings<'a> {
     previous_groups: Option<BTreeMap<String, Vec<String>>>,
     /// The changes from the first slug to the second.
     diffs: BTreeMap<(String, String), Vec<Change>>,
+    /// Eggs read for the diff, each once however many siblings it is compared with.
+    prepared: BTreeMap<String, Prepared>,
 }
 
 impl<'a> Siblings<'a> {
@@ -55,6 +57,7 @@ impl<'a> Siblings<'a> {
             unchanged: BTreeMap::new(),
             previous_groups: None,
             diffs: BTreeMap::new(),
+            prepared: BTreeMap::new(),
         }
     }
 
@@ -120,8 +123,16 @@ impl<'a> Siblings<'a> {
     fn changes(&mut self, a: &str, b: &str) -> &[Change] {
         let key = (a.to_owned(), b.to_owned());
         if !self.diffs.contains_key(&key) {
-            let list = match (self.docs.get(a), self.docs.get(b)) {
-                (Some(x), Some(y)) => eggcat_diff::diff(&x.egg, &y.egg),
+            let list = match (self.docs.get(a).copied(), self.docs.get(b).copied()) {
+                (Some(x), Some(y)) => {
+                    for (slug, doc) in [(a, x), (b, y)] {
+                        if !self.prepared.contains_key(slug) {
+                            self.prepared
+                                .insert(slug.to_owned(), eggcat_diff::prepare(&doc.egg));
+                        }
+                    }
+                    eggcat_diff::diff_prepared(&self.prepared[a], &self.prepared[b])
+                }
                 _ => Vec::new(),
             };
             self.diffs.insert(key.clone(), list);
