@@ -146,6 +146,17 @@ async function shown(page) {
   return page.$$eval('#eggs > li', (lis) => lis.map((li) => li.id.slice(2)));
 }
 
+// A game with more than one egg (siblings.rs): the demo's OpenTTD pair when present, else the
+// first such game by key. Its eggs, by slug.
+function aGame(items) {
+  const games = {};
+  for (const i of items) (games[i.game] = games[i.game] || []).push(i);
+  const many = Object.keys(games).sort().filter((g) => games[g].length > 1);
+  const pick = many.find((g) => games[g].some((i) => i.slug === 'demo-eggs-openttd')) || many[0];
+  assert.ok(pick, 'the catalog has a game with more than one egg');
+  return games[pick].sort((a, b) => (a.slug < b.slug ? -1 : 1));
+}
+
 for (const base of URLS) {
   const host = new URL(base).host;
 
@@ -279,14 +290,98 @@ for (const base of URLS) {
     await context.close();
   });
 
+  test(`${host}: eggs for one game: siblings, comparison page, one row per game`, async () => {
+    const items = await summary(base);
+    const game = aGame(items);
+    const [egg, other] = game;
+    assert.ok(game.every((i) => i.gameEggs === game.length && i.game === game[0].game), 'summary fields');
+    const { context, page, log } = await open(base);
+
+    // The egg page lists every other egg of the game, each linking its comparison page.
+    await page.goto(`${base}/eggs/${egg.slug}/`);
+    const listed = await page.$$eval('#others .siblings > li', (lis) => lis.map((li) => ({
+      name: li.querySelector('h3').textContent,
+      compare: li.querySelector('a[href^="compare/"]').getAttribute('href'),
+      line: li.querySelectorAll('p')[1].textContent,
+    })));
+    assert.deepEqual(listed.map((l) => l.name), game.slice(1).map((i) => i.name));
+    assert.deepEqual(listed.map((l) => l.compare), game.slice(1).map((i) => `compare/${i.slug}/`));
+    for (const l of listed) assert.match(l.line, /^(\d+ changes?( \(.*\))?: .+\.|The same egg: they differ only in format\.)$/);
+    assert.deepEqual(await axe(page), [], 'axe on an egg page with siblings');
+
+    // Its comparison page: both eggs side by side, the change list the egg page counted.
+    await page.click(`#others a[href="compare/${other.slug}/"]`);
+    await page.waitForURL(`${base}/eggs/${egg.slug}/compare/${other.slug}/`);
+    const h1 = await page.textContent('h1');
+    assert.ok(h1.includes(egg.name) && h1.includes(other.name), h1);
+    const heads = await page.$$eval('#facts .cmp-head span', (ss) => ss.map((s) => s.textContent));
+    assert.deepEqual(heads.slice(1), [egg.name, other.name]);
+    const images = await page.$$eval('#facts .cmp-row', (rows) => {
+      const row = rows.find((r) => r.querySelector('h3').textContent === 'Docker images');
+      return [...row.querySelectorAll(':scope > div')].map((d) => [...d.querySelectorAll('li code')].map((c) => c.textContent));
+    });
+    for (const [i, slug] of [egg.slug, other.slug].entries()) {
+      const doc = await (await fetch(`${base}/api/v1/eggs/${slug}.json`)).json();
+      const want = Array.isArray(doc.egg.docker_images) ? doc.egg.docker_images : Object.values(doc.egg.docker_images || {});
+      assert.deepEqual(images[i], want, `images of ${slug}`);
+    }
+    const changes = await page.$$eval('#changes ul.changes > li', (lis) => lis.map((li) => ({
+      breaking: li.classList.contains('breaking'),
+      mark: !!li.querySelector('.sev'),
+    })));
+    const n = Number((listed[0].line.match(/^(\d+) change/) || [0, 0])[1]);
+    assert.equal(changes.length, n, 'the egg page counted the changes the comparison lists');
+    for (const c of changes) assert.equal(c.breaking, c.mark, 'breaking changes are marked');
+    // The script's diff is collapsed until asked for.
+    const details = page.locator('#changes details');
+    if (await details.count()) {
+      assert.equal(await page.isVisible('#changes pre.diff'), false);
+      await details.first().locator('summary').click();
+      assert.equal(await page.isVisible('#changes pre.diff'), true);
+    }
+    assert.deepEqual(await axe(page), [], 'axe on a comparison page');
+    // And back the other way.
+    await page.click(`a[href="../../../${other.slug}/compare/${egg.slug}/"]`);
+    await page.waitForURL(`${base}/eggs/${other.slug}/compare/${egg.slug}/`);
+    assert.ok((await page.textContent('h1')).startsWith(other.name));
+
+    // The catalog: each card of the game says how many eggs it has; one row per game.
+    await page.goto(base + '/');
+    await page.waitForSelector('#search:not(.pending)');
+    await page.fill('#q', egg.name.toLowerCase());
+    const card = await page.textContent(`#e-${egg.slug} .tags .game`);
+    assert.equal(card, `${game.length} eggs for this game`);
+    await page.fill('#q', '');
+    await page.check('#per-game');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('rows') === 'game');
+    const rows = await shown(page);
+    const games = new Set(items.map((i) => i.game));
+    assert.equal(rows.length, games.size, 'one row per game');
+    assert.equal(new Set(rows.map((s) => items.find((i) => i.slug === s).game)).size, rows.length);
+    assert.equal(await page.textContent('#count'), `${games.size} games, ${items.length} eggs`);
+    // The state is in the URL: a link restores it; clearing the search removes it.
+    await page.goto(`${base}/?rows=game`);
+    await page.waitForSelector('#search:not(.pending)');
+    assert.equal(await page.isChecked('#per-game'), true);
+    assert.equal((await shown(page)).length, games.size);
+    await page.fill('#q', 'zzzz-nothing');
+    await page.click('#clear');
+    assert.equal(await page.isChecked('#per-game'), false);
+    assert.equal((await shown(page)).length, items.length);
+    clean(base, log);
+    await context.close();
+  });
+
   test(`${host}: at 390 and 1280 px nothing overflows and no identifier breaks`, async () => {
     const items = await summary(base);
     const egg = await richestEgg(base, items);
     for (const width of [390, 1280]) {
       const { context, page } = await open(base, width);
-      for (const p of ['/', `/eggs/${egg}/`, '/status/', '/eggs/no-such-egg/', '/eggs/']) {
+      const [a, b] = aGame(items);
+      for (const p of ['/', `/eggs/${egg}/`, '/status/', '/eggs/no-such-egg/', '/eggs/', `/eggs/${a.slug}/`,
+        `/eggs/${a.slug}/compare/${b.slug}/`, '/?rows=game']) {
         await page.goto(base + p);
-        if (p === '/') await page.waitForSelector('#search:not(.pending)');
+        if (p.startsWith('/?') || p === '/') await page.waitForSelector('#search:not(.pending)');
         assert.deepEqual(await layoutProblems(page), [], `${p} at ${width} px`);
       }
       await page.goto(base + '/');
@@ -496,6 +591,9 @@ for (const base of URLS) {
         await page.screenshot({ path: path.join(SHOTS, `${tag}-egg-${width}.png`) });
         await page.goto(`${base}/status/`);
         await page.screenshot({ path: path.join(SHOTS, `${tag}-status-${width}.png`) });
+        const [a, b] = aGame(items);
+        await page.goto(`${base}/eggs/${a.slug}/compare/${b.slug}/`);
+        await page.screenshot({ path: path.join(SHOTS, `${tag}-compare-${width}.png`), fullPage: true });
         await context.close();
       }
     });

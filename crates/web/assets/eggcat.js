@@ -1,5 +1,6 @@
 // eggcat: the web catalog's one script. The catalog page's search, filters, sort and URL
-// state (from _summary.json) over the list the HTML starts with, and the copy buttons of the
+// state (from _summary.json) over the list the HTML starts with, one row per game on request,
+// and the copy buttons of the
 // egg pages. Without it every page still works: the catalog links to the list of every egg.
 'use strict';
 (function () {
@@ -49,6 +50,12 @@
       s.textContent = t;
       tags.appendChild(s);
     });
+    if (it.gameEggs > 1) {
+      var g = document.createElement('span');
+      g.className = 'game';
+      g.textContent = plural(it.gameEggs, 'egg', 'eggs') + ' for this game';
+      tags.appendChild(g);
+    }
     div.appendChild(tags);
     li.appendChild(icon);
     li.appendChild(div);
@@ -82,6 +89,8 @@
     var emptyText = document.getElementById('empty-text');
     var toggle = document.getElementById('toggle');
     var all = document.getElementById('all');
+    // "One row per game" (catalog_page.rs writes it only when a game has several eggs).
+    var perGame = document.getElementById('per-game');
     var selects = {};
     FILTERS.forEach(function (f) { selects[f] = form.querySelector('[data-filter="' + f + '"]'); });
     var items = [];
@@ -121,6 +130,7 @@
       q.value = p.get('q') || '';
       FILTERS.forEach(function (f) { if (selects[f]) selects[f].value = p.get(f) || ''; });
       sort.value = p.get('sort') === 'updated' ? 'updated' : 'name';
+      if (perGame) perGame.checked = p.get('rows') === 'game';
       // A value the list no longer has (an old link) falls back to "all".
       FILTERS.forEach(function (f) { if (selects[f] && selects[f].selectedIndex < 0) selects[f].value = ''; });
     }
@@ -129,6 +139,7 @@
       var p = new URLSearchParams();
       if (q.value.trim()) p.set('q', q.value.trim());
       FILTERS.forEach(function (f) { if (selects[f] && selects[f].value) p.set(f, selects[f].value); });
+      if (perGame && perGame.checked) p.set('rows', 'game');
       if (sort.value !== 'name') p.set('sort', sort.value);
       var s = p.toString();
       var url = location.pathname + (s ? '?' + s : '');
@@ -176,6 +187,19 @@
         if (byUpdated && a.it.indexedAt !== b.it.indexedAt) return b.it.indexedAt - a.it.indexedAt;
         return a.it._order - b.it._order;
       });
+      // One row per game: the game's first egg in the order above stands for it (its card
+      // says how many eggs the game has).
+      var matched = shown.length;
+      var games = perGame && perGame.checked;
+      if (games) {
+        var seen = {};
+        shown = shown.filter(function (s) {
+          var key = s.it.game || s.it.slug;
+          if (seen[key]) return false;
+          seen[key] = true;
+          return true;
+        });
+      }
       // Only the first PAGE results enter the list until the reader asks for all: the cost of
       // a keystroke is then the filter plus the layout of a few dozen items, not hundreds.
       var limit = showAll ? shown.length : Math.min(shown.length, PAGE);
@@ -186,14 +210,15 @@
         nodes.push(el._el);
       }
       more.hidden = limit === shown.length;
-      more.textContent = 'Show all ' + plural(shown.length, 'egg', 'eggs');
+      more.textContent = 'Show all ' + (games ? plural(shown.length, 'game', 'games') : plural(shown.length, 'egg', 'eggs'));
       if (nodes.length !== current.length || nodes.some(function (n, i) { return n !== current[i]; })) {
         list.replaceChildren.apply(list, nodes);
         current = nodes;
       }
-      count.textContent = shown.length === items.length
+      var eggs = matched === items.length
         ? plural(items.length, 'egg', 'eggs')
-        : shown.length + ' of ' + plural(items.length, 'egg', 'eggs');
+        : matched + ' of ' + plural(items.length, 'egg', 'eggs');
+      count.textContent = games ? plural(shown.length, 'game', 'games') + ', ' + eggs : eggs;
       var active = FILTERS.filter(function (f) { return chosen[f]; }).length;
       if (toggle) {
         var label = active ? 'Filters (' + active + ')' : 'Filters';
@@ -270,6 +295,7 @@
         q.value = '';
         FILTERS.forEach(function (f) { if (selects[f]) selects[f].value = ''; });
         sort.value = 'name';
+        if (perGame) perGame.checked = false;
         typing = false; showAll = false; apply(); now(true);
         q.focus();
       });

@@ -113,6 +113,11 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
             },
         );
     }
+    // One row per game: only where some game has more than one egg (siblings.rs).
+    if items.iter().any(|i| i.game_eggs > 1) {
+        h.lit("<div class=\"field check\"><input type=\"checkbox\" id=\"per-game\" name=\"rows\" value=\"game\">")
+            .lit("<label for=\"per-game\">One row per game</label></div>");
+    }
     h.lit("<div class=\"field\"><label for=\"sort\">Sort by</label><select id=\"sort\" name=\"sort\">")
         .lit("<option value=\"name\">Name</option><option value=\"updated\">Recently updated</option>")
         .lit("</select></div></div></form>");
@@ -219,8 +224,15 @@ fn item(h: &mut Html, i: &SummaryItem) {
     h.lit("<p class=\"tags\">")
         .el("span", &[], &i.category)
         .el("span", &[], &i.source)
-        .el("span", &[], &i.format)
-        .lit("</p></div></li>");
+        .el("span", &[], &i.format);
+    if i.game_eggs > 1 {
+        h.el(
+            "span",
+            &[("class", Some("game"))],
+            &format!("{} for this game", count(i.game_eggs, "egg", "eggs")),
+        );
+    }
+    h.lit("</p></div></li>");
 }
 
 /// A filter with the count of eggs per value, sorted by value.

@@ -1,7 +1,7 @@
 //! `eggs/{slug}/index.html`: everything an admin needs to choose and import one egg.
 //!
-//! Sections, in order: the head (icon, name, description, facts, upstream links), how to
-//! import it, the docker images, the startup command(s) with each `{{VARIABLE}}` linked to its
+//! Sections, in order: the head (icon, name, description, facts, upstream links), the other
+//! eggs for the same game (compare.rs), how to import it, the docker images, the startup command(s) with each `{{VARIABLE}}` linked to its
 //! row, the variables with their rules in plain words, the configuration files, the install
 //! script (collapsed, with line numbers), the changes of its last versions upstream
 //! (`history.rs`), the README, and the problems found in it.
@@ -25,6 +25,7 @@ const DESCRIPTION_CHARS: usize = 5_000;
 pub(crate) fn render(
     doc: &EggDoc,
     item: &SummaryItem,
+    siblings: &[crate::compare::Sibling<'_>],
     history: &history::Loaded,
     status: &Status,
     assets: &Assets,
@@ -69,6 +70,7 @@ pub(crate) fn render(
     }
     h.lit("</div></header>");
     facts(&mut h, doc, item);
+    crate::compare::section(&mut h, siblings);
 
     section(&mut h, "import", "How to import");
     parts::import(&mut h, m, base);

@@ -7,7 +7,9 @@
 //! writes (paths from the tree's root):
 //!
 //! - `index.html`: the catalog; `eggs/index.html`: every egg as a plain list (the catalog
-//!   without JavaScript); `eggs/{slug}/index.html`: one page per egg; `status/index.html`;
+//!   without JavaScript); `eggs/{slug}/index.html`: one page per egg;
+//!   `eggs/{slug}/compare/{other}/index.html`: one page per ordered pair of eggs for the same
+//!   game (siblings.rs); `status/index.html`;
 //! - `404.html`: the page every host answers a missing browser path with (status 404);
 //! - `feed.atom`: the newest egg versions (one entry per upstream commit that changed an egg);
 //! - `api/v1/eggs/_summary.json`: what the catalog page shows and searches;
@@ -21,6 +23,7 @@
 use std::collections::BTreeMap;
 
 mod catalog_page;
+mod compare;
 mod egg_page;
 mod egg_page_parts;
 mod feed;
@@ -32,6 +35,8 @@ mod model;
 mod not_found_page;
 mod readme;
 mod rules;
+mod sibling_pages;
+mod siblings;
 mod status_page;
 mod summary;
 mod words;
@@ -57,7 +62,9 @@ const JS: &str = include_str!("../assets/eggcat.js");
 /// `previous` reads the previous snapshot's files, made by the same code with the same options
 /// (the caller sees to that, and gives a reader that reads nothing otherwise): an egg page whose
 /// inputs are unchanged (its egg document, its history document and the build report's
-/// warnings about its file) is taken from there instead of being rendered again.
+/// warnings about its file) is taken from there instead of being rendered again, when its
+/// siblings (their slugs and egg documents) are unchanged too; a comparison page when its two
+/// egg documents are.
 pub fn render(
     files: &BTreeMap<String, Vec<u8>>,
     options: &SiteOptions<'_>,
@@ -81,39 +88,45 @@ pub fn render(
         .and_then(|bytes| serde_json::from_slice(&bytes).ok());
 
     let mut readmes = readme::Renderer::new();
-    let mut items = Vec::with_capacity(index.len());
+    let docs: Vec<model::EggDoc> = index
+        .iter()
+        .filter_map(|entry| read(files, &eggcat_catalog::paths::egg(&entry.slug)))
+        .collect();
+    // Each page shows the egg's siblings (other eggs for the same game): siblings.rs groups
+    // them, sibling_pages.rs diffs them and says whether their pages still hold.
+    let mut siblings = sibling_pages::Siblings::new(&docs, files, previous);
+    let mut items = Vec::with_capacity(docs.len());
     let mut versions = BTreeMap::new();
-    for entry in &index {
-        let doc_path = eggcat_catalog::paths::egg(&entry.slug);
-        let Some(doc) = read::<model::EggDoc>(files, &doc_path) else {
-            continue;
-        };
+    for doc in &docs {
         let icon = icon::from_egg(&doc.egg).map(|i| {
             let path = icon::path(&doc.meta.slug, &i);
             out.insert(path.clone(), i.bytes);
             path
         });
-        let item = summary::item(&doc, icon);
-        let page_path = format!("eggs/{}/index.html", doc.meta.slug);
+        let mut item = summary::item(doc, icon);
+        siblings.set_game(&mut item);
+        let page_path = eggcat_catalog::paths::egg_page(&doc.meta.slug);
         let history = history::Loaded::read(files, &doc.meta.slug);
         let same = |path: &str| previous(path).as_deref() == files.get(path).map(Vec::as_slice);
         let unchanged = previous_status.as_ref().is_some_and(|before| {
             egg_page::file_warnings(before, &doc.meta)
                 == egg_page::file_warnings(&status, &doc.meta)
-                && same(&doc_path)
-                && same(&eggcat_catalog::paths::history(&doc.meta.slug))
-        });
+        }) && siblings.doc_unchanged(&doc.meta.slug)
+            && siblings.siblings_unchanged(&doc.meta.slug)
+            && same(&eggcat_catalog::paths::history(&doc.meta.slug));
         let page = unchanged
             .then(|| previous(&page_path))
             .flatten()
             .unwrap_or_else(|| {
-                egg_page::render(&doc, &item, &history, &status, &assets, base, &mut readmes)
+                let others = siblings.of(&doc.meta.slug);
+                egg_page::render(doc, &item, &others, &history, &status, &assets, base, &mut readmes)
                     .into_bytes()
             });
         out.insert(page_path, page);
         versions.insert(doc.meta.slug.clone(), history.into_recent());
         items.push(item);
     }
+    siblings.pages(&assets, &mut out);
     items.sort_by(|a, b| a.slug.cmp(&b.slug));
 
     let summary = serde_json::to_vec(&items).expect("the summary serializes");

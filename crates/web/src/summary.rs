@@ -32,6 +32,10 @@ pub(crate) struct SummaryItem {
     pub(crate) icon: Option<String>,
     /// Whether each panel can import the egg (both false before the catalog knows).
     pub(crate) importable: Importable,
+    /// The egg's game: the key of its sibling group (crate::siblings), the group's first slug.
+    pub(crate) game: String,
+    /// How many eggs the game has in the catalog, this one included.
+    pub(crate) game_eggs: usize,
 }
 
 /// `importable` of a summary item.
@@ -72,5 +76,8 @@ pub(crate) fn item(doc: &EggDoc, icon: Option<String>) -> SummaryItem {
                 .and_then(|i| i.pterodactyl.as_ref())
                 .is_some_and(|p| p.importable),
         },
+        // Alone until the caller knows the groups (lib.rs sets both).
+        game: m.slug.clone(),
+        game_eggs: 1,
     }
 }

@@ -79,7 +79,7 @@ fn demo_catalog_matches_the_golden_files() {
             );
         }
     }
-    assert_eq!(out.report.eggs, 7);
+    assert_eq!(out.report.eggs, 8);
     assert_eq!(out.report.skipped.len(), 1, "the issue template is skipped");
 }
 

@@ -14,14 +14,17 @@ use crate::support::*;
 
 const CACHE: &str = "public, max-age=60";
 
-/// A catalog with a removed egg, written as `--out` writes it (tree and rules) under `tmp/out`.
+/// A catalog with a removed egg and two eggs for one game (Paper and its Pterodactyl twin, so the
+/// comparison pages `eggs/{slug}/compare/{other}/` are there), written as `--out` writes it
+/// (tree and rules) under `tmp/out`.
 fn tree(tmp: &Path) -> BTreeMap<String, Vec<u8>> {
     let repo = Repo::init(tmp.join("eggs"));
     repo.write("games/paper/egg-paper.json", egg_json("Paper"))
         .write("games/paper/README.md", "# Paper\n")
+        .write("games/paper/pterodactyl-egg-paper.json", egg_json("Paper"))
         .write("voice/egg-mumble.yaml", egg_yaml("Mumble"))
         .write("voice/egg-teamspeak.json", egg_json("Teamspeak"));
-    repo.commit("three eggs");
+    repo.commit("four eggs");
     let data = tmp.join("data");
     let sources = || vec![source(&repo.url(), "o", "eggs")];
     let clock = Clock::new(1_700_000_000_000);
@@ -149,6 +152,12 @@ fn the_cloudfront_function_rewrites_and_answers_what_a_bucket_cannot() {
     // An egg of the catalog: the last by slug, so that the front-coded search runs through
     // every entry before it.
     let slug = index.last().unwrap()["slug"].as_str().unwrap();
+    // A comparison page of two siblings: a page under an egg's folder.
+    let compare = files
+        .keys()
+        .find(|p| p.contains("/compare/"))
+        .expect("the twins have comparison pages");
+    let compare = format!("/{}", compare.trim_end_matches("index.html"));
     let function = tmp.path().join("out/.eggcat/cloudfront-function.js");
     let script = format!(
         r#"const src = require('fs').readFileSync({path:?}, 'utf8');
@@ -169,7 +178,10 @@ console.log(JSON.stringify([
   run('/eggs/{slug}/'), run('/eggs/no-such-egg/'), run('/no/such/file.json'), run('/status/'),
   run('/api/v1/eggs/no-such-egg.json'), run('/eggs/{slug}'), run('/eggs/'), run('/404.html'),
   run('/assets/eggcat-0123456789abcdef.css'), run('/eggs/{slug}/index.html'),
+  run('{compare}'), run('{compare_bare}'), run('/eggs/{slug}/compare/no-such-egg/'),
+  run('/eggs/{slug}/compare/'),
 ]));"#,
+        compare_bare = compare.trim_end_matches('/'),
         path = function.display().to_string()
     );
     let out = std::process::Command::new("node")
@@ -218,4 +230,13 @@ console.log(JSON.stringify([
     assert_eq!(got[16], uri("/404.html"));
     assert_eq!(got[17], uri("/assets/eggcat-0123456789abcdef.css"));
     assert_eq!(got[18], uri(&format!("/eggs/{slug}/index.html")));
+    // A comparison page goes to the bucket, its folder without the slash is redirected, and
+    // one that names a slug no egg has is the site's 404 page.
+    assert_eq!(got[19], uri(&format!("{compare}index.html")));
+    assert_eq!(got[20].0, 308);
+    assert_eq!(got[20].1["location"], compare.as_str());
+    for i in [21, 22] {
+        assert_eq!(got[i].0, 404, "{:?}", got[i]);
+        assert_eq!(got[i].1["html"], page.as_str());
+    }
 }

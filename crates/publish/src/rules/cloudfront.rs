@@ -176,8 +176,10 @@ function hasSlug(slug) {{
 function isPage(uri) {{
   if (!CHECK_PAGES) return true;
   if (FIXED.indexOf(uri) >= 0 || /^\/(assets|icons)\//.test(uri)) return true;
-  var m = uri.match(/^\/eggs\/([a-z0-9][a-z0-9-]*)(\/|\/index\.html)?$/);
-  return m !== null && hasSlug(m[1]);
+  // An egg's page, or the page comparing it with another egg (`/eggs/{{a}}/compare/{{b}}/`):
+  // both slugs must be the catalog's (whether the two are siblings, the bucket knows).
+  var m = uri.match(/^\/eggs\/([a-z0-9][a-z0-9-]*)(?:\/compare\/([a-z0-9][a-z0-9-]*))?(\/|\/index\.html)?$/);
+  return m !== null && hasSlug(m[1]) && (m[2] === undefined || hasSlug(m[2]));
 }}
 var BAD_FIELDS = {bad_fields};
 var METHOD = {method};
@@ -226,7 +228,7 @@ function handler(event) {{
       'x-content-type-options': {{ value: 'nosniff' }}
     }}, body: {{ encoding: 'text', data: NOT_FOUND_PAGE }} }};
   }}
-  var folder = uri.match(/^\/eggs\/[a-z0-9][a-z0-9-]*$/);
+  var folder = uri.match(/^\/eggs\/[a-z0-9][a-z0-9-]*(\/compare\/[a-z0-9][a-z0-9-]*)?$/);
   if (folder) {{
     return {{ statusCode: 308, statusDescription: 'Permanent Redirect', headers: {{
       'location': {{ value: uri + '/' }},
