@@ -1,8 +1,8 @@
 //! `eggs/{slug}/index.html`: everything an admin needs to choose and import one egg.
 //!
 //! Sections, in order: the head (icon, name, description, facts, upstream links), the other
-//! eggs for the same game (compare.rs), how to import it, the docker images, the startup command(s) with each `{{VARIABLE}}` linked to its
-//! row, the variables with their rules in plain words, the configuration files, the install
+//! eggs for the same game (compare.rs), how to import it, the docker images, the startup
+//! command(s) with each `{{VARIABLE}}` linked to its row, the variables with their rules in plain words, the configuration files, the install
 //! script (collapsed, with line numbers), the changes of its last versions upstream
 //! (`history.rs`), the README, and the problems found in it.
 
@@ -21,12 +21,19 @@ use crate::{egg_page_parts as parts, history, rules};
 /// the page unusable); the egg document keeps all of it.
 const DESCRIPTION_CHARS: usize = 5_000;
 
+/// What an egg page shows besides the egg's own document: the other eggs for its game and its
+/// history.
+#[derive(Clone, Copy)]
+pub(crate) struct Related<'a> {
+    pub(crate) siblings: &'a [crate::compare::Sibling<'a>],
+    pub(crate) history: &'a history::Loaded,
+}
+
 /// The page of one egg.
 pub(crate) fn render(
     doc: &EggDoc,
     item: &SummaryItem,
-    siblings: &[crate::compare::Sibling<'_>],
-    history: &history::Loaded,
+    related: Related<'_>,
     status: &Status,
     assets: &Assets,
     base: &str,
@@ -70,7 +77,7 @@ pub(crate) fn render(
     }
     h.lit("</div></header>");
     facts(&mut h, doc, item);
-    crate::compare::section(&mut h, siblings);
+    crate::compare::section(&mut h, related.siblings);
 
     section(&mut h, "import", "How to import");
     parts::import(&mut h, m, base);
@@ -124,7 +131,7 @@ pub(crate) fn render(
     parts::install(&mut h, egg.pointer("/scripts/installation"));
     h.lit("</section>");
 
-    history::section(&mut h, history, &m.slug);
+    history::section(&mut h, related.history, &m.slug);
 
     if let Some(md) = doc.readme.as_deref().filter(|r| !r.trim().is_empty()) {
         section(&mut h, "readme", "README");

@@ -119,7 +119,11 @@ pub fn render(
             .flatten()
             .unwrap_or_else(|| {
                 let others = siblings.of(&doc.meta.slug);
-                egg_page::render(doc, &item, &others, &history, &status, &assets, base, &mut readmes)
+                let related = egg_page::Related {
+                    siblings: &others,
+                    history: &history,
+                };
+                egg_page::render(doc, &item, related, &status, &assets, base, &mut readmes)
                     .into_bytes()
             });
         out.insert(page_path, page);

@@ -476,7 +476,11 @@ fn an_egg_page_is_reused_only_while_its_history_is_unchanged() {
             }
         }
     };
-    let reader = previous(before.clone());
+    // The previous snapshot: the documents and what rendering them gave (its summary included,
+    // which the sibling check reads).
+    let mut snapshot = before.clone();
+    snapshot.extend(render(&before, &SiteOptions { base_url: BASE }, &|_| None));
+    let reader = previous(snapshot);
     let same = render(&before, &SiteOptions { base_url: BASE }, &reader);
     assert_eq!(
         same["eggs/g/index.html"], sentinel,
