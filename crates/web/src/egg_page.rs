@@ -24,7 +24,7 @@ const DESCRIPTION_CHARS: usize = 5_000;
 pub(crate) fn render(
     doc: &EggDoc,
     item: &SummaryItem,
-    siblings: &[crate::compare::Sibling<'_>],
+    siblings: &crate::compare::Others<'_>,
     status: &Status,
     assets: &Assets,
     base: &str,
