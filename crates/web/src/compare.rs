@@ -22,12 +22,29 @@ pub(crate) struct Sibling<'a> {
     pub(crate) changes: &'a [Change],
 }
 
+/// The eggs for the same game as the egg page shows them.
+pub(crate) enum Others<'a> {
+    /// Each other egg, compared with this one (none: the egg is alone).
+    Compared(Vec<Sibling<'a>>),
+    /// The game has this many eggs, too many to compare each with every other
+    /// (`sibling_pages::MAX_COMPARED`).
+    TooMany(usize),
+}
+
 /// The egg page's section: every sibling with its source, a one-line difference, a link to its
 /// page and one to the comparison. Nothing when the egg has no sibling.
-pub(crate) fn section(h: &mut Html, siblings: &[Sibling<'_>]) {
-    if siblings.is_empty() {
-        return;
-    }
+pub(crate) fn section(h: &mut Html, others: &Others<'_>) {
+    let siblings = match others {
+        Others::Compared(s) if s.is_empty() => return,
+        Others::Compared(s) => s,
+        Others::TooMany(n) => {
+            h.lit("<section id=\"others\" aria-labelledby=\"h-others\">")
+                .lit("<h2 id=\"h-others\">Other eggs for this game</h2><p>")
+                .text(&count(*n, "egg serves", "eggs serve"))
+                .lit(" this game in the catalog: too many to compare each with every other. The catalog's search finds them.</p></section>");
+            return;
+        }
+    };
     h.lit("<section id=\"others\" aria-labelledby=\"h-others\">")
         .lit("<h2 id=\"h-others\">Other eggs for this game</h2><p class=\"muted\">")
         .text(&count(

@@ -25,7 +25,7 @@ const DESCRIPTION_CHARS: usize = 5_000;
 /// history.
 #[derive(Clone, Copy)]
 pub(crate) struct Related<'a> {
-    pub(crate) siblings: &'a [crate::compare::Sibling<'a>],
+    pub(crate) siblings: &'a crate::compare::Others<'a>,
     pub(crate) history: &'a history::Loaded,
 }
 

@@ -12,11 +12,16 @@ use std::collections::BTreeMap;
 use eggcat_catalog::{PreviousFiles, paths};
 use eggcat_diff::{Change, Prepared};
 
-use crate::compare::{self, Sibling};
+use crate::compare::{self, Others, Sibling};
 use crate::layout::Assets;
 use crate::model::{EggDoc, egg_str};
 use crate::siblings::{Groups, Member};
 use crate::summary::SummaryItem;
+
+/// The most eggs a game may have for its eggs to be compared: a game of n eggs has n(n-1)
+/// comparison pages, and an upstream could name a thousand eggs alike. The largest game of the
+/// ten shared repositories has four.
+pub(crate) const MAX_COMPARED: usize = 12;
 
 /// The groups of a render and what it has learnt about them.
 pub(crate) struct Siblings<'a> {
@@ -141,26 +146,38 @@ impl<'a> Siblings<'a> {
     }
 
     /// The egg page's siblings, each with the changes from this egg to it.
-    pub(crate) fn of(&mut self, slug: &str) -> Vec<Sibling<'_>> {
+    pub(crate) fn of(&mut self, slug: &str) -> Others<'_> {
+        let size = self.groups.group(slug).len();
+        if size > MAX_COMPARED {
+            return Others::TooMany(size);
+        }
         let others: Vec<String> = self.groups.siblings(slug).map(str::to_owned).collect();
         for o in &others {
             self.changes(slug, o);
         }
-        others
-            .iter()
-            .filter_map(|o| {
-                Some(Sibling {
-                    meta: &self.docs.get(o.as_str())?.meta,
-                    changes: &self.diffs[&(slug.to_owned(), o.clone())],
+        Others::Compared(
+            others
+                .iter()
+                .filter_map(|o| {
+                    Some(Sibling {
+                        meta: &self.docs.get(o.as_str())?.meta,
+                        changes: &self.diffs[&(slug.to_owned(), o.clone())],
+                    })
                 })
-            })
-            .collect()
+                .collect(),
+        )
     }
 
-    /// Every comparison page (both directions of every pair of siblings) into `out`; a page
-    /// whose two egg documents are unchanged is taken from the previous snapshot.
+    /// Every comparison page (both directions of every pair of siblings, in games of at most
+    /// [`MAX_COMPARED`] eggs) into `out`; a page whose two egg documents are unchanged is taken
+    /// from the previous snapshot.
     pub(crate) fn pages(&mut self, assets: &Assets, out: &mut BTreeMap<String, Vec<u8>>) {
-        let groups: Vec<Vec<String>> = self.groups.with_siblings().map(<[_]>::to_vec).collect();
+        let groups: Vec<Vec<String>> = self
+            .groups
+            .with_siblings()
+            .filter(|g| g.len() <= MAX_COMPARED)
+            .map(<[_]>::to_vec)
+            .collect();
         for group in groups {
             for a in &group {
                 for b in group.iter().filter(|b| *b != a) {

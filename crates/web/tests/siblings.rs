@@ -249,3 +249,34 @@ fn a_sibling_added_or_removed_renders_the_group_again() {
     assert!(!page.starts_with("kept ") && !page.contains("h-others"));
     assert!(!out.keys().any(|k| k.contains("compare/c-minecraft")));
 }
+
+#[test]
+fn a_game_with_too_many_eggs_is_not_compared() {
+    // Thirteen eggs named alike (an upstream could name a thousand so): no comparison pages,
+    // and each page says how many eggs the game has instead of listing them.
+    let slugs: Vec<String> = (0..13).map(|i| format!("x-clone-{i:02}")).collect();
+    let docs: Vec<(&str, Value)> = slugs
+        .iter()
+        .map(|s| (s.as_str(), doc(s, "Clone", egg("Clone", "img", &[]))))
+        .collect();
+    let out = render(&tree(&docs), &SiteOptions { base_url: BASE }, &|_| None);
+    assert!(!out.keys().any(|k| k.contains("/compare/")));
+    let page = text(&out, "eggs/x-clone-00/index.html");
+    assert!(page.contains("13 eggs serve this game in the catalog: too many to compare"));
+    assert!(!page.contains("compare/"));
+    let summary: Vec<Value> = serde_json::from_slice(&out[eggcat_web::SUMMARY]).unwrap();
+    assert!(
+        summary
+            .iter()
+            .all(|i| i["gameEggs"] == 13 && i["game"] == "x-clone-00")
+    );
+
+    // Twelve are compared: 132 pages.
+    let out = render(&tree(&docs[..12]), &SiteOptions { base_url: BASE }, &|_| {
+        None
+    });
+    assert_eq!(
+        out.keys().filter(|k| k.contains("/compare/")).count(),
+        12 * 11
+    );
+}
