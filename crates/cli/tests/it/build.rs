@@ -140,7 +140,7 @@ fn indexed_at_is_kept_for_unchanged_files_and_renewed_for_changed_ones() {
     a.write("games/paper/egg-paper.json", egg_json("Paper 2"));
     a.commit("change paper");
     let second = build(&data, sources(&a, &b), &clock);
-    let at = |o: &eggcat_store::Outcome, slug: &str| {
+    let at = |o: &eggcat_pipeline::Outcome, slug: &str| {
         egg_doc(o, slug)["meta"]["indexedAt"].as_u64().unwrap()
     };
     assert_eq!(at(&first, "alpha-root"), at(&second, "alpha-root"));
@@ -322,21 +322,22 @@ fn unchanged_documents_are_hard_linked_between_snapshots() {
     let second = build(&data, sources(&a, &b), &clock);
     let doc = "api/v1/eggs/alpha-paper.json";
     let ino =
-        |o: &eggcat_store::Outcome| std::fs::metadata(o.snapshot_dir.join(doc)).unwrap().ino();
+        |o: &eggcat_pipeline::Outcome| std::fs::metadata(o.snapshot_dir.join(doc)).unwrap().ino();
     assert_eq!(ino(&first), ino(&second));
 }
 
 #[test]
-fn eggs_parsed_under_older_rules_are_parsed_again() {
+fn eggs_derived_by_other_code_are_parsed_again() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = two_sources(tmp.path());
     let data = tmp.path().join("data");
     let clock = Clock::new(0);
     let first = build(&data, sources(&a, &b), &clock);
-    // A snapshot written by an eggcat with older rules: same commits, rules version 0.
+    // A snapshot written by another eggcat (other deriving code): same commits, another
+    // derivation.
     edit_state(&first.snapshot_dir, |state| {
-        assert_eq!(state["rules"], eggcat_catalog::RULES_VERSION);
-        state["rules"] = 0.into();
+        assert!(state["derivation"].as_str().unwrap().ends_with(TEST_BASE_URL));
+        state["derivation"] = "0123456789abcdef https://eggcat.example".into();
     });
     let second = build(&data, sources(&a, &b), &clock);
     assert!(
@@ -351,11 +352,10 @@ fn eggs_parsed_under_older_rules_are_parsed_again() {
             );
         }
     }
+    // And then nothing changed: no new snapshot.
     let third = build(&data, sources(&a, &b), &clock);
-    assert!(
-        third.report.sources.iter().all(|s| !s.changed),
-        "and then reused again"
-    );
+    assert_eq!(third.snapshot_dir, second.snapshot_dir);
+    assert_eq!(third.report.build_id, second.report.build_id);
 }
 
 #[test]

@@ -1,0 +1,1 @@
+//! Unit tests of the build stages on in-memory inputs.
