@@ -1,5 +1,7 @@
-//! Asking upstream and fetching: every source on a few threads (git is mostly waiting on the
-//! network and on git itself), results in configuration order.
+//! Asking upstream and fetching, in three steps so that there is one worker pool: the git
+//! commands of every source on a few threads of their own (git is mostly waiting on the network
+//! and on git itself), then each source's scan on the catalog's pool (every core, one source at
+//! a time), then the git commands of every source's history on the few threads again.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -7,8 +9,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
-use eggcat_catalog::Fetched;
-use eggcat_upstream::Source;
+use eggcat_catalog::{Fetched, SourceScan};
+use eggcat_upstream::{Source, Tree};
 
 use crate::BuildOptions;
 
@@ -48,55 +50,103 @@ pub(crate) fn fetch_all(
     commits: &HashMap<String, String>,
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Vec<Fetched> {
-    on_threads(&options.sources, |source| {
+    let limits = options.limits;
+    let trees = on_threads(&options.sources, |source, _| {
         let previous = commits.get(&source.key()).map(String::as_str);
-        let fetched = eggcat_upstream::fetch(source, mirrors, previous, options.limits);
-        let summary = match &fetched {
-            Fetched::Scanned { scan, .. } => FetchProgress::Parsed {
-                eggs: scan.eggs.len(),
-                skipped: scan.skipped.len(),
+        eggcat_upstream::fetch_tree(source, mirrors, previous, limits)
+    });
+    let scanned = scan_all(trees);
+    let histories = on_threads(&options.sources, |source, i| match &scanned[i] {
+        (Tree::Read(tree), Some(scan)) => {
+            let paths: Vec<&str> = scan.eggs.iter().map(|e| e.path.as_str()).collect();
+            Some(eggcat_upstream::read_history(source, tree, &paths, limits))
+        }
+        _ => None,
+    });
+    let fetched = scanned
+        .into_iter()
+        .zip(histories)
+        .map(|(scanned, history)| match scanned {
+            (Tree::Read(tree), Some(scan)) => Fetched::Scanned {
+                branch: tree.branch,
+                commit: tree.commit,
+                scan,
+                history: Box::new(history.expect("a history for every scanned source")),
             },
-            Fetched::Unchanged => FetchProgress::Unchanged,
-            Fetched::Failed { error, .. } => FetchProgress::Failed(error.clone()),
-        };
-        progress(Progress {
-            source,
-            fetched: summary,
+            (Tree::Failed { branch, error }, _) => Fetched::Failed { branch, error },
+            _ => Fetched::Unchanged,
         });
-        fetched
+    fetched
+        .zip(&options.sources)
+        .map(|(fetched, source)| {
+            progress(Progress {
+                source,
+                fetched: summary(&fetched),
+            });
+            fetched
+        })
+        .collect()
+}
+
+/// Each read tree's scan, one source at a time: each spreads its eggs over every core (the
+/// catalog's pool). Run from a thread with room on its stack: a source with a single egg file is
+/// parsed on the calling thread, and parsing deeply nested YAML recurses.
+fn scan_all(trees: Vec<Tree>) -> Vec<(Tree, Option<SourceScan>)> {
+    let scan = |tree| match tree {
+        Tree::Read(read) => {
+            let scan = eggcat_catalog::scan(&read.entries);
+            (Tree::Read(read), Some(scan))
+        }
+        other => (other, None),
+    };
+    thread::scope(|scope| {
+        thread::Builder::new()
+            .stack_size(16 * 1024 * 1024)
+            .spawn_scoped(scope, || trees.into_iter().map(scan).collect())
+            .expect("spawning the scanning thread")
+            .join()
+            .expect("scanning does not panic")
     })
 }
 
-/// Runs `fetch` for every source on a few threads; results in configuration order.
-fn on_threads<F>(sources: &[Source], fetch: F) -> Vec<Fetched>
+/// How `fetched` is shown in the progress display.
+fn summary(fetched: &Fetched) -> FetchProgress {
+    match fetched {
+        Fetched::Scanned { scan, .. } => FetchProgress::Parsed {
+            eggs: scan.eggs.len(),
+            skipped: scan.skipped.len(),
+        },
+        Fetched::Unchanged => FetchProgress::Unchanged,
+        Fetched::Failed { error, .. } => FetchProgress::Failed(error.clone()),
+    }
+}
+
+/// Runs `work(source, index)` for every source on a few threads; results in configuration
+/// order. No per-egg work runs here: these threads wait on git.
+fn on_threads<R: Send, F>(sources: &[Source], work: F) -> Vec<R>
 where
-    F: Fn(&Source) -> Fetched + Sync,
+    F: Fn(&Source, usize) -> R + Sync,
 {
     let next = AtomicUsize::new(0);
-    let results: Mutex<Vec<Option<Fetched>>> =
-        Mutex::new((0..sources.len()).map(|_| None).collect());
+    let results: Mutex<Vec<Option<R>>> = Mutex::new((0..sources.len()).map(|_| None).collect());
     thread::scope(|scope| {
         for _ in 0..PARALLEL_FETCHES.min(sources.len()) {
-            // Parsing deeply nested YAML recurses; give the workers room.
-            thread::Builder::new()
-                .stack_size(16 * 1024 * 1024)
-                .spawn_scoped(scope, || {
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(source) = sources.get(i) else { break };
-                        let fetched = fetch(source);
-                        results
-                            .lock()
-                            .expect("no worker panics while holding the lock")[i] = Some(fetched);
-                    }
-                })
-                .expect("spawning a fetch worker");
+            scope.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(source) = sources.get(i) else { break };
+                    let result = work(source, i);
+                    results
+                        .lock()
+                        .expect("no worker panics while holding the lock")[i] = Some(result);
+                }
+            });
         }
     });
     results
         .into_inner()
         .expect("workers are done")
         .into_iter()
-        .map(|r| r.expect("every source was fetched"))
+        .map(|r| r.expect("every source was done"))
         .collect()
 }

@@ -43,7 +43,7 @@ pub struct BuildOptions {
 #[derive(Debug)]
 pub enum Rebuilt {
     /// A new snapshot was published.
-    Published(Outcome),
+    Published(Box<Outcome>),
     /// Nothing changed upstream or in the deriving code: no snapshot was published, the current
     /// one (in this folder) stays.
     Unchanged {
@@ -129,7 +129,7 @@ pub fn rebuild(
     }
     let outcome = publish_and_prune(store, catalog, reusable.as_deref())?;
     drop(lock);
-    Ok(Rebuilt::Published(outcome))
+    Ok(Rebuilt::Published(Box::new(outcome)))
 }
 
 /// Publishes `catalog` (unless there is nothing to publish) while removing the snapshots its

@@ -199,7 +199,7 @@ pub(crate) fn try_build_with(
     };
     let store = Store::new(data_dir);
     match rebuild(&store, &options, &|| clock.now(), &|_| {})? {
-        Rebuilt::Published(outcome) => Ok(outcome),
+        Rebuilt::Published(outcome) => Ok(*outcome),
         Rebuilt::Unchanged { snapshot_dir } => Ok(current(&store, snapshot_dir)),
     }
 }
