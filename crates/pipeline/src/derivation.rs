@@ -30,3 +30,64 @@ pub(crate) fn inputs(derivation: &str, sources: &[SourceInfo]) -> String {
     }
     format!("{hash:016x}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(repo: &str) -> SourceInfo {
+        SourceInfo {
+            key: format!("https://git.example/o/{repo}#"),
+            url: format!("https://git.example/o/{repo}"),
+            label: "o".to_owned(),
+            owner: "o".to_owned(),
+            repo: repo.to_owned(),
+            raw_url: "https://raw.example/{owner}/{repo}/{branch}/{path}".to_owned(),
+        }
+    }
+
+    #[test]
+    fn the_inputs_change_with_the_code_the_options_and_every_source_field() {
+        let d = derivation("https://eggcat.example");
+        assert!(d.starts_with(DERIVATION_CODE));
+        let sources = vec![source("a"), source("b")];
+        let key = inputs(&d, &sources);
+        assert_eq!(
+            key,
+            inputs(&d, &sources.clone()),
+            "the same inputs, the same key"
+        );
+        assert_ne!(key, inputs(&derivation("https://other.example"), &sources));
+        assert_ne!(
+            key,
+            inputs("0000000000000000 https://eggcat.example", &sources)
+        );
+        let reversed: Vec<SourceInfo> = sources.iter().rev().cloned().collect();
+        assert_ne!(
+            key,
+            inputs(&d, &reversed),
+            "the report lists sources in this order"
+        );
+        let edits: [fn(&mut SourceInfo); 6] = [
+            |s| s.key.push('x'),
+            |s| s.url.push('x'),
+            |s| s.label.push('x'),
+            |s| s.owner.push('x'),
+            |s| s.repo.push('x'),
+            |s| s.raw_url.push('x'),
+        ];
+        for edit in edits {
+            let mut edited = sources.clone();
+            edit(&mut edited[1]);
+            assert_ne!(key, inputs(&d, &edited));
+        }
+        // Fields are kept apart: moving a character from one field to the next is another key.
+        let mut moved = sources.clone();
+        moved[0].label = "o/".to_owned();
+        moved[0].owner = String::new();
+        let mut other = sources.clone();
+        other[0].label = "o".to_owned();
+        other[0].owner = "/".to_owned();
+        assert_ne!(inputs(&d, &moved), inputs(&d, &other));
+    }
+}

@@ -41,7 +41,9 @@ impl Loaded {
     pub(crate) fn unchanged(&self, fetched: &[Fetched], inputs: &str) -> Option<PathBuf> {
         let (dir, state) = self.current.as_ref()?;
         let all_unchanged = fetched.iter().all(|f| matches!(f, Fetched::Unchanged));
-        let same = state.inputs == inputs && state.sources.len() == fetched.len();
+        let same = !state.inputs.is_empty()
+            && state.inputs == inputs
+            && state.sources.len() == fetched.len();
         (all_unchanged && same).then(|| dir.clone())
     }
 
@@ -100,4 +102,58 @@ pub(crate) fn commits(previous: &Previous, derivation: &str) -> HashMap<String, 
         .iter()
         .map(|(key, s)| (key.clone(), s.commit.clone()))
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eggcat_catalog::wire::SourceState;
+
+    fn loaded(inputs: &str, sources: usize) -> Loaded {
+        let state = State {
+            sources: (0..sources)
+                .map(|i| SourceState {
+                    key: format!("k{i}"),
+                    branch: "main".to_owned(),
+                    commit: format!("c{i}"),
+                    eggs: Vec::new(),
+                    skipped: Vec::new(),
+                    warnings: Vec::new(),
+                })
+                .collect(),
+            inputs: inputs.to_owned(),
+            ..State::default()
+        };
+        Loaded {
+            current: Some((PathBuf::from("snapshots/1"), state)),
+            commits: HashMap::new(),
+        }
+    }
+
+    fn failed() -> Fetched {
+        Fetched::Failed {
+            branch: None,
+            error: "down".to_owned(),
+        }
+    }
+
+    #[test]
+    fn only_every_source_unchanged_under_the_same_inputs_keeps_the_snapshot() {
+        let two = || vec![Fetched::Unchanged, Fetched::Unchanged];
+        assert_eq!(
+            loaded("key", 2).unchanged(&two(), "key"),
+            Some(PathBuf::from("snapshots/1"))
+        );
+        assert_eq!(loaded("key", 2).unchanged(&two(), "other"), None);
+        // Written empty when a source failed in the build that made the snapshot.
+        assert_eq!(loaded("", 2).unchanged(&two(), ""), None);
+        assert_eq!(loaded("key", 3).unchanged(&two(), "key"), None);
+        let one_failed = vec![Fetched::Unchanged, failed()];
+        assert_eq!(loaded("key", 2).unchanged(&one_failed, "key"), None);
+        let none = Loaded {
+            current: None,
+            commits: HashMap::new(),
+        };
+        assert_eq!(none.unchanged(&two(), "key"), None);
+    }
 }
