@@ -10,8 +10,9 @@ use crate::wire::Problem;
 
 /// Sets `value`, `uuid`, `collision` and `shared` of every record (in catalog order: the first
 /// egg to hold an upstream uuid keeps it). Returns a warning for each egg whose parsed JSON
-/// cannot be read back as a value (serde_json refuses what nests deeper than 128 levels, which a
-/// YAML egg may): such an egg is listed, with a derived uuid and no import files.
+/// cannot be read back as a value: not expected (the scan wrote it from a value, and a kept egg
+/// from a document that parsed), but reported rather than hidden. Such an egg is listed, with a
+/// derived uuid and no import files.
 pub(super) fn identify(eggs: &mut [EggRecord]) -> Vec<(usize, Problem)> {
     let mut unreadable = Vec::new();
     for r in eggs.iter_mut() {
