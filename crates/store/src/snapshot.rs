@@ -302,3 +302,78 @@ fn read_tree(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eggcat_catalog::wire::{DiagnosticCounts, Report, State};
+
+    fn catalog(build_id: &str, egg: &str) -> Catalog {
+        let report = Report {
+            interface_version: "2.0.0".to_owned(),
+            build_id: build_id.to_owned(),
+            started_at: String::new(),
+            finished_at: String::new(),
+            eggs: 1,
+            sources: Vec::new(),
+            skipped: Vec::new(),
+            warnings: Vec::new(),
+            diagnostics: DiagnosticCounts::default(),
+        };
+        let files = BTreeMap::from([
+            (paths::INDEX.to_owned(), b"[]".to_vec()),
+            (paths::STATUS.to_owned(), b"{}".to_vec()),
+            (paths::egg("a"), egg.as_bytes().to_vec()),
+        ]);
+        Catalog {
+            files,
+            report,
+            state: State::default(),
+        }
+    }
+
+    #[test]
+    fn publish_makes_current_and_shares_identical_files() {
+        use std::os::unix::fs::MetadataExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        assert!(store.read_current().unwrap().is_none());
+        assert!(store.snapshots_newest_first().unwrap().is_empty());
+        let (first, first_dir) = store.publish(&catalog("1", "{}")).unwrap();
+        let (second, second_dir) = store.publish(&catalog("2", "{}")).unwrap();
+        assert_eq!((first.as_str(), second.as_str()), ("1", "2"));
+        let current = store.read_current().unwrap().unwrap();
+        assert_eq!(current.id, "2");
+        assert!(
+            !current.files.contains_key(STATE_FILE),
+            "the state is not published"
+        );
+        assert_eq!(current.files[&paths::egg("a")], b"{}");
+        let ino = |d: &Path| fs::metadata(d.join(paths::egg("a"))).unwrap().ino();
+        assert_eq!(
+            ino(&first_dir),
+            ino(&second_dir),
+            "an unchanged file is a hard link"
+        );
+        assert!(store.read_state(&second_dir).unwrap().starts_with(b"{"));
+        // The same build id twice gets its own folder.
+        let (third, _) = store.publish(&catalog("2", "{\"x\":1}")).unwrap();
+        assert_eq!(third, "2-2");
+        let order = store.snapshots_newest_first().unwrap();
+        let names: Vec<_> = order
+            .iter()
+            .map(|d| d.file_name().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, ["2-2", "2", "1"], "current first, then newest first");
+    }
+
+    #[test]
+    fn one_lock_at_a_time() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join("data"));
+        let held = store.lock().unwrap();
+        assert!(matches!(store.lock(), Err(StoreError::Locked(_))));
+        drop(held);
+        assert!(store.lock().is_ok());
+    }
+}

@@ -51,33 +51,32 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
         }
     };
     let rebuilt = rebuild(&store, &options, &crate::now_ms, &show).context("build failed")?;
-    let (report, snapshot_dir, files, verb) = match rebuilt {
-        Rebuilt::Published(outcome) => (
-            outcome.report,
-            outcome.snapshot_dir,
-            outcome.snapshot,
-            "published",
-        ),
-        // Nothing changed: the current snapshot stays, and is what `--out` gets (it may be
-        // missing or stale there) and what the summary describes.
+    let (report, snapshot_dir, verb) = match rebuilt {
+        Rebuilt::Published(outcome) => {
+            if let Some(out) = out {
+                write_out(config, out, &outcome.snapshot)?;
+            }
+            (outcome.report, outcome.snapshot_dir, "published")
+        }
+        // Nothing changed: the current snapshot stays. Its report is what the summary describes,
+        // and its tree is what `--out` gets (it may be missing or stale there); without `--out`
+        // nothing more than the report is read.
         Rebuilt::Unchanged { snapshot_dir } => {
-            let current = store
-                .read_current()
-                .context("cannot read the current snapshot")?
-                .context("the current snapshot is gone")?;
-            let report = serde_json::from_slice(&current.files[eggcat_catalog::paths::STATUS])
-                .context("the current snapshot's build report is unreadable")?;
-            (
-                report,
-                snapshot_dir,
-                current,
-                "nothing changed upstream: kept",
-            )
+            let status = snapshot_dir.join(eggcat_catalog::paths::STATUS);
+            let bytes = std::fs::read(&status)
+                .with_context(|| format!("cannot read {}", status.display()))?;
+            let report = serde_json::from_slice(&bytes)
+                .with_context(|| format!("{} is unreadable", status.display()))?;
+            if let Some(out) = out {
+                let current = store
+                    .read_current()
+                    .context("cannot read the current snapshot")?
+                    .context("the current snapshot is gone")?;
+                write_out(config, out, &current)?;
+            }
+            (report, snapshot_dir, "nothing changed upstream: kept")
         }
     };
-    if let Some(out) = out {
-        write_out(config, out, &files)?;
-    }
     print_summary(&report, &snapshot_dir, out, verb)?;
     if config.publish.is_some() {
         // A failed publish is logged and leaves the build a success: the next build retries.
