@@ -19,7 +19,7 @@ mod previous;
 use std::path::PathBuf;
 
 use eggcat_catalog::wire::{Report, SourceStatus};
-use eggcat_catalog::{BuildContext, Catalog, SourceInfo, SourceInput, build};
+use eggcat_catalog::{BuildContext, Previous, SourceInfo, SourceInput, build};
 use eggcat_store::{SnapshotFiles, Store, StoreError, remove_all};
 use eggcat_upstream::{Limits, Source};
 
@@ -103,10 +103,16 @@ pub fn rebuild(
     } else {
         fetched
     };
-    // Import files, history documents and pages of unchanged eggs are taken from the previous
-    // snapshot, but only when the same code and options made them.
-    let reusable = previous_dir.filter(|_| previous.derivation == derivation);
-    let read_previous = |path: &str| std::fs::read(reusable.as_ref()?.join(path)).ok();
+    // The snapshots this build's publishing would prune are removed while it builds: they are
+    // neither read nor written by it (the one it reads from is spared), and the list is made
+    // before it writes anything, so its own folder cannot be on it. A build that ends up
+    // publishing nothing has then pruned one snapshot early; the next one keeps as many.
+    let doomed = store
+        .prunable(KEEP_SNAPSHOTS - 1, previous_dir.as_deref())
+        .unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "could not list old snapshots to prune");
+            Vec::new()
+        });
     let ctx = BuildContext {
         base_url: options.base_url.clone(),
         build_id: build_id(started_at_ms),
@@ -116,7 +122,35 @@ pub fn rebuild(
     };
     let inputs_of = |(info, fetched)| SourceInput { info, fetched };
     let sources = infos.into_iter().zip(fetched).map(inputs_of).collect();
-    let mut catalog = build(sources, previous, &ctx, &read_previous);
+    let previous = (previous, previous_dir);
+    let outcome = std::thread::scope(|scope| {
+        let pruning = scope.spawn(|| remove_all(&doomed));
+        let outcome = build_and_publish(store, options, sources, previous, &ctx, inputs);
+        if let Err(e) = pruning.join().expect("removing folders does not panic") {
+            tracing::warn!(error = %e, "could not prune old snapshots");
+        }
+        outcome
+    })?;
+    drop(lock);
+    Ok(Rebuilt::Published(Box::new(outcome)))
+}
+
+/// Builds the catalog from the sources' outcomes and the previous catalog (with the folder it
+/// was read from), renders the pages, and publishes the snapshot, unless there is nothing to
+/// publish. `inputs` goes into the state when no source failed.
+fn build_and_publish(
+    store: &Store,
+    options: &BuildOptions,
+    sources: Vec<SourceInput>,
+    (previous, previous_dir): (Previous, Option<PathBuf>),
+    ctx: &BuildContext,
+    inputs: String,
+) -> Result<Outcome, PipelineError> {
+    // Import files, history documents and pages of unchanged eggs are taken from the previous
+    // snapshot, but only when the same code and options made them.
+    let reusable = previous_dir.filter(|_| previous.derivation == ctx.derivation);
+    let read_previous = |path: &str| std::fs::read(reusable.as_ref()?.join(path)).ok();
+    let mut catalog = build(sources, previous, ctx, &read_previous);
     // The web pages, feed and search summary are files of the same snapshot, rendered from its
     // documents, so every host of the tree shows them and a rebuild swaps them with the rest.
     let site = eggcat_web::SiteOptions {
@@ -127,35 +161,8 @@ pub fn rebuild(
     if every_source_ok(&catalog.report) {
         catalog.state.inputs = inputs;
     }
-    let outcome = publish_and_prune(store, catalog, reusable.as_deref())?;
-    drop(lock);
-    Ok(Rebuilt::Published(Box::new(outcome)))
-}
-
-/// Publishes `catalog` (unless there is nothing to publish) while removing the snapshots its
-/// publishing makes prunable; `spare` is the snapshot the build read from.
-fn publish_and_prune(
-    store: &Store,
-    catalog: Catalog,
-    spare: Option<&std::path::Path>,
-) -> Result<Outcome, PipelineError> {
     nothing_to_publish(&catalog.report)?;
-    // The list is made before this build writes anything, so its own folder cannot be on it,
-    // and the folders on it are neither read nor written by it: they go while it writes.
-    let doomed = store
-        .prunable(KEEP_SNAPSHOTS - 1, spare)
-        .unwrap_or_else(|e| {
-            tracing::warn!(error = %e, "could not list old snapshots to prune");
-            Vec::new()
-        });
-    let (id, snapshot_dir) = std::thread::scope(|scope| {
-        let pruning = scope.spawn(|| remove_all(&doomed));
-        let published = store.publish(&catalog);
-        if let Err(e) = pruning.join().expect("removing folders does not panic") {
-            tracing::warn!(error = %e, "could not prune old snapshots");
-        }
-        published
-    })?;
+    let (id, snapshot_dir) = store.publish(&catalog)?;
     Ok(Outcome {
         report: catalog.report,
         snapshot_dir,
