@@ -51,11 +51,22 @@ pub(crate) fn fetch_all(
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Vec<Fetched> {
     let limits = options.limits;
+    // Each source is shown as soon as its outcome is known: unchanged or failed after the git
+    // step, parsed after its scan.
     let trees = on_threads(&options.sources, |source, _| {
         let previous = commits.get(&source.key()).map(String::as_str);
-        eggcat_upstream::fetch_tree(source, mirrors, previous, limits)
+        let tree = eggcat_upstream::fetch_tree(source, mirrors, previous, limits);
+        let shown = match &tree {
+            Tree::Read(_) => None,
+            Tree::Unchanged => Some(FetchProgress::Unchanged),
+            Tree::Failed { error, .. } => Some(FetchProgress::Failed(error.clone())),
+        };
+        if let Some(fetched) = shown {
+            progress(Progress { source, fetched });
+        }
+        tree
     });
-    let scanned = scan_all(trees);
+    let scanned = scan_all(&options.sources, trees, progress);
     let histories = on_threads(&options.sources, |source, i| match &scanned[i] {
         (Tree::Read(tree), Some(scan)) => {
             let paths: Vec<&str> = scan.eggs.iter().map(|e| e.path.as_str()).collect();
@@ -76,25 +87,25 @@ pub(crate) fn fetch_all(
             (Tree::Failed { branch, error }, _) => Fetched::Failed { branch, error },
             _ => Fetched::Unchanged,
         });
-    fetched
-        .zip(&options.sources)
-        .map(|(fetched, source)| {
-            progress(Progress {
-                source,
-                fetched: summary(&fetched),
-            });
-            fetched
-        })
-        .collect()
+    fetched.collect()
 }
 
 /// Each read tree's scan, one source at a time: each spreads its eggs over every core (the
 /// catalog's pool). Run from a thread with room on its stack: a source with a single egg file is
 /// parsed on the calling thread, and parsing deeply nested YAML recurses.
-fn scan_all(trees: Vec<Tree>) -> Vec<(Tree, Option<SourceScan>)> {
-    let scan = |tree| match tree {
+fn scan_all(
+    sources: &[Source],
+    trees: Vec<Tree>,
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Vec<(Tree, Option<SourceScan>)> {
+    let scan = |(tree, source)| match tree {
         Tree::Read(read) => {
             let scan = eggcat_catalog::scan(&read.entries);
+            let fetched = FetchProgress::Parsed {
+                eggs: scan.eggs.len(),
+                skipped: scan.skipped.len(),
+            };
+            progress(Progress { source, fetched });
             (Tree::Read(read), Some(scan))
         }
         other => (other, None),
@@ -102,23 +113,11 @@ fn scan_all(trees: Vec<Tree>) -> Vec<(Tree, Option<SourceScan>)> {
     thread::scope(|scope| {
         thread::Builder::new()
             .stack_size(16 * 1024 * 1024)
-            .spawn_scoped(scope, || trees.into_iter().map(scan).collect())
+            .spawn_scoped(scope, || trees.into_iter().zip(sources).map(scan).collect())
             .expect("spawning the scanning thread")
             .join()
             .expect("scanning does not panic")
     })
-}
-
-/// How `fetched` is shown in the progress display.
-fn summary(fetched: &Fetched) -> FetchProgress {
-    match fetched {
-        Fetched::Scanned { scan, .. } => FetchProgress::Parsed {
-            eggs: scan.eggs.len(),
-            skipped: scan.skipped.len(),
-        },
-        Fetched::Unchanged => FetchProgress::Unchanged,
-        Fetched::Failed { error, .. } => FetchProgress::Failed(error.clone()),
-    }
 }
 
 /// Runs `work(source, index)` for every source on a few threads; results in configuration
