@@ -19,7 +19,7 @@ pub(crate) struct Identity {
 
 /// One [`Identity`] per egg, in the order given. `origins[i]` is `owner/repo/path` of egg `i`,
 /// `upstream[i]` its upstream `uuid` field when it is a string.
-pub(crate) fn assign(origins: &[String], upstream: &[Option<&str>]) -> Vec<Identity> {
+pub(crate) fn assign(origins: &[&str], upstream: &[Option<&str>]) -> Vec<Identity> {
     let mut kept: HashMap<String, usize> = HashMap::new();
     origins
         .iter()
@@ -64,9 +64,7 @@ mod tests {
 
     #[test]
     fn first_keeps_upstream_later_twins_and_non_uuids_get_derived_ones() {
-        let origins: Vec<String> = ["o/r/a.json", "o/r/b.json", "o/r/c.json", "o/r/d.json"]
-            .map(String::from)
-            .to_vec();
+        let origins = ["o/r/a.json", "o/r/b.json", "o/r/c.json", "o/r/d.json"];
         let u = "8f2d6a4e-1c3b-4f5a-9e7d-0b1c2d3e4f5a";
         let upper = u.to_ascii_uppercase();
         let ids = assign(&origins, &[Some(u), Some(&upper), Some("not-a-uuid"), None]);

@@ -16,6 +16,16 @@ pub(crate) struct EggImports {
     pub(crate) files: Vec<(String, Vec<u8>)>,
 }
 
+impl EggImports {
+    /// No import files: for an egg that cannot be converted at all.
+    pub(crate) fn none() -> EggImports {
+        EggImports {
+            meta: Imports::default(),
+            files: Vec::new(),
+        }
+    }
+}
+
 /// One egg to convert, with what its inputs are.
 #[derive(Debug)]
 pub(crate) struct EggToConvert<'a> {

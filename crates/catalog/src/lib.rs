@@ -24,8 +24,8 @@ mod text;
 pub mod wire;
 
 pub use build::{
-    BuildContext, Catalog, Derived, Fetched, KEPT_PREVIOUS_EGGS, Previous, PreviousFiles,
-    PreviousSource, SourceInfo, SourceInput, build,
+    BuildContext, Catalog, Derived, Fetched, KEPT_PREVIOUS_EGGS, Previous, PreviousError,
+    PreviousFiles, PreviousSource, SourceInfo, SourceInput, build,
 };
 pub use name::{display_name, sort_names};
 pub use raw_url::render_raw_url;
@@ -35,11 +35,6 @@ pub use scan::{
 };
 pub use slug::{SlugKey, assign_slugs, kebab, stem};
 pub use text::{hex, rfc3339};
-
-/// The version of the parsing and catalog rules. A previous catalog built under other rules is
-/// not reused as is: every source is fetched and parsed again (its eggs are still kept if the
-/// source fails). Bump it whenever a change to `egg` or `scan` could change a parsed egg.
-pub const RULES_VERSION: u32 = 2;
 
 /// The interface version the published documents follow.
 pub const INTERFACE_VERSION: &str = "2.0.0";

@@ -5,7 +5,8 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
-/// Stack of each worker: parsing deeply nested YAML recurses (the fetch threads have the same).
+/// Stack of each worker: parsing deeply nested YAML recurses (the pipeline's scanning thread has
+/// the same).
 const STACK_SIZE: usize = 16 * 1024 * 1024;
 
 /// `items.iter().map(f).collect()`, spread over the available cores.

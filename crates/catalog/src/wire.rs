@@ -232,9 +232,6 @@ pub struct Problem {
 /// needs to reuse this one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct State {
-    /// The [`crate::RULES_VERSION`] the eggs were parsed with (0 when absent).
-    #[serde(default)]
-    pub rules: u32,
     /// One entry per source that has eggs or a known commit.
     pub sources: Vec<SourceState>,
     /// Every slug that was in an earlier catalog and is not in this one, by slug. A slug that
@@ -246,6 +243,11 @@ pub struct State {
     /// only under the same derivation.
     #[serde(default)]
     pub derivation: String,
+    /// The derivation and the configured sources of the build that made this snapshot, when
+    /// every source of it was fetched or unchanged (none failed); empty when absent. A rebuild
+    /// with the same inputs whose sources are all unchanged upstream publishes nothing.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub inputs: String,
 }
 
 /// One element of `api/v1/eggs/_removed.json`: a slug that answers `410 Gone`.

@@ -1,4 +1,7 @@
-//! Snapshots on disk, and the rebuild that fetches every source, builds and publishes.
+//! Snapshots on disk, and nothing else: publishing a catalog atomically, reading the current
+//! snapshot (its files, or the bytes of its `state.json` for the next build), pruning old ones,
+//! and the lock that lets one build run at a time. The rebuild that fetches, builds and
+//! publishes is `eggcat-pipeline`'s; what a snapshot's documents mean is the catalog's.
 //!
 //! Layout of `data_dir`:
 //! ```text
@@ -14,14 +17,11 @@
 //! renamed over the old one), so a reader sees the old catalog or the new one, never a mix, and a
 //! build killed at any point leaves the previous snapshot current and intact.
 
-mod rebuild;
 mod snapshot;
 
-pub use rebuild::{BuildOptions, FetchProgress, Outcome, Progress, rebuild};
-pub use snapshot::{SnapshotFiles, Store, write_tree};
+pub use snapshot::{SnapshotFiles, Store, remove_all, write_tree};
 
-/// Why the store or a rebuild failed as a whole. A failing source is not an error: it is in the
-/// report and keeps its previous eggs.
+/// Why reading or writing snapshots failed.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// Reading or writing under `data_dir` (or `--out`) failed.
@@ -37,9 +37,6 @@ pub enum StoreError {
     /// Another build holds the lock on `data_dir`.
     #[error("another build is running on {0}")]
     Locked(String),
-    /// No source could be fetched and there is no previous catalog: nothing to publish.
-    #[error("nothing to publish: no source could be fetched ({0})")]
-    NothingToPublish(String),
     /// A snapshot on disk is damaged.
     #[error("snapshot {path} is damaged: {detail}")]
     Damaged {

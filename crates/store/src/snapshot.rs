@@ -5,8 +5,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use eggcat_catalog::wire::{EggDocument, State};
-use eggcat_catalog::{Catalog, Derived, ParsedEgg, Previous, PreviousSource, paths};
+use eggcat_catalog::{Catalog, paths};
 
 use crate::{StoreError, io_error};
 
@@ -83,21 +82,16 @@ impl Store {
         Ok(Some(SnapshotFiles { id, files }))
     }
 
-    /// What the next build needs of the current snapshot: each source's commit and eggs, and
-    /// the folder they were read from (whose files the build may reuse). A missing snapshot gives
-    /// an empty [`Previous`] and no folder. When the current snapshot cannot be read (damaged on
-    /// disk), the newest older snapshot that can be read stands in for it, so that failing
-    /// sources still keep eggs; the error is returned only when none can be read.
-    pub fn load_previous(&self) -> Result<(Previous, Option<PathBuf>), StoreError> {
+    /// The snapshots a build may read its previous catalog from, best first: the current one,
+    /// then the others newest first (a damaged current snapshot is stood in for by the newest
+    /// older one that can be read). Temporary folders are not listed.
+    pub fn snapshots_newest_first(&self) -> Result<Vec<PathBuf>, StoreError> {
         let Some(current) = self.current_dir() else {
-            return Ok((Previous::default(), None));
+            return Ok(Vec::new());
         };
-        let error = match read_state(&current) {
-            Ok(previous) => return Ok((previous, Some(current))),
-            Err(error) => error,
-        };
-        let mut older: Vec<PathBuf> = fs::read_dir(self.snapshots_dir())
-            .map_err(io_error("list", &self.snapshots_dir()))?
+        let dir = self.snapshots_dir();
+        let mut older: Vec<PathBuf> = fs::read_dir(&dir)
+            .map_err(io_error("list", &dir))?
             .flatten()
             .map(|e| e.path())
             .filter(|p| {
@@ -108,13 +102,34 @@ impl Store {
             })
             .collect();
         older.sort();
-        for dir in older.iter().rev() {
-            if let Ok(previous) = read_state(dir) {
-                tracing::warn!(%error, instead = %dir.display(), "current snapshot unreadable: reusing an older one");
-                return Ok((previous, Some(dir.clone())));
+        older.reverse();
+        older.insert(0, current);
+        Ok(older)
+    }
+
+    /// The bytes of a snapshot's `state.json` (what the catalog decodes as its previous state).
+    pub fn read_state(&self, snapshot: &Path) -> Result<Vec<u8>, StoreError> {
+        let path = snapshot.join(STATE_FILE);
+        fs::read(&path).map_err(io_error("read", &path))
+    }
+
+    /// Takes the lock that lets one build at a time run on this `data_dir`, waiting a little: a
+    /// child process forked by another thread may hold a copy of a just-released lock until it
+    /// execs. Held until the returned file is dropped.
+    pub fn lock(&self) -> Result<fs::File, StoreError> {
+        fs::create_dir_all(&self.data_dir).map_err(io_error("create", &self.data_dir))?;
+        let path = self.data_dir.join(".lock");
+        let lock = fs::File::create(&path).map_err(io_error("open", &path))?;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(2);
+        loop {
+            match lock.try_lock() {
+                Ok(()) => return Ok(lock),
+                Err(_) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10))
+                }
+                Err(_) => return Err(StoreError::Locked(self.data_dir.display().to_string())),
             }
         }
-        Err(error)
     }
 
     /// Writes `catalog` as a new snapshot and makes it current; returns its id and folder. Files
@@ -176,11 +191,7 @@ impl Store {
     /// The snapshots to prune, sparing `spare` as well as the current one: the snapshots beyond
     /// the `keep` newest, and any `.tmp-` left by a killed build. A build lists them before it
     /// writes its own `.tmp-` folder, so that it can remove them meanwhile ([`remove_all`]).
-    pub(crate) fn prunable(
-        &self,
-        keep: usize,
-        spare: Option<&Path>,
-    ) -> Result<Vec<PathBuf>, StoreError> {
+    pub fn prunable(&self, keep: usize, spare: Option<&Path>) -> Result<Vec<PathBuf>, StoreError> {
         let snapshots = self.snapshots_dir();
         if !snapshots.exists() {
             return Ok(Vec::new());
@@ -208,74 +219,11 @@ impl Store {
 }
 
 /// Removes snapshot folders.
-pub(crate) fn remove_all(dirs: &[PathBuf]) -> Result<(), StoreError> {
+pub fn remove_all(dirs: &[PathBuf]) -> Result<(), StoreError> {
     for dir in dirs {
         fs::remove_dir_all(dir).map_err(io_error("remove", dir))?;
     }
     Ok(())
-}
-
-/// Reads a snapshot's `state.json` and the egg documents it names.
-fn read_state(dir: &Path) -> Result<Previous, StoreError> {
-    let damaged = |detail: String| StoreError::Damaged {
-        path: dir.display().to_string(),
-        detail,
-    };
-    let state_path = dir.join(STATE_FILE);
-    let bytes = fs::read(&state_path).map_err(io_error("read", &state_path))?;
-    let state: State =
-        serde_json::from_slice(&bytes).map_err(|e| damaged(format!("{STATE_FILE}: {e}")))?;
-    let mut previous = Previous {
-        rules: state.rules,
-        removed: state.removed,
-        derivation: state.derivation,
-        ..Previous::default()
-    };
-    for source in state.sources {
-        let mut eggs = Vec::with_capacity(source.eggs.len());
-        for slug in &source.eggs {
-            let path = dir.join(paths::egg(slug));
-            let bytes = fs::read(&path).map_err(io_error("read", &path))?;
-            let doc: EggDocument = serde_json::from_slice(&bytes)
-                .map_err(|e| damaged(format!("{}: {e}", paths::egg(slug))))?;
-            let origin = format!("{}/{}", doc.meta.owner, doc.meta.repo);
-            previous
-                .published
-                .insert(slug.clone(), (origin, doc.meta.path.clone()));
-            let derived = Derived {
-                sha256: doc.meta.sha256.clone(),
-                uuid: doc.meta.uuid,
-                indexed_at: doc.meta.indexed_at,
-                import: doc.meta.import,
-            };
-            previous.derived.insert(slug.clone(), derived);
-            let egg = ParsedEgg {
-                path: doc.meta.path,
-                name: doc.meta.name,
-                format: doc.meta.format,
-                sha256: doc.meta.sha256,
-                egg: doc.egg,
-                readme: doc.readme,
-                // The file's own findings; the catalog-wide ones are found again by the build.
-                diagnostics: doc
-                    .meta
-                    .diagnostics
-                    .into_iter()
-                    .filter(|d| d.code != eggcat_catalog::wire::SHARED_UUID)
-                    .collect(),
-            };
-            eggs.push((egg, doc.meta.indexed_at));
-        }
-        let prev = PreviousSource {
-            branch: source.branch,
-            commit: source.commit,
-            eggs,
-            skipped: source.skipped,
-            warnings: source.warnings,
-        };
-        previous.sources.insert(source.key, prev);
-    }
-    Ok(previous)
 }
 
 /// Writes a published tree into `out` (for `--out`): each file replaced atomically, the
@@ -353,4 +301,79 @@ fn read_tree(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eggcat_catalog::wire::{DiagnosticCounts, Report, State};
+
+    fn catalog(build_id: &str, egg: &str) -> Catalog {
+        let report = Report {
+            interface_version: "2.0.0".to_owned(),
+            build_id: build_id.to_owned(),
+            started_at: String::new(),
+            finished_at: String::new(),
+            eggs: 1,
+            sources: Vec::new(),
+            skipped: Vec::new(),
+            warnings: Vec::new(),
+            diagnostics: DiagnosticCounts::default(),
+        };
+        let files = BTreeMap::from([
+            (paths::INDEX.to_owned(), b"[]".to_vec()),
+            (paths::STATUS.to_owned(), b"{}".to_vec()),
+            (paths::egg("a"), egg.as_bytes().to_vec()),
+        ]);
+        Catalog {
+            files,
+            report,
+            state: State::default(),
+        }
+    }
+
+    #[test]
+    fn publish_makes_current_and_shares_identical_files() {
+        use std::os::unix::fs::MetadataExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        assert!(store.read_current().unwrap().is_none());
+        assert!(store.snapshots_newest_first().unwrap().is_empty());
+        let (first, first_dir) = store.publish(&catalog("1", "{}")).unwrap();
+        let (second, second_dir) = store.publish(&catalog("2", "{}")).unwrap();
+        assert_eq!((first.as_str(), second.as_str()), ("1", "2"));
+        let current = store.read_current().unwrap().unwrap();
+        assert_eq!(current.id, "2");
+        assert!(
+            !current.files.contains_key(STATE_FILE),
+            "the state is not published"
+        );
+        assert_eq!(current.files[&paths::egg("a")], b"{}");
+        let ino = |d: &Path| fs::metadata(d.join(paths::egg("a"))).unwrap().ino();
+        assert_eq!(
+            ino(&first_dir),
+            ino(&second_dir),
+            "an unchanged file is a hard link"
+        );
+        assert!(store.read_state(&second_dir).unwrap().starts_with(b"{"));
+        // The same build id twice gets its own folder.
+        let (third, _) = store.publish(&catalog("2", "{\"x\":1}")).unwrap();
+        assert_eq!(third, "2-2");
+        let order = store.snapshots_newest_first().unwrap();
+        let names: Vec<_> = order
+            .iter()
+            .map(|d| d.file_name().unwrap().to_owned())
+            .collect();
+        assert_eq!(names, ["2-2", "2", "1"], "current first, then newest first");
+    }
+
+    #[test]
+    fn one_lock_at_a_time() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join("data"));
+        let held = store.lock().unwrap();
+        assert!(matches!(store.lock(), Err(StoreError::Locked(_))));
+        drop(held);
+        assert!(store.lock().is_ok());
+    }
 }

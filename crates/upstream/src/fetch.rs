@@ -77,19 +77,113 @@ impl Default for HistoryDepth {
 /// Fetches `source` into its mirror under `mirrors_dir` and scans it. `previous_commit` is the
 /// commit the previous catalog holds for the source: when the upstream tip is still that commit,
 /// nothing is fetched or parsed. Never fails: a failure is [`Fetched::Failed`] with the reason.
+/// The three steps ([`fetch_tree`], scanning, [`read_history`]) are also called one by one, so
+/// that a caller fetching many sources runs the scans on one pool and the git commands on its
+/// own threads.
 pub fn fetch(
     source: &Source,
     mirrors_dir: &Path,
     previous_commit: Option<&str>,
     limits: Limits,
 ) -> Fetched {
+    match fetch_tree(source, mirrors_dir, previous_commit, limits) {
+        Tree::Read(tree) => {
+            let scan = scan(&tree.entries);
+            let paths: Vec<&str> = scan.eggs.iter().map(|e| e.path.as_str()).collect();
+            let history = read_history(source, &tree, &paths, limits);
+            Fetched::Scanned {
+                branch: tree.branch,
+                commit: tree.commit,
+                scan,
+                history: Box::new(history),
+            }
+        }
+        Tree::Unchanged => Fetched::Unchanged,
+        Tree::Failed { branch, error } => Fetched::Failed { branch, error },
+    }
+}
+
+/// What fetching a source's tree gave, before any egg is parsed.
+#[derive(Debug)]
+pub enum Tree {
+    /// The tip is the previous catalog's commit: nothing fetched.
+    Unchanged,
+    /// The tree at the tip, with the contents of the files the scan needs.
+    Read(ReadTree),
+    /// Fetching failed.
+    Failed {
+        /// The branch, when it was resolved before the failure.
+        branch: Option<String>,
+        /// Why, for the report.
+        error: String,
+    },
+}
+
+/// A source's tree at its tip, read, for [`eggcat_catalog::scan`] and [`read_history`].
+#[derive(Debug)]
+pub struct ReadTree {
+    /// The branch read.
+    pub branch: String,
+    /// The commit read.
+    pub commit: String,
+    /// Its entries, with the contents [`needs_content`] asked for.
+    pub entries: Vec<TreeEntry>,
+    /// The mirror the history is read from; `None` for a plain folder.
+    mirror: Option<PathBuf>,
+    /// The end of the time allowed for the source, shared by every git command run for it.
+    deadline: Instant,
+}
+
+/// Asks upstream for the tip of `source` and, when it is not `previous_commit`, fetches it into
+/// its mirror and reads the tree: git only, no egg parsed. Never fails: a failure is
+/// [`Tree::Failed`] with the reason.
+pub fn fetch_tree(
+    source: &Source,
+    mirrors_dir: &Path,
+    previous_commit: Option<&str>,
+    limits: Limits,
+) -> Tree {
     let mut branch = None;
     match fetch_inner(source, mirrors_dir, previous_commit, limits, &mut branch) {
-        Ok(fetched) => fetched,
-        Err(error) => Fetched::Failed {
+        Ok(tree) => tree,
+        Err(error) => Tree::Failed {
             branch,
             error: error.to_string(),
         },
+    }
+}
+
+/// The history of the eggs at `paths` (the scan's eggs) of a tree read by [`fetch_tree`]. A
+/// history that cannot be read costs the eggs their history, not the source its eggs.
+pub fn read_history(
+    source: &Source,
+    tree: &ReadTree,
+    paths: &[&str],
+    limits: Limits,
+) -> SourceHistory {
+    let Some(mirror) = &tree.mirror else {
+        return SourceHistory {
+            unavailable: Some("the source is a plain folder: it has no history".to_owned()),
+            ..SourceHistory::default()
+        };
+    };
+    let run_limits = RunLimits {
+        deadline: tree.deadline,
+        timeout: limits.timeout,
+        watch: None,
+    };
+    let budget = limits.history_bytes;
+    let history = history(mirror, &tree.commit, paths, budget, run_limits).unwrap_or_else(|e| {
+        tracing::warn!(url = %source.url, error = %e, "history unreadable");
+        SourceHistory {
+            unavailable: Some(format!("the history could not be read: {e}")),
+            ..SourceHistory::default()
+        }
+    });
+    SourceHistory {
+        commit_url: commit_url(source),
+        depth: limits.history.describe(),
+        ..history
     }
 }
 
@@ -99,7 +193,7 @@ fn fetch_inner(
     previous_commit: Option<&str>,
     limits: Limits,
     branch_out: &mut Option<String>,
-) -> Result<Fetched, FetchError> {
+) -> Result<Tree, FetchError> {
     // One deadline for every git command of the source.
     let run_limits = RunLimits {
         deadline: Instant::now() + limits.timeout,
@@ -110,7 +204,7 @@ fn fetch_inner(
         Location::Git(url) => url.clone(),
         Location::Local(path) if is_git_repository(path) => file_url(path),
         Location::Local(path) if path.is_dir() => {
-            return from_folder(source, path, previous_commit);
+            return from_folder(source, path, previous_commit, run_limits.deadline);
         }
         Location::Local(path) => {
             let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder");
@@ -121,7 +215,7 @@ fn fetch_inner(
     *branch_out = Some(branch.clone());
     if previous_commit == Some(tip.as_str()) {
         tracing::debug!(url = %source.url, %tip, "unchanged");
-        return Ok(Fetched::Unchanged);
+        return Ok(Tree::Unchanged);
     }
     let mirror = mirrors_dir.join(source.mirror_name());
     let fetch_limits = RunLimits {
@@ -138,52 +232,36 @@ fn fetch_inner(
         entries[i].content = Some(blob);
     }
     tracing::debug!(url = %source.url, %commit, entries = entries.len(), "fetched");
-    let scan = scan(&entries);
-    let egg_paths: Vec<&str> = scan.eggs.iter().map(|e| e.path.as_str()).collect();
-    // A history that cannot be read costs the eggs their history, not the source its eggs.
-    let budget = limits.history_bytes;
-    let history = history(&mirror, &commit, &egg_paths, budget, run_limits).unwrap_or_else(|e| {
-        tracing::warn!(url = %source.url, error = %e, "history unreadable");
-        SourceHistory {
-            unavailable: Some(format!("the history could not be read: {e}")),
-            ..SourceHistory::default()
-        }
-    });
-    Ok(Fetched::Scanned {
+    Ok(Tree::Read(ReadTree {
         branch,
         commit,
-        scan,
-        history: Box::new(SourceHistory {
-            commit_url: commit_url(source),
-            depth: limits.history.describe(),
-            ..history
-        }),
-    })
+        entries,
+        mirror: Some(mirror),
+        deadline: run_limits.deadline,
+    }))
 }
 
 fn from_folder(
     source: &Source,
     root: &Path,
     previous_commit: Option<&str>,
-) -> Result<Fetched, FetchError> {
+    deadline: Instant,
+) -> Result<Tree, FetchError> {
     let mut entries = dir::list(root)?;
     for i in needs_content(&entries) {
         entries[i].content = Some(dir::read(root, &entries[i].path)?);
     }
     let commit = dir::digest(&entries);
     if previous_commit == Some(commit.as_str()) {
-        return Ok(Fetched::Unchanged);
+        return Ok(Tree::Unchanged);
     }
-    let branch = source.branch.clone().unwrap_or_default();
-    Ok(Fetched::Scanned {
-        branch,
+    Ok(Tree::Read(ReadTree {
+        branch: source.branch.clone().unwrap_or_default(),
         commit,
-        scan: scan(&entries),
-        history: Box::new(SourceHistory {
-            unavailable: Some("the source is a plain folder: it has no history".to_owned()),
-            ..SourceHistory::default()
-        }),
-    })
+        entries,
+        mirror: None,
+        deadline,
+    }))
 }
 
 /// The history of the eggs at `paths` in the mirror's `commit`: one `git log`, then one

@@ -12,7 +12,9 @@ mod git;
 mod process;
 mod source;
 
-pub use fetch::{HISTORY_BYTES, HistoryDepth, Limits, fetch};
+pub use fetch::{
+    HISTORY_BYTES, HistoryDepth, Limits, ReadTree, Tree, fetch, fetch_tree, read_history,
+};
 pub use source::{ConfigError, Location, Source, SourceSpec, default_sources};
 
 /// Why a source could not be fetched. Each message names what failed and is shown in the

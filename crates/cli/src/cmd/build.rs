@@ -6,7 +6,8 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use eggcat_catalog::wire::{Report, SourceStatus};
-use eggcat_store::{BuildOptions, FetchProgress, Progress, Store, rebuild, write_tree};
+use eggcat_pipeline::{BuildOptions, FetchProgress, Progress, Rebuilt, rebuild};
+use eggcat_store::{SnapshotFiles, Store, write_tree};
 
 use crate::config::Config;
 use crate::words::{count, noun};
@@ -49,18 +50,34 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
             tracing::info!(source = %source.url, "{what}");
         }
     };
-    let outcome = rebuild(&store, &options, &crate::now_ms, &show).context("build failed")?;
-    if let Some(out) = out {
-        write_tree(&outcome.snapshot.files, out)
-            .with_context(|| format!("cannot write {}", out.display()))?;
-        // The static-host rules (nginx, Caddy, CloudFront) go in `out/.eggcat/`.
-        let rules = eggcat_publish::rules::RulesOptions {
-            cache_control: config.cache_control.clone(),
-        };
-        eggcat_publish::rules::write(out, &outcome.snapshot.files, &rules)
-            .with_context(|| format!("cannot write the static-host rules in {}", out.display()))?;
-    }
-    print_summary(&outcome.report, &outcome.snapshot_dir, out)?;
+    let rebuilt = rebuild(&store, &options, &crate::now_ms, &show).context("build failed")?;
+    let (report, snapshot_dir, verb) = match rebuilt {
+        Rebuilt::Published(outcome) => {
+            if let Some(out) = out {
+                write_out(config, out, &outcome.snapshot)?;
+            }
+            (outcome.report, outcome.snapshot_dir, "published")
+        }
+        // Nothing changed: the current snapshot stays. Its report is what the summary describes,
+        // and its tree is what `--out` gets (it may be missing or stale there); without `--out`
+        // nothing more than the report is read.
+        Rebuilt::Unchanged { snapshot_dir } => {
+            let status = snapshot_dir.join(eggcat_catalog::paths::STATUS);
+            let bytes = std::fs::read(&status)
+                .with_context(|| format!("cannot read {}", status.display()))?;
+            let report = serde_json::from_slice(&bytes)
+                .with_context(|| format!("{} is unreadable", status.display()))?;
+            if let Some(out) = out {
+                let current = store
+                    .read_current()
+                    .context("cannot read the current snapshot")?
+                    .context("the current snapshot is gone")?;
+                write_out(config, out, &current)?;
+            }
+            (report, snapshot_dir, "nothing changed upstream: kept")
+        }
+    };
+    print_summary(&report, &snapshot_dir, out, verb)?;
     if config.publish.is_some() {
         // A failed publish is logged and leaves the build a success: the next build retries.
         crate::cmd::publish::block_on(crate::cmd::publish::after_build(
@@ -71,14 +88,26 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     Ok(())
 }
 
-/// The summary on stdout. Its last line names the build report with a path that works from any
+/// Writes the published tree and the static-host rules (nginx, Caddy, CloudFront, in
+/// `out/.eggcat/`) into `out`.
+fn write_out(config: &Config, out: &Path, snapshot: &SnapshotFiles) -> Result<()> {
+    write_tree(&snapshot.files, out).with_context(|| format!("cannot write {}", out.display()))?;
+    let rules = eggcat_publish::rules::RulesOptions {
+        cache_control: config.cache_control.clone(),
+    };
+    eggcat_publish::rules::write(out, &snapshot.files, &rules)
+        .with_context(|| format!("cannot write the static-host rules in {}", out.display()))
+}
+
+/// The summary on stdout; `verb` says what happened to the snapshot ("published", or "kept"
+/// when nothing changed: the report is then the one of the build that made it). Its last line names the build report with a path that works from any
 /// folder: in the `--out` tree when there is one (what a static host serves), else in the
 /// snapshot this build published.
-fn print_summary(report: &Report, snapshot: &Path, out: Option<&Path>) -> Result<()> {
+fn print_summary(report: &Report, snapshot: &Path, out: Option<&Path>, verb: &str) -> Result<()> {
     let mut o = std::io::stdout().lock();
     writeln!(
         o,
-        "published {} ({}, {}) as {}",
+        "{verb} {} ({}, {}) as {}",
         count(report.eggs, "egg", "eggs"),
         count(report.skipped.len(), "skipped file", "skipped files"),
         count(report.warnings.len(), "warning", "warnings"),

@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use eggcat_catalog::wire::SourceStatus;
+use eggcat_pipeline::{BuildOptions, Rebuilt, rebuild};
 use eggcat_server::{App, AppOptions, ServeOptions, Server};
-use eggcat_store::{BuildOptions, Store, rebuild};
+use eggcat_store::Store;
 
 use crate::config::Config;
 
@@ -117,17 +118,24 @@ async fn rebuild_once(
     let (store, options, app_) = (store.clone(), options.clone(), Arc::clone(app));
     let started = Instant::now();
     let result = tokio::task::spawn_blocking(move || -> Result<_, String> {
-        let outcome =
+        let rebuilt =
             rebuild(&store, &options, &crate::now_ms, &|_| {}).map_err(|e| e.to_string())?;
-        // The documents just published, as they are in memory: no need to read them back.
-        app_.install(outcome.snapshot).map_err(|e| e.to_string())?;
+        let report = match rebuilt {
+            Rebuilt::Published(outcome) => {
+                // The documents just published, as they are in memory: no need to read them back.
+                app_.install(outcome.snapshot).map_err(|e| e.to_string())?;
+                Some(outcome.report)
+            }
+            // Nothing changed: the loaded snapshot is the current one; keep serving it.
+            Rebuilt::Unchanged { .. } => None,
+        };
         app_.rebuild_succeeded(crate::now_ms());
-        Ok(outcome.report)
+        Ok(report)
     })
     .await;
     let took_ms = started.elapsed().as_millis();
     match result {
-        Ok(Ok(report)) => {
+        Ok(Ok(Some(report))) => {
             let failed: Vec<String> = report
                 .sources
                 .iter()
@@ -139,6 +147,14 @@ async fn rebuild_once(
                 warnings = report.warnings.len(), failed_sources = ?failed, took_ms,
                 "build published"
             );
+            crate::cmd::publish::after_build(publish, &published).await;
+        }
+        Ok(Ok(None)) => {
+            tracing::info!(
+                took_ms,
+                "nothing changed upstream: kept the current snapshot"
+            );
+            // A publish that failed after an earlier build is retried.
             crate::cmd::publish::after_build(publish, &published).await;
         }
         Ok(Err(error)) => app.rebuild_failed(&error, crate::now_ms()),

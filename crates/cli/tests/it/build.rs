@@ -110,24 +110,43 @@ fn unchanged_upstreams_are_not_refetched_and_output_is_byte_identical() {
     let data = tmp.path().join("data");
     let clock = Clock::new(1_700_000_000_000);
     let first = build(&data, sources(&a, &b), &clock);
+    // Nothing changed: no new snapshot, the current one stays (its report included).
     let second = build(&data, sources(&a, &b), &clock);
+    assert_eq!(second.snapshot_dir, first.snapshot_dir);
+    assert_eq!(second.report.build_id, first.report.build_id);
+    assert_eq!(
+        std::fs::read_dir(data.join("snapshots")).unwrap().count(),
+        1
+    );
+    // Another configuration (the same sources in another order) is built, from the unchanged
+    // upstreams without fetching them, into the same documents.
+    let mut reordered = sources(&a, &b);
+    reordered.reverse();
+    let third = build(&data, reordered, &clock);
     assert!(
-        second
+        third
             .report
             .sources
             .iter()
             .all(|s| s.status == SourceStatus::Ok && !s.changed)
     );
-    assert_ne!(first.report.build_id, second.report.build_id);
+    assert_ne!(first.report.build_id, third.report.build_id);
     for (path, bytes) in &first.snapshot.files {
         if !is_build_report(path) {
             assert_eq!(
-                bytes, &second.snapshot.files[path],
+                bytes, &third.snapshot.files[path],
                 "{path} changed between identical builds"
             );
         }
     }
-    assert_eq!(first.snapshot.files.len(), second.snapshot.files.len());
+    assert_eq!(first.snapshot.files.len(), third.snapshot.files.len());
+}
+
+/// Commits a change to a README of `repo` (not an egg): a new commit, so the next build
+/// publishes a new snapshot.
+fn touch(repo: &Repo, n: usize) {
+    repo.write("NOTES.md", format!("change {n}"));
+    repo.commit(&format!("change {n}"));
 }
 
 #[test]
@@ -140,7 +159,7 @@ fn indexed_at_is_kept_for_unchanged_files_and_renewed_for_changed_ones() {
     a.write("games/paper/egg-paper.json", egg_json("Paper 2"));
     a.commit("change paper");
     let second = build(&data, sources(&a, &b), &clock);
-    let at = |o: &eggcat_store::Outcome, slug: &str| {
+    let at = |o: &eggcat_pipeline::Outcome, slug: &str| {
         egg_doc(o, slug)["meta"]["indexedAt"].as_u64().unwrap()
     };
     assert_eq!(at(&first, "alpha-root"), at(&second, "alpha-root"));
@@ -297,7 +316,8 @@ fn snapshots_are_pruned_and_leftovers_of_killed_builds_removed() {
     let data = tmp.path().join("data");
     let clock = Clock::new(0);
     std::fs::create_dir_all(data.join("snapshots/.tmp-killed/api")).unwrap();
-    for _ in 0..6 {
+    for n in 0..6 {
+        touch(&a, n);
         build(&data, sources(&a, &b), &clock);
     }
     let mut left: Vec<String> = std::fs::read_dir(data.join("snapshots"))
@@ -319,24 +339,32 @@ fn unchanged_documents_are_hard_linked_between_snapshots() {
     let data = tmp.path().join("data");
     let clock = Clock::new(0);
     let first = build(&data, sources(&a, &b), &clock);
+    touch(&b, 1);
     let second = build(&data, sources(&a, &b), &clock);
+    assert_ne!(first.snapshot_dir, second.snapshot_dir);
     let doc = "api/v1/eggs/alpha-paper.json";
     let ino =
-        |o: &eggcat_store::Outcome| std::fs::metadata(o.snapshot_dir.join(doc)).unwrap().ino();
+        |o: &eggcat_pipeline::Outcome| std::fs::metadata(o.snapshot_dir.join(doc)).unwrap().ino();
     assert_eq!(ino(&first), ino(&second));
 }
 
 #[test]
-fn eggs_parsed_under_older_rules_are_parsed_again() {
+fn eggs_derived_by_other_code_are_parsed_again() {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = two_sources(tmp.path());
     let data = tmp.path().join("data");
     let clock = Clock::new(0);
     let first = build(&data, sources(&a, &b), &clock);
-    // A snapshot written by an eggcat with older rules: same commits, rules version 0.
+    // A snapshot written by another eggcat (other deriving code): same commits, another
+    // derivation.
     edit_state(&first.snapshot_dir, |state| {
-        assert_eq!(state["rules"], eggcat_catalog::RULES_VERSION);
-        state["rules"] = 0.into();
+        assert!(
+            state["derivation"]
+                .as_str()
+                .unwrap()
+                .ends_with(TEST_BASE_URL)
+        );
+        state["derivation"] = "0123456789abcdef https://eggcat.example".into();
     });
     let second = build(&data, sources(&a, &b), &clock);
     assert!(
@@ -351,11 +379,10 @@ fn eggs_parsed_under_older_rules_are_parsed_again() {
             );
         }
     }
+    // And then nothing changed: no new snapshot.
     let third = build(&data, sources(&a, &b), &clock);
-    assert!(
-        third.report.sources.iter().all(|s| !s.changed),
-        "and then reused again"
-    );
+    assert_eq!(third.snapshot_dir, second.snapshot_dir);
+    assert_eq!(third.report.build_id, second.report.build_id);
 }
 
 #[test]
@@ -365,6 +392,7 @@ fn a_damaged_current_snapshot_falls_back_to_an_older_one() {
     let data = tmp.path().join("data");
     let clock = Clock::new(0);
     build(&data, sources(&a, &b), &clock);
+    touch(&a, 1);
     let second = build(&data, sources(&a, &b), &clock);
     // The current snapshot's own state file is damaged (as a file written last before a power
     // loss can be; replaced, not written through, since unchanged files are hard links shared

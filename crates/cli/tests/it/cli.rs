@@ -112,8 +112,16 @@ fn build_publishes_writes_out_and_summarizes() {
     std::fs::write(site.join("robots.txt"), "User-agent: *").unwrap();
     std::fs::create_dir_all(site.join("mine")).unwrap();
     std::fs::write(site.join("mine/notes.txt"), "keep").unwrap();
+    let snapshot = data_current(&tmp.path().join("data"));
     let out = build_out();
     assert!(out.status.success());
+    // Nothing changed upstream: no new snapshot, but `--out` is written all the same.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("nothing changed upstream: kept 1 egg (1 skipped file, 0 warnings) as "),
+        "{stdout}"
+    );
+    assert_eq!(data_current(&tmp.path().join("data")), snapshot);
     assert!(!site.join("api/v1/eggs/gone.json").exists());
     assert!(!site.join("api/v1/eggs/gone").exists());
     assert!(site.join("robots.txt").is_file());
@@ -123,6 +131,11 @@ fn build_publishes_writes_out_and_summarizes() {
             .join("state.json")
             .is_file()
     );
+    // A missing `--out` tree is written again by a build that changes nothing else.
+    std::fs::remove_dir_all(&site).unwrap();
+    assert!(build_out().status.success());
+    assert!(site.join("api/v1/eggs/eggs-a.json").is_file());
+    assert!(site.join(".eggcat/nginx.conf").is_file());
 }
 
 fn data_current(data: &std::path::Path) -> std::path::PathBuf {

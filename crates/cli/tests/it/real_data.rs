@@ -149,8 +149,16 @@ fn the_ten_shared_repositories() {
         );
     }
 
-    // A rebuild with nothing changed: every source checked, nothing re-parsed, same documents.
-    let again = build(&data, sources, &clock);
+    // A rebuild with nothing changed: every source checked, nothing re-parsed, no new snapshot.
+    let again = build(&data, sources.clone(), &clock);
+    assert_eq!(again.snapshot_dir, out.snapshot_dir);
+    assert_eq!(again.report.build_id, out.report.build_id);
+    // The same sources in another order: a new snapshot, built from the unchanged upstreams
+    // without parsing them again, with the same documents.
+    let mut reordered = sources;
+    reordered.reverse();
+    let again = build(&data, reordered, &clock);
+    assert_ne!(again.report.build_id, out.report.build_id);
     assert!(
         again
             .report
@@ -163,6 +171,7 @@ fn the_ten_shared_repositories() {
             assert_eq!(bytes, &again.snapshot.files[path], "{path}");
         }
     }
+    assert_eq!(out.snapshot.files.len(), again.snapshot.files.len());
 }
 
 /// YAML parsed by the YAML library directly into a JSON value (no eggcat code involved).

@@ -9,7 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use eggcat_catalog::wire::Report;
-use eggcat_store::{BuildOptions, Outcome, Store, rebuild};
+use eggcat_pipeline::{BuildOptions, Outcome, PipelineError, Rebuilt, rebuild};
+use eggcat_store::Store;
 use eggcat_upstream::{Limits, Source, SourceSpec};
 
 /// Runs git in `dir` with a fixed identity and dates; panics with git's stderr on failure.
@@ -176,7 +177,7 @@ pub(crate) fn try_build(
     data_dir: &Path,
     sources: Vec<Source>,
     clock: &Clock,
-) -> Result<Outcome, eggcat_store::StoreError> {
+) -> Result<Outcome, PipelineError> {
     let limits = Limits {
         timeout: Duration::from_secs(60),
         ..Limits::default()
@@ -190,13 +191,28 @@ pub(crate) fn try_build_with(
     sources: Vec<Source>,
     clock: &Clock,
     limits: Limits,
-) -> Result<Outcome, eggcat_store::StoreError> {
+) -> Result<Outcome, PipelineError> {
     let options = BuildOptions {
         sources,
         limits,
         base_url: TEST_BASE_URL.to_owned(),
     };
-    rebuild(&Store::new(data_dir), &options, &|| clock.now(), &|_| {})
+    let store = Store::new(data_dir);
+    match rebuild(&store, &options, &|| clock.now(), &|_| {})? {
+        Rebuilt::Published(outcome) => Ok(*outcome),
+        Rebuilt::Unchanged { snapshot_dir } => Ok(current(&store, snapshot_dir)),
+    }
+}
+
+/// The current snapshot as an [`Outcome`]: what a rebuild that changed nothing leaves.
+fn current(store: &Store, snapshot_dir: PathBuf) -> Outcome {
+    let snapshot = store.read_current().unwrap().expect("a current snapshot");
+    let report = serde_json::from_slice(&snapshot.files["api/v1/_status.json"]).unwrap();
+    Outcome {
+        report,
+        snapshot_dir,
+        snapshot,
+    }
 }
 
 /// The egg document of `slug` in a build, parsed.

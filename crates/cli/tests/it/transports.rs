@@ -12,7 +12,7 @@ fn upstream(root: &std::path::Path) -> Repo {
     repo
 }
 
-fn check(outcome: &eggcat_store::Outcome) {
+fn check(outcome: &eggcat_pipeline::Outcome) {
     assert_eq!(outcome.report.eggs, 2, "{:#?}", outcome.report);
     assert_eq!(outcome.report.sources[0].error, None);
     let alpha = egg_doc(outcome, "eggs-alpha");

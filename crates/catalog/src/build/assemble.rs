@@ -1,0 +1,266 @@
+//! Stage 6, assemble: the published documents of every egg (its document, import files and
+//! history), then the catalog-wide ones (index, names, compat indexes, removals, the build
+//! report) and the state the next build reads.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::{BuildContext, Catalog, EggRecord, MergedSource, Previous, to_json};
+use crate::name::sort_names;
+use crate::raw_url::render_raw_url;
+use crate::text::rfc3339;
+use crate::wire::{
+    DiagnosticCounts, IndexItem, Meta, Problem, Removed, Report, SourceProblem, State,
+};
+use crate::{INTERFACE_VERSION, compat, paths};
+
+/// What the earlier stages made.
+pub(super) struct Parts {
+    pub(super) sources: Vec<MergedSource>,
+    pub(super) eggs: Vec<EggRecord>,
+    /// One history document per record, in order.
+    pub(super) histories: Vec<Vec<u8>>,
+    /// Warnings of [`super::identify`], by source index.
+    pub(super) unreadable: Vec<(usize, Problem)>,
+}
+
+/// What the egg documents add up to, for the catalog-wide documents.
+#[derive(Default)]
+struct Listed<'e> {
+    index: Vec<IndexItem>,
+    counts: DiagnosticCounts,
+    /// Catalog-wide warnings (uuid collisions, unreadable eggs), recomputed every build.
+    warnings: Vec<SourceProblem>,
+    /// The compat index entries of each panel: (pelican, pterodactyl).
+    compat: (Vec<compat::CompatEgg<'e>>, Vec<compat::CompatEgg<'e>>),
+    /// The slugs of each source, by source index.
+    slugs_by_source: Vec<Vec<String>>,
+}
+
+/// Every published document, the report and the state.
+pub(super) fn assemble(parts: Parts, previous: &Previous, ctx: &BuildContext) -> Catalog {
+    let Parts {
+        sources,
+        mut eggs,
+        histories,
+        unreadable,
+    } = parts;
+    let mut files = BTreeMap::new();
+    files.extend(eggs.iter().map(|r| paths::history(&r.slug)).zip(histories));
+    let mut listed = egg_documents(&sources, &mut eggs, &mut files);
+    listed
+        .warnings
+        .extend(unreadable.into_iter().map(|(s, p)| tag(&sources[s], p)));
+    let (pelican, pterodactyl) = &listed.compat;
+    files.insert(
+        paths::COMPAT_PELICAN.to_owned(),
+        compat::index("Pelican", "PLCN_v3", pelican),
+    );
+    files.insert(
+        paths::COMPAT_PTERODACTYL.to_owned(),
+        compat::index("Pterodactyl", "PTDL_v2", pterodactyl),
+    );
+    listed.index.sort_by(|a, b| a.slug.cmp(&b.slug));
+    let names = sort_names(listed.index.iter().map(|i| i.name.as_str()));
+    files.insert(paths::NAMES.to_owned(), to_json(&names));
+    files.insert(paths::INDEX.to_owned(), to_json(&listed.index));
+    let removed = removed(previous, &listed.index, &rfc3339(ctx.now_ms));
+    files.insert(paths::REMOVED.to_owned(), to_json(&removed));
+    let (report, state) = report_and_state(&sources, listed, removed, ctx);
+    files.insert(paths::STATUS.to_owned(), to_json(&report));
+    Catalog {
+        files,
+        report,
+        state,
+    }
+}
+
+/// Writes each egg's document and import files into `files`, in catalog order.
+fn egg_documents<'e>(
+    sources: &'e [MergedSource],
+    eggs: &'e mut [EggRecord],
+    files: &mut BTreeMap<String, Vec<u8>>,
+) -> Listed<'e> {
+    let mut listed = Listed {
+        slugs_by_source: vec![Vec::new(); sources.len()],
+        ..Listed::default()
+    };
+    for r in eggs.iter_mut() {
+        let imports = r.imports.take().expect("the derive stage ran");
+        let r: &'e EggRecord = r;
+        let source = &sources[r.source];
+        if let Some(note) = &r.collision {
+            let problem = Problem {
+                path: r.egg.path.clone(),
+                message: note.clone(),
+            };
+            listed.warnings.push(tag(source, problem));
+        }
+        let mut meta = meta(source, r);
+        meta.diagnostics.extend(r.shared.iter().cloned());
+        listed.counts.add(&source.name(), &meta.diagnostics);
+        files.extend(imports.files);
+        meta.import = imports.meta;
+        let description = r.value.as_ref().and_then(|v| v.get("description"));
+        let entry = |url: &Option<String>| compat::CompatEgg {
+            owner: &source.info.owner,
+            repo: &source.info.repo,
+            name: &r.egg.name,
+            slug: r.slug.clone(),
+            description: description.and_then(Value::as_str).unwrap_or(""),
+            download_url: url.clone().unwrap_or_default(),
+        };
+        // The JSON file: Pelican's update check can find it up to date for every egg it
+        // imports, which its YAML export does not allow (docs/panels.md).
+        if meta.import.pelican.json.is_some() {
+            listed.compat.0.push(entry(&meta.import.pelican.json));
+        }
+        if meta.import.pterodactyl.importable && meta.import.pterodactyl.json.is_some() {
+            listed.compat.1.push(entry(&meta.import.pterodactyl.json));
+        }
+        let doc = EggDocumentRef {
+            egg: &r.egg.egg,
+            meta: &meta,
+            readme: r.egg.readme.as_deref(),
+        };
+        files.insert(paths::egg(&r.slug), to_json(&doc));
+        listed.slugs_by_source[r.source].push(r.slug.clone());
+        listed.index.push(IndexItem {
+            slug: r.slug.clone(),
+            name: meta.name,
+            category: meta.category,
+            repo: meta.repo,
+            source: meta.source,
+        });
+    }
+    listed
+}
+
+/// `meta` of an egg document, without its `import` (set by the caller).
+fn meta(source: &MergedSource, r: &EggRecord) -> Meta {
+    let (info, egg) = (&source.info, &r.egg);
+    let state = source
+        .state
+        .as_ref()
+        .expect("a source with eggs has a state");
+    let category = match egg.path.split_once('/') {
+        Some((first, _)) => first.to_owned(),
+        None => info.repo.clone(),
+    };
+    Meta {
+        slug: r.slug.clone(),
+        name: egg.name.clone(),
+        category,
+        source: info.label.clone(),
+        owner: info.owner.clone(),
+        repo: info.repo.clone(),
+        branch: state.branch.clone(),
+        path: egg.path.clone(),
+        raw_url: render_raw_url(
+            &info.raw_url,
+            &info.owner,
+            &info.repo,
+            &state.branch,
+            &egg.path,
+        ),
+        indexed_at: r.indexed_at,
+        format: egg.format.clone(),
+        sha256: egg.sha256.clone(),
+        commit: state.commit.clone(),
+        uuid: r.uuid.clone(),
+        import: Default::default(),
+        diagnostics: egg.diagnostics.clone(),
+    }
+}
+
+/// The build report (sources in configuration order) and the state the next build reads.
+fn report_and_state(
+    sources: &[MergedSource],
+    listed: Listed<'_>,
+    removed: Vec<Removed>,
+    ctx: &BuildContext,
+) -> (Report, State) {
+    let mut report = Report {
+        interface_version: INTERFACE_VERSION.to_owned(),
+        build_id: ctx.build_id.clone(),
+        started_at: rfc3339(ctx.started_at_ms),
+        finished_at: rfc3339(ctx.now_ms),
+        eggs: listed.index.len(),
+        sources: Vec::new(),
+        skipped: Vec::new(),
+        warnings: Vec::new(),
+        diagnostics: listed.counts,
+    };
+    let mut state = State {
+        removed,
+        derivation: ctx.derivation.clone(),
+        ..State::default()
+    };
+    for (source, mut slugs) in sources.iter().zip(listed.slugs_by_source) {
+        report
+            .skipped
+            .extend(source.skipped.iter().map(|p| tag(source, p.clone())));
+        report
+            .warnings
+            .extend(source.warnings.iter().map(|p| tag(source, p.clone())));
+        report.sources.push(source.report.clone());
+        if let Some(mut s) = source.state.clone() {
+            slugs.sort();
+            s.eggs = slugs;
+            state.sources.push(s);
+        }
+    }
+    report.warnings.extend(listed.warnings);
+    report
+        .warnings
+        .sort_by(|a, b| (&a.source, &a.path).cmp(&(&b.source, &b.path)));
+    (report, state)
+}
+
+/// The slugs of the previous catalog (published or already removed) that this one lacks. A slug
+/// keeps the time it was first found missing; a slug that is back leaves the list.
+fn removed(previous: &Previous, index: &[IndexItem], now: &str) -> Vec<Removed> {
+    let present = |slug: &str| {
+        index
+            .binary_search_by(|i| i.slug.as_str().cmp(slug))
+            .is_ok()
+    };
+    let mut out: BTreeMap<&str, Removed> = previous
+        .removed
+        .iter()
+        .filter(|r| !present(&r.slug))
+        .map(|r| (r.slug.as_str(), r.clone()))
+        .collect();
+    for (slug, (source, path)) in &previous.published {
+        if !present(slug) && !out.contains_key(slug.as_str()) {
+            let gone = Removed {
+                slug: slug.clone(),
+                removed_at: now.to_owned(),
+                source: source.clone(),
+                path: path.clone(),
+            };
+            out.insert(slug, gone);
+        }
+    }
+    out.into_values().collect()
+}
+
+/// A problem of `source`, as the report lists it.
+fn tag(source: &MergedSource, p: Problem) -> SourceProblem {
+    SourceProblem {
+        source: source.name(),
+        path: p.path,
+        message: p.message,
+    }
+}
+
+/// [`crate::wire::EggDocument`] by reference, so rendering copies no egg. Same fields, same order.
+#[derive(Serialize)]
+struct EggDocumentRef<'a> {
+    egg: &'a RawValue,
+    meta: &'a Meta,
+    readme: Option<&'a str>,
+}

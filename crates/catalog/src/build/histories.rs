@@ -1,0 +1,63 @@
+//! Stage 5, histories: each egg's history document (`api/v1/eggs/{slug}/history.json`). Made
+//! from its source's history when the source was scanned in this build; else the previous
+//! snapshot's document for the egg (its slug put right if it changed); else one that says there
+//! is none.
+
+use std::collections::HashMap;
+
+use super::{EggRecord, MergedSource, Previous, PreviousFiles, to_json};
+use crate::history::{self, SourceHistory};
+use crate::paths;
+use crate::wire::History;
+
+/// The history document of every record, in order, made on every core.
+pub(super) fn documents(
+    sources: &[MergedSource],
+    eggs: &[EggRecord],
+    previous: &Previous,
+    previous_files: PreviousFiles<'_>,
+) -> Vec<Vec<u8>> {
+    // Where the previous catalog published each (source, path): a kept egg's old document.
+    let previous_slug: HashMap<(&str, &str), &str> = previous
+        .published
+        .iter()
+        .map(|(slug, (origin, path))| ((origin.as_str(), path.as_str()), slug.as_str()))
+        .collect();
+    crate::par::map(eggs, |r| {
+        let m = &sources[r.source];
+        let source = m.name();
+        let at = history::EggRef {
+            slug: &r.slug,
+            source: &source,
+            branch: m.state.as_ref().map_or("", |st| st.branch.as_str()),
+            path: &r.egg.path,
+        };
+        if let Some(h) = &m.history {
+            return to_json(&history::document(h, at));
+        }
+        let old = previous_slug.get(&(source.as_str(), r.egg.path.as_str()));
+        let kept = old.and_then(|old| Some((*old, previous_files(&paths::history(old))?)));
+        match kept {
+            Some((old, bytes)) if old == r.slug => bytes,
+            Some((_, bytes)) => match serde_json::from_slice::<History>(&bytes) {
+                Ok(mut doc) => {
+                    doc.slug = r.slug.clone();
+                    to_json(&doc)
+                }
+                Err(_) => to_json(&history::document(&no_history(), at)),
+            },
+            None => to_json(&history::document(&no_history(), at)),
+        }
+    })
+}
+
+/// The history of eggs kept from a previous catalog that has no history document for them.
+fn no_history() -> SourceHistory {
+    SourceHistory {
+        unavailable: Some(
+            "the source was not read in this build and the previous catalog has no history of this egg"
+                .to_owned(),
+        ),
+        ..SourceHistory::default()
+    }
+}

@@ -1,0 +1,206 @@
+//! Stage 1, merge: each source's fetch outcome with what the previous catalog holds of it. A
+//! scanned source gives its new eggs (an unchanged file keeps its `indexedAt`); an unchanged one,
+//! a failed one, or one that suddenly has no eggs keeps its previous eggs.
+
+use std::collections::HashMap;
+
+use super::{
+    Fetched, KEPT_PREVIOUS_EGGS, MergedSource, Previous, PreviousSource, SourceInfo, SourceInput,
+};
+use crate::history::SourceHistory;
+use crate::scan::{ParsedEgg, SourceScan};
+use crate::wire::{Problem, SourceReport, SourceState, SourceStatus};
+
+/// An egg as merging leaves it: its source (an index into the merged sources), the parsed file,
+/// and its `indexedAt`.
+pub(super) type SourceEgg = (usize, ParsedEgg, u64);
+
+/// Merges every source, in configuration order, taking each one's previous eggs out of
+/// `previous`.
+pub(super) fn merge(
+    inputs: Vec<SourceInput>,
+    previous: &mut Previous,
+    now_ms: u64,
+) -> (Vec<MergedSource>, Vec<SourceEgg>) {
+    let mut sources = Vec::with_capacity(inputs.len());
+    let mut eggs = Vec::new();
+    for (i, input) in inputs.into_iter().enumerate() {
+        let prev = previous.sources.remove(&input.info.key);
+        let (source, its_eggs) = merge_one(input.info, input.fetched, prev, now_ms);
+        eggs.extend(its_eggs.into_iter().map(|(egg, at)| (i, egg, at)));
+        sources.push(source);
+    }
+    (sources, eggs)
+}
+
+/// One source: what its fetch gave, decided against what the previous catalog holds of it.
+fn merge_one(
+    info: SourceInfo,
+    fetched: Fetched,
+    prev: Option<PreviousSource>,
+    now_ms: u64,
+) -> (MergedSource, Vec<(ParsedEgg, u64)>) {
+    let mut report = new_report(&info);
+    let (mut source, eggs) = match (fetched, prev) {
+        (Fetched::Scanned { scan, .. }, Some(prev))
+            if scan.eggs.is_empty() && !prev.eggs.is_empty() =>
+        {
+            report.status = SourceStatus::Failed;
+            report.error = Some(format!(
+                "no eggs found where the previous build had {}: {KEPT_PREVIOUS_EGGS}",
+                prev.eggs.len()
+            ));
+            report.kept_previous = true;
+            kept(info, prev, scan.skipped, scan.warnings, report)
+        }
+        (
+            Fetched::Scanned {
+                branch,
+                commit,
+                scan,
+                history,
+            },
+            prev,
+        ) => scanned(
+            info,
+            (branch, commit),
+            scan,
+            history,
+            prev.as_ref(),
+            now_ms,
+            report,
+        ),
+        (Fetched::Unchanged, Some(prev)) => {
+            let (skipped, warnings) = (prev.skipped.clone(), prev.warnings.clone());
+            kept(info, prev, skipped, warnings, report)
+        }
+        (Fetched::Unchanged, None) => {
+            report.status = SourceStatus::Failed;
+            report.error = Some("unchanged upstream but no previous catalog to reuse".to_owned());
+            (empty(info, report), Vec::new())
+        }
+        (Fetched::Failed { branch, error }, prev) => {
+            report.status = SourceStatus::Failed;
+            report.error = Some(error);
+            match prev {
+                Some(prev) => {
+                    report.kept_previous = !prev.eggs.is_empty();
+                    let (skipped, warnings) = (prev.skipped.clone(), prev.warnings.clone());
+                    kept(info, prev, skipped, warnings, report)
+                }
+                None => {
+                    report.branch = branch;
+                    (empty(info, report), Vec::new())
+                }
+            }
+        }
+    };
+    if let Some(state) = &source.state {
+        source.report.branch = Some(state.branch.clone());
+        source.report.commit = Some(state.commit.clone());
+    }
+    source.report.eggs = eggs.len();
+    (source, eggs)
+}
+
+/// A source scanned in this build: its eggs, each keeping the `indexedAt` of the previous catalog
+/// when its file is the same.
+fn scanned(
+    info: SourceInfo,
+    (branch, commit): (String, String),
+    scan: SourceScan,
+    history: Box<SourceHistory>,
+    prev: Option<&PreviousSource>,
+    now_ms: u64,
+    mut report: SourceReport,
+) -> (MergedSource, Vec<(ParsedEgg, u64)>) {
+    let earlier: HashMap<&str, (&str, u64)> = prev
+        .iter()
+        .flat_map(|p| p.eggs.iter())
+        .map(|(e, at)| (e.path.as_str(), (e.sha256.as_str(), *at)))
+        .collect();
+    let eggs: Vec<(ParsedEgg, u64)> = scan
+        .eggs
+        .into_iter()
+        .map(|e| {
+            let at = match earlier.get(e.path.as_str()) {
+                Some(&(sha, at)) if sha == e.sha256 => at,
+                _ => now_ms,
+            };
+            (e, at)
+        })
+        .collect();
+    report.changed = true;
+    let state = SourceState {
+        key: info.key.clone(),
+        branch,
+        commit,
+        eggs: Vec::new(),
+        skipped: scan.skipped.clone(),
+        warnings: scan.warnings.clone(),
+    };
+    let source = MergedSource {
+        info,
+        history: Some(history),
+        state: Some(state),
+        report,
+        skipped: scan.skipped,
+        warnings: scan.warnings,
+    };
+    (source, eggs)
+}
+
+/// The previous eggs of a source, carried into this build, with the problems to report.
+fn kept(
+    info: SourceInfo,
+    prev: PreviousSource,
+    skipped: Vec<Problem>,
+    warnings: Vec<Problem>,
+    report: SourceReport,
+) -> (MergedSource, Vec<(ParsedEgg, u64)>) {
+    let state = SourceState {
+        key: info.key.clone(),
+        branch: prev.branch,
+        commit: prev.commit,
+        eggs: Vec::new(),
+        skipped: prev.skipped,
+        warnings: prev.warnings,
+    };
+    let source = MergedSource {
+        info,
+        history: None,
+        state: Some(state),
+        report,
+        skipped,
+        warnings,
+    };
+    (source, prev.eggs)
+}
+
+/// A source with no eggs and nothing to remember (failed, with no previous eggs).
+fn empty(info: SourceInfo, report: SourceReport) -> MergedSource {
+    MergedSource {
+        info,
+        history: None,
+        state: None,
+        report,
+        skipped: Vec::new(),
+        warnings: Vec::new(),
+    }
+}
+
+fn new_report(info: &SourceInfo) -> SourceReport {
+    SourceReport {
+        url: info.url.clone(),
+        label: info.label.clone(),
+        owner: info.owner.clone(),
+        repo: info.repo.clone(),
+        branch: None,
+        commit: None,
+        status: SourceStatus::Ok,
+        changed: false,
+        eggs: 0,
+        error: None,
+        kept_previous: false,
+    }
+}

@@ -1,0 +1,256 @@
+//! The pure build: every source's scan (or failure) plus the previous catalog in, the complete
+//! set of published documents out.
+//!
+//! It runs as named stages over ONE record per egg ([`EggRecord`]), each stage in its own module
+//! and each readable in a screen:
+//!
+//! 1. [`merge`]: each source with what the previous catalog holds of it (kept eggs of a failed
+//!    source or of one that suddenly has no eggs, `indexedAt` of unchanged files);
+//! 2. [`order`]: every egg once, in (owner, repo, path) order, with its slug;
+//! 3. [`identify`]: the upstream egg parsed, its uuid (upstream's or derived), shared uuids (E017);
+//! 4. [`derive`]: its import files, reused from the previous snapshot or converted anew;
+//! 5. [`histories`]: its history document, made anew or kept from the previous snapshot;
+//! 6. [`assemble`]: the egg documents, the index, names, compat indexes, removals, the report
+//!    and the state the next build reads.
+//!
+//! Architecture invariant: nothing upstream can empty the catalog. A source that failed to fetch,
+//! or that suddenly has no eggs where it had some, keeps its eggs from the previous catalog, and
+//! the report says so.
+
+mod assemble;
+mod derive;
+mod histories;
+mod identify;
+mod merge;
+mod order;
+mod previous;
+#[cfg(test)]
+mod tests;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::history::SourceHistory;
+use crate::imports::EggImports;
+use crate::scan::{ParsedEgg, SourceScan};
+use crate::wire::{
+    Diagnostic, Imports, Problem, Removed, Report, SourceReport, SourceState, State,
+};
+
+pub use previous::PreviousError;
+
+/// A configured source, as the catalog sees it.
+#[derive(Debug, Clone)]
+pub struct SourceInfo {
+    /// Identity of the source across builds (URL and configured branch).
+    pub key: String,
+    /// The configured URL or path, for the report.
+    pub url: String,
+    /// Becomes `source` of its eggs.
+    pub label: String,
+    /// Owner of the repository.
+    pub owner: String,
+    /// Name of the repository.
+    pub repo: String,
+    /// `rawUrl` template with `{owner}`, `{repo}`, `{branch}`, `{path}`.
+    pub raw_url: String,
+}
+
+/// What fetching a source gave.
+#[derive(Debug)]
+pub enum Fetched {
+    /// Fetched and scanned at `commit`.
+    Scanned {
+        /// The branch read.
+        branch: String,
+        /// The commit read.
+        commit: String,
+        /// Its eggs and problems.
+        scan: SourceScan,
+        /// The history of its egg files, from upstream git.
+        history: Box<SourceHistory>,
+    },
+    /// The tip commit is the one of the previous catalog: reuse its eggs without re-parsing.
+    Unchanged,
+    /// Fetching failed.
+    Failed {
+        /// The branch, when it was resolved before the failure.
+        branch: Option<String>,
+        /// Why, for the report.
+        error: String,
+    },
+}
+
+/// One source and what fetching it gave.
+#[derive(Debug)]
+pub struct SourceInput {
+    /// The source.
+    pub info: SourceInfo,
+    /// The outcome of fetching it.
+    pub fetched: Fetched,
+}
+
+/// What the previous catalog holds of one source.
+#[derive(Debug, Clone)]
+pub struct PreviousSource {
+    /// The branch its eggs were read from.
+    pub branch: String,
+    /// The commit its eggs were read at.
+    pub commit: String,
+    /// Its eggs with their `indexedAt`.
+    pub eggs: Vec<(ParsedEgg, u64)>,
+    /// Files skipped at that commit.
+    pub skipped: Vec<Problem>,
+    /// Warnings at that commit.
+    pub warnings: Vec<Problem>,
+}
+
+/// The previous catalog, by source key ([`Previous::decode`] reads it from a snapshot).
+#[derive(Debug, Clone, Default)]
+pub struct Previous {
+    /// Keyed by [`SourceInfo::key`].
+    pub sources: HashMap<String, PreviousSource>,
+    /// Every slug it published, with its `owner/repo` and path (what a removal notice names).
+    pub published: BTreeMap<String, (String, String)>,
+    /// The slugs it listed as removed.
+    pub removed: Vec<Removed>,
+    /// What derived its eggs, import files and pages ([`BuildContext::derivation`]).
+    pub derivation: String,
+    /// What each of its eggs derived, by slug: reused by a build of the same derivation for an
+    /// egg whose inputs are the same (see [`Derived`]).
+    pub derived: HashMap<String, Derived>,
+}
+
+/// What an earlier build derived from one egg: its import files are a function of the egg
+/// (`sha256`), its slug, uuid and `indexedAt` (the files' `exported_at`), and the derivation.
+#[derive(Debug, Clone)]
+pub struct Derived {
+    /// Hex SHA-256 of the upstream file the files were made from.
+    pub sha256: String,
+    /// The uuid they carry.
+    pub uuid: String,
+    /// The `indexedAt` they were made with.
+    pub indexed_at: u64,
+    /// Its `meta.import`, which names the files.
+    pub import: Imports,
+}
+
+/// Reads a file of the previous snapshot by its published path; `None` when it cannot. The
+/// caller gives one that reads nothing when the previous snapshot was made under another
+/// derivation. Reading is the caller's IO: the build stays a function of what it is given.
+pub type PreviousFiles<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
+
+/// The build's identity, the times it runs at (the clock is read by the caller), and where the
+/// catalog will be reachable.
+#[derive(Debug, Clone)]
+pub struct BuildContext {
+    /// The public address of the catalog (absolute http(s) URL, no trailing slash): the base of
+    /// every absolute URL the build writes.
+    pub base_url: String,
+    /// Identifies the build.
+    pub build_id: String,
+    /// When the build started (Unix ms).
+    pub started_at_ms: u64,
+    /// Now (Unix ms): `indexedAt` of new content and the report's `finishedAt`.
+    pub now_ms: u64,
+    /// What derives eggs, import files and pages from upstream files: a fingerprint of that code
+    /// and the options it uses (`base_url`). Nothing of a previous snapshot with another
+    /// derivation is reused.
+    pub derivation: String,
+}
+
+/// A complete catalog, ready to publish.
+#[derive(Debug)]
+pub struct Catalog {
+    /// Every published document, by path under the output root.
+    pub files: BTreeMap<String, Vec<u8>>,
+    /// The build report (also in `files` as [`crate::paths::STATUS`]).
+    pub report: Report,
+    /// What the next build needs to reuse this one.
+    pub state: State,
+}
+
+/// One source after [`merge`]: everything of it but its eggs, which become [`EggRecord`]s.
+#[derive(Debug)]
+struct MergedSource {
+    info: SourceInfo,
+    /// The history of its eggs when they come from this build's scan; `None` for kept eggs,
+    /// whose history documents are the previous snapshot's.
+    history: Option<Box<SourceHistory>>,
+    /// What the next build remembers of it; `None` for a source with no eggs and no commit.
+    state: Option<SourceState>,
+    report: SourceReport,
+    skipped: Vec<Problem>,
+    warnings: Vec<Problem>,
+}
+
+impl MergedSource {
+    /// `owner/repo`, as the report and the compat indexes name a source.
+    fn name(&self) -> String {
+        format!("{}/{}", self.info.owner, self.info.repo)
+    }
+}
+
+/// One egg of the catalog, filled in stage by stage. Each field says which stage sets it.
+#[derive(Debug)]
+struct EggRecord {
+    /// [`merge`]: the index of its source in the build's sources.
+    source: usize,
+    /// [`merge`]: the parsed upstream file.
+    egg: ParsedEgg,
+    /// [`merge`]: when this content was first indexed (Unix ms).
+    indexed_at: u64,
+    /// [`order`]: `owner/repo/path`.
+    origin: String,
+    /// [`order`]: its slug.
+    slug: String,
+    /// [`identify`]: the upstream egg as a JSON value; `None` when it cannot be read back (see
+    /// [`identify`]).
+    value: Option<Value>,
+    /// [`identify`]: the uuid its import files carry.
+    uuid: String,
+    /// [`identify`]: why upstream's uuid was not kept, when another egg kept it first.
+    collision: Option<String>,
+    /// [`identify`]: catalog-wide findings (E017, a uuid shared with other eggs).
+    shared: Vec<Diagnostic>,
+    /// [`derive`]: its import files and `meta.import`.
+    imports: Option<EggImports>,
+}
+
+/// Builds the catalog from every source's outcome and the previous catalog. An egg whose import
+/// files the previous snapshot already holds, made from the same inputs under the same
+/// derivation, gets those files (read through `previous_files`) instead of being converted again.
+pub fn build(
+    inputs: Vec<SourceInput>,
+    mut previous: Previous,
+    ctx: &BuildContext,
+    previous_files: PreviousFiles<'_>,
+) -> Catalog {
+    let (sources, eggs) = merge::merge(inputs, &mut previous, ctx.now_ms);
+    let mut eggs = order::order(&sources, eggs);
+    let unreadable = identify::identify(&mut eggs);
+    let reusable = if previous.derivation == ctx.derivation {
+        std::mem::take(&mut previous.derived)
+    } else {
+        HashMap::new()
+    };
+    derive::derive(&mut eggs, &reusable, &ctx.base_url, previous_files);
+    let histories = histories::documents(&sources, &eggs, &previous, previous_files);
+    let parts = assemble::Parts {
+        sources,
+        eggs,
+        histories,
+        unreadable,
+    };
+    assemble::assemble(parts, &previous, ctx)
+}
+
+/// How the error of a source that suddenly has no eggs ends (the report already says the
+/// previous eggs were kept).
+pub const KEPT_PREVIOUS_EGGS: &str = "kept the previous eggs";
+
+fn to_json<T: Serialize + ?Sized>(value: &T) -> Vec<u8> {
+    serde_json::to_vec(value).expect("catalog documents always serialize")
+}

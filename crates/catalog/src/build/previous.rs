@@ -1,0 +1,110 @@
+//! The previous catalog read back from a snapshot: its `state.json` and the egg documents it
+//! names. The catalog decodes its own documents; the caller only reads bytes (the store knows
+//! where a snapshot is, not what is in it).
+
+use super::{Derived, Previous, PreviousSource};
+use crate::paths;
+use crate::scan::ParsedEgg;
+use crate::wire::{EggDocument, SHARED_UUID, State};
+
+/// Why a snapshot cannot serve as the previous catalog.
+#[derive(Debug, thiserror::Error)]
+pub enum PreviousError {
+    /// `state.json` is not a [`State`].
+    #[error("state.json: {0}")]
+    State(serde_json::Error),
+    /// A document the state names cannot be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// Its published path.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A document the state names is not an egg document.
+    #[error("{path}: {source}")]
+    Document {
+        /// Its published path.
+        path: String,
+        /// Why.
+        source: serde_json::Error,
+    },
+}
+
+impl Previous {
+    /// Decodes `state.json` alone: enough to ask upstream whether anything changed.
+    pub fn decode_state(state: &[u8]) -> Result<State, PreviousError> {
+        serde_json::from_slice(state).map_err(PreviousError::State)
+    }
+
+    /// The previous catalog of a snapshot whose `state.json` is `state`, reading the egg
+    /// documents it names with `read` (by published path).
+    pub fn decode(
+        state: State,
+        read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
+    ) -> Result<Previous, PreviousError> {
+        let mut previous = Previous {
+            removed: state.removed,
+            derivation: state.derivation,
+            ..Previous::default()
+        };
+        for source in state.sources {
+            let mut eggs = Vec::with_capacity(source.eggs.len());
+            for slug in &source.eggs {
+                let (egg, indexed_at) = previous.read_egg(slug, read)?;
+                eggs.push((egg, indexed_at));
+            }
+            let prev = PreviousSource {
+                branch: source.branch,
+                commit: source.commit,
+                eggs,
+                skipped: source.skipped,
+                warnings: source.warnings,
+            };
+            previous.sources.insert(source.key, prev);
+        }
+        Ok(previous)
+    }
+
+    /// Reads the document of `slug`, records what it published and derived, and gives the egg
+    /// back as the build parsed it.
+    fn read_egg(
+        &mut self,
+        slug: &str,
+        read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
+    ) -> Result<(ParsedEgg, u64), PreviousError> {
+        let path = paths::egg(slug);
+        let bytes = read(&path).map_err(|source| PreviousError::Read {
+            path: path.clone(),
+            source,
+        })?;
+        let doc: EggDocument = serde_json::from_slice(&bytes)
+            .map_err(|source| PreviousError::Document { path, source })?;
+        let meta = doc.meta;
+        let origin = format!("{}/{}", meta.owner, meta.repo);
+        self.published
+            .insert(slug.to_owned(), (origin, meta.path.clone()));
+        let derived = Derived {
+            sha256: meta.sha256.clone(),
+            uuid: meta.uuid,
+            indexed_at: meta.indexed_at,
+            import: meta.import,
+        };
+        self.derived.insert(slug.to_owned(), derived);
+        let egg = ParsedEgg {
+            path: meta.path,
+            name: meta.name,
+            format: meta.format,
+            sha256: meta.sha256,
+            egg: doc.egg,
+            readme: doc.readme,
+            // The file's own findings; the catalog-wide ones are found again by the build.
+            diagnostics: meta
+                .diagnostics
+                .into_iter()
+                .filter(|d| d.code != SHARED_UUID)
+                .collect(),
+        };
+        Ok((egg, meta.indexed_at))
+    }
+}

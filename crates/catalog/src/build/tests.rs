@@ -1,0 +1,390 @@
+//! Unit tests of the build on in-memory inputs (no git, no disk): the catalog's invariants at
+//! its own boundary. The previous catalog of a second build is decoded from the first build's
+//! documents, as a rebuild reads it from its snapshot.
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use super::*;
+use crate::history::SourceHistory;
+use crate::paths;
+use crate::scan::{EntryKind, TreeEntry, scan};
+use crate::wire::{SHARED_UUID, SourceStatus};
+
+const BASE: &str = "https://eggcat.example";
+
+fn egg(name: &str, uuid: Option<&str>) -> String {
+    let uuid = uuid.map_or(String::new(), |u| format!(r#""uuid": "{u}","#));
+    format!(
+        r#"{{"_comment": "x", {uuid} "meta": {{"version": "PTDL_v2", "update_url": null}},
+        "name": "{name}", "author": "a@b.c", "description": "about {name}",
+        "startup": "./run", "variables": []}}"#
+    )
+}
+
+/// A source `owner/repo` scanned from `files` (path, text) at `commit`, with the history
+/// `history`.
+fn scanned(files: &[(&str, String)], commit: &str, history: SourceHistory) -> Fetched {
+    let entries: Vec<TreeEntry> = files
+        .iter()
+        .map(|(path, text)| TreeEntry {
+            path: (*path).to_owned(),
+            kind: EntryKind::File,
+            size: text.len() as u64,
+            content: Some(text.clone().into_bytes()),
+        })
+        .collect();
+    Fetched::Scanned {
+        branch: "main".to_owned(),
+        commit: commit.to_owned(),
+        scan: scan(&entries),
+        history: Box::new(history),
+    }
+}
+
+fn info(owner: &str, repo: &str) -> SourceInfo {
+    SourceInfo {
+        key: format!("https://git.example/{owner}/{repo}#main"),
+        url: format!("https://git.example/{owner}/{repo}"),
+        label: owner.to_owned(),
+        owner: owner.to_owned(),
+        repo: repo.to_owned(),
+        raw_url: "https://raw.example/{owner}/{repo}/{branch}/{path}".to_owned(),
+    }
+}
+
+fn ctx(now_ms: u64) -> BuildContext {
+    BuildContext {
+        base_url: BASE.to_owned(),
+        build_id: format!("b{now_ms}"),
+        started_at_ms: now_ms,
+        now_ms,
+        derivation: "code".to_owned(),
+    }
+}
+
+fn run(inputs: Vec<(SourceInfo, Fetched)>, previous: Previous, now_ms: u64) -> Catalog {
+    let inputs = inputs
+        .into_iter()
+        .map(|(info, fetched)| SourceInput { info, fetched })
+        .collect();
+    build(inputs, previous, &ctx(now_ms), &|_| None)
+}
+
+/// The previous catalog a rebuild decodes from `catalog`'s snapshot, and a reader of its files.
+fn previous_of(catalog: &Catalog) -> (Previous, impl Fn(&str) -> Option<Vec<u8>> + Sync + '_) {
+    let state = serde_json::to_vec(&catalog.state).unwrap();
+    let state = Previous::decode_state(&state).unwrap();
+    let read = |path: &str| {
+        catalog
+            .files
+            .get(path)
+            .cloned()
+            .ok_or_else(|| std::io::ErrorKind::NotFound.into())
+    };
+    let previous = Previous::decode(state, &read).unwrap();
+    (previous, |path: &str| catalog.files.get(path).cloned())
+}
+
+fn json(catalog: &Catalog, path: &str) -> Value {
+    serde_json::from_slice(&catalog.files[path]).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+/// The slug of the egg at `path`.
+fn slug_of(catalog: &Catalog, path: &str) -> String {
+    slugs(catalog)
+        .into_iter()
+        .find(|s| json(catalog, &paths::egg(s))["meta"]["path"] == path)
+        .unwrap_or_else(|| panic!("no egg at {path}"))
+}
+
+fn slugs(catalog: &Catalog) -> Vec<String> {
+    let index = json(catalog, paths::INDEX);
+    index
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["slug"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+/// Two sources; `b` has an egg at the same path as `a`'s, and two of `a`'s share a stem.
+fn two_sources() -> Vec<(SourceInfo, Fetched)> {
+    let a = [
+        ("games/paper/egg-paper.json", egg("Paper", None)),
+        ("games/paper2/egg-paper.json", egg("Paper Two", None)),
+        ("voice/egg-mumble.json", egg("Mumble", None)),
+    ];
+    let b = [("games/paper/egg-paper.json", egg("Paper B", None))];
+    vec![
+        (
+            info("beta", "eggs"),
+            scanned(&b, "c-b1", SourceHistory::default()),
+        ),
+        (
+            info("alpha", "eggs"),
+            scanned(&a, "c-a1", SourceHistory::default()),
+        ),
+    ]
+}
+
+#[test]
+fn every_egg_once_with_unique_slugs_whatever_the_configuration_order() {
+    let catalog = run(two_sources(), Previous::default(), 1000);
+    let listed = slugs(&catalog);
+    assert_eq!(listed.len(), 4, "{listed:?}");
+    let unique: std::collections::BTreeSet<&String> = listed.iter().collect();
+    assert_eq!(unique.len(), 4, "slugs are unique: {listed:?}");
+    let origins: std::collections::BTreeSet<(String, String)> = listed
+        .iter()
+        .map(|s| {
+            let doc = json(&catalog, &paths::egg(s));
+            (
+                doc["meta"]["owner"].as_str().unwrap().to_owned(),
+                doc["meta"]["path"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(origins.len(), 4, "each upstream file once");
+    // The other configuration order gives the same documents but the report's source order.
+    let mut reversed = two_sources();
+    reversed.reverse();
+    let other = run(reversed, Previous::default(), 1000);
+    for (path, bytes) in &catalog.files {
+        if path != paths::STATUS {
+            assert_eq!(bytes, &other.files[path], "{path}");
+        }
+    }
+}
+
+#[test]
+fn slug_collisions_are_told_apart_by_folder_then_owner() {
+    let catalog = run(two_sources(), Previous::default(), 1000);
+    // `paper` is the stem of three files: two in one repository (told apart by folder), one of
+    // them at the same path as another owner's (told apart by owner).
+    assert_eq!(
+        slugs(&catalog),
+        [
+            "alpha-eggs-games-paper-paper",
+            "beta-eggs-games-paper-paper",
+            "eggs-games-paper2-paper",
+            "eggs-mumble",
+        ]
+    );
+}
+
+#[test]
+fn the_same_input_gives_byte_identical_output() {
+    let first = run(two_sources(), Previous::default(), 1000);
+    let second = run(two_sources(), Previous::default(), 1000);
+    assert_eq!(first.files, second.files);
+    assert_eq!(first.state, second.state);
+}
+
+#[test]
+fn a_failed_source_and_an_emptied_source_keep_their_previous_eggs() {
+    let first = run(two_sources(), Previous::default(), 1000);
+    let (previous, read) = previous_of(&first);
+    let failed = Fetched::Failed {
+        branch: None,
+        error: "git ls-remote failed".to_owned(),
+    };
+    let emptied = scanned(
+        &[("README.md", "gone".to_owned())],
+        "c-a2",
+        SourceHistory::default(),
+    );
+    let inputs = vec![
+        (info("beta", "eggs"), failed),
+        (info("alpha", "eggs"), emptied),
+    ]
+    .into_iter()
+    .map(|(info, fetched)| SourceInput { info, fetched })
+    .collect();
+    let second = build(inputs, previous, &ctx(2000), &read);
+    assert_eq!(
+        slugs(&second),
+        slugs(&first),
+        "nothing upstream empties the catalog"
+    );
+    let sources = &second.report.sources;
+    assert!(
+        sources
+            .iter()
+            .all(|s| s.status == SourceStatus::Failed && s.kept_previous)
+    );
+    assert!(
+        sources[1]
+            .error
+            .as_deref()
+            .unwrap()
+            .ends_with(KEPT_PREVIOUS_EGGS)
+    );
+    // The kept eggs are the same documents; their commit stays the one they were read at.
+    for slug in slugs(&first) {
+        assert_eq!(
+            first.files[&paths::egg(&slug)],
+            second.files[&paths::egg(&slug)],
+            "{slug}"
+        );
+    }
+    assert_eq!(json(&second, paths::REMOVED), serde_json::json!([]));
+}
+
+#[test]
+fn upstream_uuids_are_kept_once_and_a_shared_one_is_derived_for_the_later_egg() {
+    let u = "8f2d6a4e-1c3b-4f5a-9e7d-0b1c2d3e4f5a";
+    let files = [
+        ("a/egg-one.json", egg("One", Some(u))),
+        ("b/egg-two.json", egg("Two", Some(&u.to_ascii_uppercase()))),
+        ("c/egg-three.json", egg("Three", Some("not-a-uuid"))),
+    ];
+    let catalog = run(
+        vec![(
+            info("o", "r"),
+            scanned(&files, "c1", SourceHistory::default()),
+        )],
+        Previous::default(),
+        1000,
+    );
+    let meta = |path: &str| json(&catalog, &paths::egg(&slug_of(&catalog, path)))["meta"].clone();
+    assert_eq!(
+        meta("a/egg-one.json")["uuid"],
+        u,
+        "the first holder keeps upstream's uuid"
+    );
+    let two = meta("b/egg-two.json");
+    assert_ne!(
+        two["uuid"].as_str().unwrap().to_ascii_lowercase(),
+        u,
+        "the later twin gets a derived uuid"
+    );
+    assert_eq!(
+        two["uuid"],
+        eggcat_panels::stable_uuid("o/r/b/egg-two.json")
+    );
+    assert_eq!(
+        meta("c/egg-three.json")["uuid"],
+        eggcat_panels::stable_uuid("o/r/c/egg-three.json")
+    );
+    for slug in ["a/egg-one.json", "b/egg-two.json"] {
+        let diagnostics = meta(slug)["diagnostics"].clone();
+        let codes: Vec<&Value> = diagnostics
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| &d["code"])
+            .collect();
+        assert!(codes.iter().any(|c| *c == SHARED_UUID), "{slug}: {codes:?}");
+    }
+    let warned: Vec<&str> = catalog
+        .report
+        .warnings
+        .iter()
+        .map(|w| w.path.as_str())
+        .collect();
+    assert!(
+        warned.contains(&"b/egg-two.json"),
+        "the collision is reported: {warned:?}"
+    );
+    // The import file carries the uuid of the document.
+    let ptdl: Value = serde_json::from_slice(
+        &catalog.files[&paths::egg_file(
+            &slug_of(&catalog, "b/egg-two.json"),
+            paths::import::PTERODACTYL_JSON,
+        )],
+    )
+    .unwrap();
+    assert_eq!(ptdl["uuid"], two["uuid"]);
+}
+
+#[test]
+fn a_kept_egg_keeps_its_history_document_and_the_shared_uuid_finding_is_not_doubled() {
+    let u = "8f2d6a4e-1c3b-4f5a-9e7d-0b1c2d3e4f5a";
+    let files = [
+        ("a/egg-one.json", egg("One", Some(u))),
+        ("b/egg-two.json", egg("Two", Some(u))),
+    ];
+    let history = SourceHistory {
+        depth: "to a depth of 7 commits".to_owned(),
+        ..SourceHistory::default()
+    };
+    let first = run(
+        vec![(info("o", "r"), scanned(&files, "c1", history))],
+        Previous::default(),
+        1000,
+    );
+    let (previous, read) = previous_of(&first);
+    let input = SourceInput {
+        info: info("o", "r"),
+        fetched: Fetched::Unchanged,
+    };
+    let second = build(vec![input], previous, &ctx(2000), &read);
+    for slug in slugs(&first) {
+        let slug = slug.as_str();
+        assert_eq!(
+            first.files[&paths::history(slug)],
+            second.files[&paths::history(slug)],
+            "{slug}: the kept egg's history is the previous document"
+        );
+        assert_eq!(
+            first.files[&paths::egg(slug)],
+            second.files[&paths::egg(slug)],
+            "{slug}: one E017, not two"
+        );
+    }
+    // With no previous document, a kept egg's history says why there is none.
+    let (previous, _) = previous_of(&first);
+    let input = SourceInput {
+        info: info("o", "r"),
+        fetched: Fetched::Unchanged,
+    };
+    let third = build(vec![input], previous, &ctx(3000), &|_| None);
+    let history = json(&third, &paths::history(&slug_of(&third, "a/egg-one.json")));
+    assert!(
+        history.to_string().contains("not read in this build"),
+        "{history}"
+    );
+}
+
+#[test]
+fn an_unchanged_file_keeps_its_indexed_at_and_a_changed_one_gets_now() {
+    let first = run(two_sources(), Previous::default(), 1000);
+    let (previous, read) = previous_of(&first);
+    let a = [
+        ("games/paper/egg-paper.json", egg("Paper", None)),
+        (
+            "games/paper2/egg-paper.json",
+            egg("Paper Two, edited", None),
+        ),
+        ("voice/egg-mumble.json", egg("Mumble", None)),
+    ];
+    let inputs = vec![
+        SourceInput {
+            info: info("beta", "eggs"),
+            fetched: Fetched::Unchanged,
+        },
+        SourceInput {
+            info: info("alpha", "eggs"),
+            fetched: scanned(&a, "c-a2", SourceHistory::default()),
+        },
+    ];
+    let second = build(inputs, previous, &ctx(2000), &read);
+    let at: BTreeMap<String, u64> = slugs(&second)
+        .into_iter()
+        .map(|s| {
+            let doc = json(&second, &paths::egg(&s));
+            (
+                doc["meta"]["path"].as_str().unwrap().to_owned()
+                    + doc["meta"]["owner"].as_str().unwrap(),
+                doc["meta"]["indexedAt"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(at["games/paper2/egg-paper.jsonalpha"], 2000);
+    assert_eq!(at["games/paper/egg-paper.jsonalpha"], 1000);
+    assert_eq!(at["games/paper/egg-paper.jsonbeta"], 1000);
+    assert!(!second.report.sources[0].changed);
+    assert!(second.report.sources[1].changed);
+}

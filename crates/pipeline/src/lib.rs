@@ -1,0 +1,208 @@
+//! One rebuild, in one place: ask upstream, fetch what changed, build the catalog, render the
+//! pages, publish a snapshot, prune old ones. The stages are functions of this crate; the disk
+//! (`eggcat-store`), upstream (`eggcat-upstream`), the catalog (`eggcat-catalog`) and the pages
+//! (`eggcat-web`) are called, never the other way round.
+//!
+//! A rebuild that finds nothing changed (every source at the commit the current snapshot was
+//! built from, the same deriving code and options, the same sources configured, and no source
+//! failed in that build) publishes nothing: it returns [`Rebuilt::Unchanged`] and the current
+//! snapshot, its `_status.json` included, stays as it is.
+//!
+//! One worker pool: the per-egg work (parsing, checks, conversions, history documents) runs on
+//! `eggcat-catalog`'s pool, one call at a time; upstream's blocking git commands run on a few
+//! threads of their own before and after it ([`fetch`]).
+
+mod derivation;
+mod fetch;
+mod previous;
+
+use std::path::PathBuf;
+
+use eggcat_catalog::wire::{Report, SourceStatus};
+use eggcat_catalog::{BuildContext, Previous, SourceInfo, SourceInput, build};
+use eggcat_store::{SnapshotFiles, Store, StoreError, remove_all};
+use eggcat_upstream::{Limits, Source};
+
+pub use fetch::{FetchProgress, Progress};
+
+/// Snapshots kept, the current one included.
+const KEEP_SNAPSHOTS: usize = 3;
+
+/// What a rebuild needs.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// The sources, in configuration order.
+    pub sources: Vec<Source>,
+    /// Per-source fetch limits.
+    pub limits: Limits,
+    /// The public address of the catalog (see `BuildContext::base_url`).
+    pub base_url: String,
+}
+
+/// What a rebuild did.
+#[derive(Debug)]
+pub enum Rebuilt {
+    /// A new snapshot was published.
+    Published(Box<Outcome>),
+    /// Nothing changed upstream or in the deriving code: no snapshot was published, the current
+    /// one (in this folder) stays.
+    Unchanged {
+        /// The folder of the current snapshot.
+        snapshot_dir: PathBuf,
+    },
+}
+
+/// A published rebuild.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The build report.
+    pub report: Report,
+    /// The folder of the new current snapshot.
+    pub snapshot_dir: PathBuf,
+    /// The published documents, with the snapshot's id.
+    pub snapshot: SnapshotFiles,
+}
+
+/// Why a rebuild failed as a whole. A failing source is not an error: it is in the report and
+/// keeps its previous eggs.
+#[derive(Debug, thiserror::Error)]
+pub enum PipelineError {
+    /// Reading or writing snapshots failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// No source could be fetched and there is no previous catalog: nothing to publish.
+    #[error("nothing to publish: no source could be fetched ({0})")]
+    NothingToPublish(String),
+}
+
+/// Asks every source for its tip; when nothing changed, returns [`Rebuilt::Unchanged`]; else
+/// fetches what changed, builds the catalog, publishes it as the new current snapshot and prunes
+/// old ones. `now_ms` is the clock (Unix milliseconds).
+pub fn rebuild(
+    store: &Store,
+    options: &BuildOptions,
+    now_ms: &(dyn Fn() -> u64 + Sync),
+    progress: &(dyn Fn(Progress<'_>) + Sync),
+) -> Result<Rebuilt, PipelineError> {
+    let lock = store.lock()?;
+    let started_at_ms = now_ms();
+    let infos: Vec<SourceInfo> = options.sources.iter().map(source_info).collect();
+    let derivation = derivation::derivation(&options.base_url);
+    let inputs = derivation::inputs(&derivation, &infos);
+    let loaded = previous::load(store, &derivation);
+    let fetched = fetch::fetch_all(options, &store.mirrors_dir(), &loaded.commits, progress);
+    if let Some(snapshot_dir) = loaded.unchanged(&fetched, &inputs) {
+        return Ok(Rebuilt::Unchanged { snapshot_dir });
+    }
+    let (previous, previous_dir, other) = loaded.decode(store);
+    // Read from another snapshot than the one upstream was asked against (the current one is
+    // damaged): ask again against the commits of the one read.
+    let fetched = if other {
+        let commits = previous::commits(&previous, &derivation);
+        fetch::fetch_all(options, &store.mirrors_dir(), &commits, progress)
+    } else {
+        fetched
+    };
+    // The snapshots this build's publishing would prune are removed while it builds: they are
+    // neither read nor written by it (the one it reads from is spared), and the list is made
+    // before it writes anything, so its own folder cannot be on it. A build that ends up
+    // publishing nothing has then pruned one snapshot early; the next one keeps as many.
+    let doomed = store
+        .prunable(KEEP_SNAPSHOTS - 1, previous_dir.as_deref())
+        .unwrap_or_else(|e| {
+            tracing::warn!(error = %e, "could not list old snapshots to prune");
+            Vec::new()
+        });
+    let ctx = BuildContext {
+        base_url: options.base_url.clone(),
+        build_id: build_id(started_at_ms),
+        started_at_ms,
+        now_ms: now_ms(),
+        derivation,
+    };
+    let inputs_of = |(info, fetched)| SourceInput { info, fetched };
+    let sources = infos.into_iter().zip(fetched).map(inputs_of).collect();
+    let previous = (previous, previous_dir);
+    let outcome = std::thread::scope(|scope| {
+        let pruning = scope.spawn(|| remove_all(&doomed));
+        let outcome = build_and_publish(store, options, sources, previous, &ctx, inputs);
+        if let Err(e) = pruning.join().expect("removing folders does not panic") {
+            tracing::warn!(error = %e, "could not prune old snapshots");
+        }
+        outcome
+    })?;
+    drop(lock);
+    Ok(Rebuilt::Published(Box::new(outcome)))
+}
+
+/// Builds the catalog from the sources' outcomes and the previous catalog (with the folder it
+/// was read from), renders the pages, and publishes the snapshot, unless there is nothing to
+/// publish. `inputs` goes into the state when no source failed.
+fn build_and_publish(
+    store: &Store,
+    options: &BuildOptions,
+    sources: Vec<SourceInput>,
+    (previous, previous_dir): (Previous, Option<PathBuf>),
+    ctx: &BuildContext,
+    inputs: String,
+) -> Result<Outcome, PipelineError> {
+    // Import files, history documents and pages of unchanged eggs are taken from the previous
+    // snapshot, but only when the same code and options made them.
+    let reusable = previous_dir.filter(|_| previous.derivation == ctx.derivation);
+    let read_previous = |path: &str| std::fs::read(reusable.as_ref()?.join(path)).ok();
+    let mut catalog = build(sources, previous, ctx, &read_previous);
+    // The web pages, feed and search summary are files of the same snapshot, rendered from its
+    // documents, so every host of the tree shows them and a rebuild swaps them with the rest.
+    let site = eggcat_web::SiteOptions {
+        base_url: &options.base_url,
+    };
+    let pages = eggcat_web::render(&catalog.files, &site, &read_previous);
+    catalog.files.extend(pages);
+    if every_source_ok(&catalog.report) {
+        catalog.state.inputs = inputs;
+    }
+    nothing_to_publish(&catalog.report)?;
+    let (id, snapshot_dir) = store.publish(&catalog)?;
+    Ok(Outcome {
+        report: catalog.report,
+        snapshot_dir,
+        snapshot: SnapshotFiles {
+            id,
+            files: catalog.files,
+        },
+    })
+}
+
+/// Fails when every source failed and no egg is left: publishing would empty the catalog.
+fn nothing_to_publish(report: &Report) -> Result<(), PipelineError> {
+    let failures: Vec<&str> = report
+        .sources
+        .iter()
+        .filter(|s| s.status == SourceStatus::Failed)
+        .filter_map(|s| s.error.as_deref())
+        .collect();
+    if !report.sources.is_empty() && failures.len() == report.sources.len() && report.eggs == 0 {
+        return Err(PipelineError::NothingToPublish(failures.join("; ")));
+    }
+    Ok(())
+}
+
+fn every_source_ok(report: &Report) -> bool {
+    report.sources.iter().all(|s| s.status == SourceStatus::Ok)
+}
+
+fn source_info(source: &Source) -> SourceInfo {
+    SourceInfo {
+        key: source.key(),
+        url: source.url.clone(),
+        label: source.label.clone(),
+        owner: source.owner.clone(),
+        repo: source.repo.clone(),
+        raw_url: source.raw_url.clone(),
+    }
+}
+
+/// `20261121T100157.123Z`: the start time, sortable, safe as a folder name.
+fn build_id(started_at_ms: u64) -> String {
+    eggcat_catalog::rfc3339(started_at_ms).replace(['-', ':'], "")
+}

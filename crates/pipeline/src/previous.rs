@@ -1,0 +1,159 @@
+//! The previous catalog: first the current snapshot's state alone (what upstream is asked
+//! against, and all a rebuild with no change reads), then, when something changed, the whole
+//! previous catalog, decoded by `eggcat-catalog` from the bytes the store reads.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use eggcat_catalog::wire::State;
+use eggcat_catalog::{Fetched, Previous};
+use eggcat_store::Store;
+
+/// The current snapshot's state, as far as it could be read.
+pub(crate) struct Loaded {
+    /// The current snapshot and its state, when both can be read.
+    current: Option<(PathBuf, State)>,
+    /// The commit of each source key in that state, when it was made under this build's
+    /// derivation (else empty: every source is fetched and parsed again).
+    pub(crate) commits: HashMap<String, String>,
+}
+
+/// Reads the current snapshot's state (not its documents).
+pub(crate) fn load(store: &Store, derivation: &str) -> Loaded {
+    let current = store.current_dir().and_then(|dir| {
+        let bytes = store.read_state(&dir).ok()?;
+        let state = Previous::decode_state(&bytes).ok()?;
+        Some((dir, state))
+    });
+    let commits = current
+        .iter()
+        .filter(|(_, state)| state.derivation == derivation)
+        .flat_map(|(_, state)| &state.sources)
+        .map(|s| (s.key.clone(), s.commit.clone()))
+        .collect();
+    Loaded { current, commits }
+}
+
+impl Loaded {
+    /// The current snapshot's folder when this rebuild would publish it again but for its
+    /// times: every source unchanged upstream, and the snapshot made from the same inputs (see
+    /// `derivation::inputs`) by a build where no source failed.
+    pub(crate) fn unchanged(&self, fetched: &[Fetched], inputs: &str) -> Option<PathBuf> {
+        let (dir, state) = self.current.as_ref()?;
+        let all_unchanged = fetched.iter().all(|f| matches!(f, Fetched::Unchanged));
+        let same = !state.inputs.is_empty()
+            && state.inputs == inputs
+            && state.sources.len() == fetched.len();
+        (all_unchanged && same).then(|| dir.clone())
+    }
+
+    /// The whole previous catalog and the folder it was read from; when the current snapshot
+    /// cannot be read, the newest older one that can stands in for it (so that failing sources
+    /// still keep eggs), and when none can, an empty catalog. The flag says whether it was read
+    /// from a snapshot other than the one whose commits upstream was asked against.
+    pub(crate) fn decode(&self, store: &Store) -> (Previous, Option<PathBuf>, bool) {
+        let asked = self.current.as_ref().map(|(dir, _)| dir);
+        let candidates = store.snapshots_newest_first().unwrap_or_else(|e| {
+            tracing::error!(error = %e, "cannot list the snapshots: building without a previous catalog");
+            Vec::new()
+        });
+        for dir in candidates {
+            match decode(store, &dir) {
+                Ok(previous) => {
+                    let other = asked != Some(&dir);
+                    if other {
+                        tracing::warn!(instead = %dir.display(), "current snapshot unreadable: reusing an older one");
+                    }
+                    return (previous, Some(dir), other);
+                }
+                Err(e) => {
+                    tracing::error!(snapshot = %dir.display(), error = %e, "snapshot unreadable")
+                }
+            }
+        }
+        (Previous::default(), None, asked.is_some())
+    }
+}
+
+/// Why a snapshot cannot be the previous catalog.
+#[derive(Debug, thiserror::Error)]
+enum Unreadable {
+    #[error(transparent)]
+    Store(#[from] eggcat_store::StoreError),
+    #[error(transparent)]
+    Catalog(#[from] eggcat_catalog::PreviousError),
+}
+
+/// The previous catalog of one snapshot.
+fn decode(store: &Store, dir: &std::path::Path) -> Result<Previous, Unreadable> {
+    let state = Previous::decode_state(&store.read_state(dir)?)?;
+    Ok(Previous::decode(state, &|path| {
+        std::fs::read(dir.join(path))
+    })?)
+}
+
+/// The commit of each source of `previous`, when it was made under `derivation`.
+pub(crate) fn commits(previous: &Previous, derivation: &str) -> HashMap<String, String> {
+    if previous.derivation != derivation {
+        return HashMap::new();
+    }
+    previous
+        .sources
+        .iter()
+        .map(|(key, s)| (key.clone(), s.commit.clone()))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use eggcat_catalog::wire::SourceState;
+
+    fn loaded(inputs: &str, sources: usize) -> Loaded {
+        let state = State {
+            sources: (0..sources)
+                .map(|i| SourceState {
+                    key: format!("k{i}"),
+                    branch: "main".to_owned(),
+                    commit: format!("c{i}"),
+                    eggs: Vec::new(),
+                    skipped: Vec::new(),
+                    warnings: Vec::new(),
+                })
+                .collect(),
+            inputs: inputs.to_owned(),
+            ..State::default()
+        };
+        Loaded {
+            current: Some((PathBuf::from("snapshots/1"), state)),
+            commits: HashMap::new(),
+        }
+    }
+
+    fn failed() -> Fetched {
+        Fetched::Failed {
+            branch: None,
+            error: "down".to_owned(),
+        }
+    }
+
+    #[test]
+    fn only_every_source_unchanged_under_the_same_inputs_keeps_the_snapshot() {
+        let two = || vec![Fetched::Unchanged, Fetched::Unchanged];
+        assert_eq!(
+            loaded("key", 2).unchanged(&two(), "key"),
+            Some(PathBuf::from("snapshots/1"))
+        );
+        assert_eq!(loaded("key", 2).unchanged(&two(), "other"), None);
+        // Written empty when a source failed in the build that made the snapshot.
+        assert_eq!(loaded("", 2).unchanged(&two(), ""), None);
+        assert_eq!(loaded("key", 3).unchanged(&two(), "key"), None);
+        let one_failed = vec![Fetched::Unchanged, failed()];
+        assert_eq!(loaded("key", 2).unchanged(&one_failed, "key"), None);
+        let none = Loaded {
+            current: None,
+            commits: HashMap::new(),
+        };
+        assert_eq!(none.unchanged(&two(), "key"), None);
+    }
+}
