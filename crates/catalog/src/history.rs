@@ -167,63 +167,81 @@ pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
         return doc;
     }
     let (steps, cut) = walk(&history.commits, &history.shallow, egg.path);
-    // Each readable version's egg, oldest first, so every version is compared with the newest
-    // readable one before it.
-    let mut versions: Vec<Version> = Vec::with_capacity(steps.len());
+    // Oldest first, so that every version is compared with the newest readable one before it.
     let mut before: Option<(String, serde_json::Value)> = None;
-    for step in steps.iter().rev() {
-        let commit = &history.commits[step.commit];
-        let mut v = Version {
-            commit: commit.id.clone(),
-            date: rfc3339(u64::try_from(commit.time).unwrap_or(0).saturating_mul(1000)),
-            subject: commit.subject.clone(),
-            url: history
-                .commit_url
-                .as_ref()
-                .map(|t| t.replace("{commit}", &commit.id)),
-            path: step.path.clone(),
-            event: step.event,
-            renamed_from: step.renamed_from.clone(),
-            sha256: None,
-            error: None,
-            compared_with: None,
-            breaking: false,
-            changes: Vec::new(),
-        };
-        if let Some(oid) = &step.oid {
-            match history.blobs.get(oid) {
-                None => {
-                    let why = history.unread.get(oid).map(String::as_str);
-                    v.error = Some(
-                        why.unwrap_or("the file could not be read from git")
-                            .to_owned(),
-                    );
-                }
-                Some(bytes) => {
-                    v.sha256 = Some(hex(&sha2_256(bytes)));
-                    match eggcat_diff::load(&step.path, bytes) {
-                        Err(e) => v.error = Some(e.to_string()),
-                        Ok(egg) => {
-                            if let Some((commit, old)) = &before
-                                && step.event != VersionEvent::Earliest
-                            {
-                                v.changes = eggcat_diff::diff(old, &egg);
-                                v.changes.iter_mut().for_each(bound_values);
-                                v.breaking = eggcat_diff::any_breaking(&v.changes);
-                                v.compared_with = Some(commit.clone());
-                            }
-                            before = Some((commit.id.clone(), egg));
-                        }
-                    }
-                }
-            }
-        }
-        versions.push(v);
-    }
+    let mut versions: Vec<Version> = steps
+        .iter()
+        .rev()
+        .map(|step| version(history, step, &mut before))
+        .collect();
     versions.reverse();
     let reaches_start = steps.last().is_some_and(|s| s.event == VersionEvent::Added);
     doc.complete = reaches_start && !cut;
-    doc.note = if cut {
+    doc.note = note(&steps, cut, &history.depth);
+    doc.versions = versions;
+    doc
+}
+
+/// One version, its changes counted from `before` (the newest readable version before it),
+/// which it then replaces when it can be read.
+fn version(
+    history: &SourceHistory,
+    step: &Step,
+    before: &mut Option<(String, serde_json::Value)>,
+) -> Version {
+    let commit = &history.commits[step.commit];
+    let mut v = Version {
+        commit: commit.id.clone(),
+        date: rfc3339(u64::try_from(commit.time).unwrap_or(0).saturating_mul(1000)),
+        subject: commit.subject.clone(),
+        url: history
+            .commit_url
+            .as_ref()
+            .map(|t| t.replace("{commit}", &commit.id)),
+        path: step.path.clone(),
+        event: step.event,
+        renamed_from: step.renamed_from.clone(),
+        sha256: None,
+        error: None,
+        compared_with: None,
+        breaking: false,
+        changes: Vec::new(),
+    };
+    let Some(oid) = &step.oid else {
+        return v;
+    };
+    let Some(bytes) = history.blobs.get(oid) else {
+        let why = history.unread.get(oid).map(String::as_str);
+        v.error = Some(
+            why.unwrap_or("the file could not be read from git")
+                .to_owned(),
+        );
+        return v;
+    };
+    v.sha256 = Some(hex(&sha2_256(bytes)));
+    let egg = match eggcat_diff::load(&step.path, bytes) {
+        Ok(egg) => egg,
+        Err(e) => {
+            v.error = Some(e.to_string());
+            return v;
+        }
+    };
+    if let Some((commit, old)) = before.as_ref()
+        && step.event != VersionEvent::Earliest
+    {
+        v.changes = eggcat_diff::diff(old, &egg);
+        v.changes.iter_mut().for_each(bound_values);
+        v.breaking = eggcat_diff::any_breaking(&v.changes);
+        v.compared_with = Some(commit.clone());
+    }
+    *before = Some((commit.id.clone(), egg));
+    v
+}
+
+/// Why the history is partial, when it is: cut at [`MAX_VERSIONS`], stopped at the shallow
+/// boundary (`depth` says how deep it was fetched), or no version at all.
+fn note(steps: &[Step], cut: bool, depth: &str) -> Option<String> {
+    if cut {
         Some(format!(
             "only the newest {MAX_VERSIONS} versions are listed; older ones are left out"
         ))
@@ -232,16 +250,13 @@ pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
         .is_some_and(|s| s.event == VersionEvent::Earliest)
     {
         Some(format!(
-            "the source's history is fetched {}: the oldest version listed is the oldest commit fetched, not the file's first",
-            history.depth
+            "the source's history is fetched {depth}: the oldest version listed is the oldest commit fetched, not the file's first"
         ))
     } else if steps.is_empty() {
         Some("no commit in the fetched history changed this file".to_owned())
     } else {
         None
-    };
-    doc.versions = versions;
-    doc
+    }
 }
 
 /// Cuts a long text `old` or `new` to [`MAX_VALUE_CHARS`], saying how long it was.

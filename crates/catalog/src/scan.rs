@@ -143,30 +143,42 @@ pub fn scan(entries: &[TreeEntry]) -> SourceScan {
                     .clone();
                 out.eggs.push(egg);
             }
-            Err(reason) => out.skipped.push(problem(&entry.path, &reason)),
+            Err(reason) => out.skipped.push(problem(&entry.path, &reason.to_string())),
         }
     }
     out
 }
 
-fn parse_egg(entry: &TreeEntry) -> Result<(ParsedEgg, Vec<String>), String> {
+/// Why a file that looks like an egg is skipped; its text is the report's message.
+#[derive(Debug, thiserror::Error)]
+enum Skip {
+    #[error("symbolic link: not followed")]
+    Symlink,
+    #[error("file is {0} bytes, over the limit of {MAX_FILE_SIZE} bytes (16 MiB)")]
+    TooLarge(u64),
+    #[error("file content was not read")]
+    NotRead,
+    #[error("not a JSON or YAML file name")]
+    NotJsonOrYaml,
+    /// The parser's message, whole.
+    #[error("{0}")]
+    Parse(eggcat_egg::ParseError),
+    #[error("{0}")]
+    NotAnEgg(eggcat_egg::ShapeError),
+}
+
+fn parse_egg(entry: &TreeEntry) -> Result<(ParsedEgg, Vec<String>), Skip> {
     if entry.kind == EntryKind::Symlink {
-        return Err("symbolic link: not followed".to_owned());
+        return Err(Skip::Symlink);
     }
     if entry.size > MAX_FILE_SIZE {
-        return Err(format!(
-            "file is {} bytes, over the limit of {MAX_FILE_SIZE} bytes (16 MiB)",
-            entry.size
-        ));
+        return Err(Skip::TooLarge(entry.size));
     }
-    let bytes = entry
-        .content
-        .as_deref()
-        .ok_or("file content was not read")?;
+    let bytes = entry.content.as_deref().ok_or(Skip::NotRead)?;
     let (_, file) = split(&entry.path);
-    let syntax = SyntaxKind::from_file_name(file).ok_or("not a JSON or YAML file name")?;
-    let parsed = eggcat_egg::parse(bytes, syntax).map_err(|e| e.to_string())?;
-    let info = eggcat_egg::inspect(&parsed.value).map_err(|e| e.to_string())?;
+    let syntax = SyntaxKind::from_file_name(file).ok_or(Skip::NotJsonOrYaml)?;
+    let parsed = eggcat_egg::parse(bytes, syntax).map_err(Skip::Parse)?;
+    let info = eggcat_egg::inspect(&parsed.value).map_err(Skip::NotAnEgg)?;
     let compact = serde_json::to_string(&parsed.value).expect("a JSON value always serializes");
     let egg = RawValue::from_string(compact).expect("serde_json output is valid JSON");
     let egg = ParsedEgg {

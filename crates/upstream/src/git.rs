@@ -308,27 +308,28 @@ pub(crate) fn log(
     .arg(commit)
     .args(["--", ":(icase)*.json", ":(icase)*.yaml", ":(icase)*.yml"]);
     let out = run("log", cmd, None, limits)?;
-    parse_log(&out).map_err(|detail| FetchError::Protocol {
-        command: "log",
-        detail,
-    })
+    parse_log(&out)
 }
 
 /// Parses `git log -z --raw --format=%x01%H %ct %s`: records start with 0x01; a record is the
 /// header, NUL, then `:<modes> <oids> <status>` NUL `<path>` NUL (a second path for a rename or
 /// copy), repeated.
-fn parse_log(out: &[u8]) -> Result<Vec<LogCommit>, String> {
+fn parse_log(out: &[u8]) -> Result<Vec<LogCommit>, FetchError> {
+    let bad = |detail: String| FetchError::Protocol {
+        command: "log",
+        detail,
+    };
     let mut commits = Vec::new();
     for record in out.split(|&b| b == 1).filter(|r| !r.is_empty()) {
         let mut fields = record.split(|&b| b == 0);
         let header = String::from_utf8_lossy(fields.next().unwrap_or_default());
         let mut parts = header.splitn(3, ' ');
         let (Some(id), Some(time)) = (parts.next(), parts.next()) else {
-            return Err(format!("bad commit header `{header}`"));
+            return Err(bad(format!("bad commit header `{header}`")));
         };
         let time = time
             .parse()
-            .map_err(|_| format!("bad commit time in `{header}`"))?;
+            .map_err(|_| bad(format!("bad commit time in `{header}`")))?;
         let mut commit = LogCommit {
             id: id.to_owned(),
             time,
@@ -344,14 +345,14 @@ fn parse_log(out: &[u8]) -> Result<Vec<LogCommit>, String> {
             // `:100644 100644 <old oid> <new oid> <status>`
             let words: Vec<&str> = raw.trim_start_matches(':').split(' ').collect();
             let [_, _, _, new_oid, status] = words[..] else {
-                return Err(format!("bad change line `{raw}`"));
+                return Err(bad(format!("bad change line `{raw}`")));
             };
             let letter = status.chars().next().unwrap_or('?');
             let mut path = || {
                 fields
                     .next()
                     .map(|p| String::from_utf8_lossy(p).into_owned())
-                    .ok_or_else(|| format!("no path after `{raw}`"))
+                    .ok_or_else(|| bad(format!("no path after `{raw}`")))
             };
             let old_path = path()?;
             let new_path = if matches!(letter, 'R' | 'C') {
