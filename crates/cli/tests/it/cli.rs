@@ -237,6 +237,11 @@ fn a_killed_build_leaves_the_previous_snapshot_current_and_intact() {
 
 /// `GET path` over a fresh connection; the status code, or `None` when nothing answers.
 fn status_of(port: u16, path: &str) -> Option<u16> {
+    answer_of(port, path)?.get(9..12)?.parse().ok()
+}
+
+/// The whole answer (status line, headers, body) to a GET of `path`.
+fn answer_of(port: u16, path: &str) -> Option<String> {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
     s.set_read_timeout(Some(std::time::Duration::from_secs(5)))
@@ -245,7 +250,19 @@ fn status_of(port: u16, path: &str) -> Option<u16> {
         .ok()?;
     let mut out = String::new();
     s.read_to_string(&mut out).ok()?;
-    out.get(9..12)?.parse().ok()
+    Some(out)
+}
+
+/// Waits (at most 60 s, the machine may be busy) until `done` holds.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "never: {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 #[test]
@@ -277,6 +294,12 @@ fn serve_builds_when_there_is_no_catalog_then_becomes_ready_and_stops_on_sigterm
     );
     assert_eq!(status_of(port, "/api/v1/eggs/eggs-a.json"), Some(200));
     assert_eq!(status_of(port, "/healthz"), Some(200));
+    // The build is counted once its result is handled, which is when it is logged: stop after.
+    wait_until("the build is counted", || {
+        answer_of(port, "/metrics")
+            .is_some_and(|m| m.contains("eggcat_builds_total{outcome=\"ok\"} 1"))
+    });
+    std::thread::sleep(std::time::Duration::from_millis(500));
     let term = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
@@ -307,15 +330,22 @@ fn serve_keeps_the_last_good_catalog_when_a_rebuild_fails() {
         &["--refresh", "1s"],
         std::process::Stdio::null(),
     );
-    std::thread::sleep(std::time::Duration::from_millis(3000));
+    // A rebuild (every second) finds the source gone and publishes the kept egg.
+    let data = tmp.path().join("data");
+    let status = || -> Option<serde_json::Value> {
+        let path = data_current(&data).join("api/v1/_status.json");
+        serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    };
+    wait_until("a rebuild reports the failed source", || {
+        status().is_some_and(|s| s["sources"][0]["status"] == "failed")
+    });
+    let status = status().unwrap();
+    assert_eq!(status["sources"][0]["keptPrevious"], true);
+    wait_until("the rebuilt catalog is served", || {
+        answer_of(port, "/api/v1/_status.json").is_some_and(|a| a.contains("\"keptPrevious\":true"))
+    });
     let egg = status_of(port, "/api/v1/eggs/eggs-a.json");
     let _ = child.kill();
     let _ = child.wait();
     assert_eq!(egg, Some(200), "the kept egg is still served");
-    let status: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(data_current(&tmp.path().join("data")).join("api/v1/_status.json")).unwrap(),
-    )
-    .unwrap();
-    assert_eq!(status["sources"][0]["status"], "failed");
-    assert_eq!(status["sources"][0]["keptPrevious"], true);
 }
