@@ -52,30 +52,7 @@ pub(crate) fn render(
         Nav::Egg,
     );
 
-    h.lit("<article class=\"egg\"><header class=\"egg-head\">");
-    if let Some(icon) = &item.icon {
-        let src = format!("{root}{icon}");
-        h.open(
-            "img",
-            &[
-                ("class", Some("icon big")),
-                ("src", Some(&src)),
-                ("alt", Some("")),
-                ("width", Some("96")),
-                ("height", Some("96")),
-            ],
-        );
-    }
-    h.lit("<div>").el("h1", &[], &m.name);
-    let description = egg_str(egg, "description");
-    if !description.is_empty() {
-        h.el(
-            "p",
-            &[("class", Some("desc full"))],
-            &clip(description, DESCRIPTION_CHARS),
-        );
-    }
-    h.lit("</div></header>");
+    head(&mut h, doc, item, root);
     facts(&mut h, doc, item);
     crate::compare::section(&mut h, related.siblings);
 
@@ -83,22 +60,7 @@ pub(crate) fn render(
     parts::import(&mut h, m, base);
     h.lit("</section>");
 
-    let images = docker_images(egg);
-    section(&mut h, "images", "Docker images");
-    if images.is_empty() {
-        h.lit("<p>None listed.</p>");
-    } else {
-        h.lit("<ul class=\"images\">");
-        for (label, image) in &images {
-            h.lit("<li>").code(image);
-            if label != image {
-                h.lit(" ").el("span", &[("class", Some("muted"))], label);
-            }
-            h.lit("</li>");
-        }
-        h.lit("</ul>");
-    }
-    h.lit("</section>");
+    images(&mut h, egg);
 
     let variables = egg
         .get("variables")
@@ -109,15 +71,7 @@ pub(crate) fn render(
         .iter()
         .map(|v| egg_str(v, "env_variable"))
         .collect();
-    section(&mut h, "startup", "Startup");
-    for (label, command) in startup_commands(egg) {
-        // Focusable: a command longer than the screen scrolls inside its box, by keyboard too.
-        h.el("h3", &[], &label)
-            .lit("<pre class=\"cmd\" tabindex=\"0\"><code>");
-        parts::linked_command(&mut h, &command, &envs);
-        h.lit("</code></pre>");
-    }
-    h.lit("</section>");
+    startup(&mut h, egg, &envs);
 
     section(&mut h, "variables", "Variables");
     parts::variables(&mut h, &variables);
@@ -155,6 +109,69 @@ pub(crate) fn render(
         }),
     );
     h.finish()
+}
+
+/// The page's header: the icon, the name and the description (clipped).
+fn head(h: &mut Html, doc: &EggDoc, item: &SummaryItem, root: &str) {
+    let m = &doc.meta;
+    let egg = &doc.egg;
+    h.lit("<article class=\"egg\"><header class=\"egg-head\">");
+    if let Some(icon) = &item.icon {
+        let src = format!("{root}{icon}");
+        h.open(
+            "img",
+            &[
+                ("class", Some("icon big")),
+                ("src", Some(&src)),
+                ("alt", Some("")),
+                ("width", Some("96")),
+                ("height", Some("96")),
+            ],
+        );
+    }
+    h.lit("<div>").el("h1", &[], &m.name);
+    let description = egg_str(egg, "description");
+    if !description.is_empty() {
+        h.el(
+            "p",
+            &[("class", Some("desc full"))],
+            &clip(description, DESCRIPTION_CHARS),
+        );
+    }
+    h.lit("</div></header>");
+}
+
+/// The docker images the egg lists, each with its label when the label differs.
+fn images(h: &mut Html, egg: &Value) {
+    let images = docker_images(egg);
+    section(h, "images", "Docker images");
+    if images.is_empty() {
+        h.lit("<p>None listed.</p>");
+    } else {
+        h.lit("<ul class=\"images\">");
+        for (label, image) in &images {
+            h.lit("<li>").code(image);
+            if label != image {
+                h.lit(" ").el("span", &[("class", Some("muted"))], label);
+            }
+            h.lit("</li>");
+        }
+        h.lit("</ul>");
+    }
+    h.lit("</section>");
+}
+
+/// The startup command(s), each `{{VARIABLE}}` linked to its row in the variables' table.
+fn startup(h: &mut Html, egg: &Value, envs: &[&str]) {
+    section(h, "startup", "Startup");
+    for (label, command) in startup_commands(egg) {
+        // Focusable: a command longer than the screen scrolls inside its box, by keyboard too.
+        h.el("h3", &[], &label)
+            .lit("<pre class=\"cmd\" tabindex=\"0\"><code>");
+        parts::linked_command(h, &command, envs);
+        h.lit("</code></pre>");
+    }
+    h.lit("</section>");
 }
 
 /// The page's `<meta name="description">`: the egg's one-line description, else its name.

@@ -106,26 +106,31 @@ enum Pages {
     Unchecked,
 }
 
+/// The function's source: its data, the page check, then the handler.
 fn render(
     files: &BTreeMap<String, Vec<u8>>,
     gone: &BTreeMap<String, Vec<u8>>,
     pages: Pages,
 ) -> String {
-    let gone_js: String = gone
-        .iter()
-        .map(|(slug, body)| {
-            // The body is JSON, itself a valid JS expression once parsed as a string.
-            let body = String::from_utf8_lossy(body);
-            let as_string = serde_json::to_string(&body).expect("a string always serializes");
-            format!(
-                "  {}: {as_string},\n",
-                serde_json::Value::from(slug.as_str())
-            )
-        })
-        .collect();
-    let bad_fields = String::from_utf8_lossy(&super::problems::bad_fields_problem()).into_owned();
-    let method = String::from_utf8_lossy(&super::problems::method_problem()).into_owned();
-    let js = |s: &str| serde_json::to_string(s).expect("a string always serializes");
+    let mut out = data(files, gone, pages);
+    out.push_str(PAGE_CHECK);
+    out.push_str(&handler());
+    out
+}
+
+/// A JS string literal.
+fn js(s: &str) -> String {
+    serde_json::to_string(s).expect("a string always serializes")
+}
+
+/// The function's head comment and the data it embeds: the removed eggs' 410 bodies and, when
+/// `pages` is checked, the site's fixed pages, the slugs' hashes and the 404 page.
+fn data(
+    files: &BTreeMap<String, Vec<u8>>,
+    gone: &BTreeMap<String, Vec<u8>>,
+    pages: Pages,
+) -> String {
+    let gone_js = gone_object(gone);
     let checked = pages == Pages::Checked;
     let (fixed, slugs, page) = if checked {
         let page = files
@@ -156,32 +161,60 @@ var SLUGS = {slugs};
 var DIGITS = '0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_';
 var NOT_FOUND_PAGE = {page};
 
-function hasSlug(slug) {{
+"#
+    )
+}
+
+/// The members of the `GONE` object: each removed slug with its 410 body as a JS string.
+fn gone_object(gone: &BTreeMap<String, Vec<u8>>) -> String {
+    gone.iter()
+        .map(|(slug, body)| {
+            // The body is JSON, itself a valid JS expression once parsed as a string.
+            let body = String::from_utf8_lossy(body);
+            let as_string = serde_json::to_string(&body).expect("a string always serializes");
+            format!(
+                "  {}: {as_string},\n",
+                serde_json::Value::from(slug.as_str())
+            )
+        })
+        .collect()
+}
+
+/// The JS that decides whether a browser's path names a page of the site, from the data above.
+const PAGE_CHECK: &str = r#"function hasSlug(slug) {
   var h = 0x811c9dc5;
-  for (var i = 0; i < slug.length; i++) {{
+  for (var i = 0; i < slug.length; i++) {
     h = (h ^ slug.charCodeAt(i)) >>> 0;
     // h * 16777619 (2^24 + 2^8 + 2^7 + 2^4 + 2^1 + 1), modulo 2^32, exactly.
     h = (h + (h << 1) + (h << 4) + (h << 7) + (h << 8) + (h << 24)) >>> 0;
-  }}
+  }
   h = h & 0xffffff;
   var code = DIGITS[(h >> 18) & 63] + DIGITS[(h >> 12) & 63] + DIGITS[(h >> 6) & 63] + DIGITS[h & 63];
-  for (var at = SLUGS.indexOf(code); at >= 0; at = SLUGS.indexOf(code, at + 1)) {{
+  for (var at = SLUGS.indexOf(code); at >= 0; at = SLUGS.indexOf(code, at + 1)) {
     if (at % 4 === 0) return true;
-  }}
+  }
   return false;
-}}
+}
 
 // Whether a browser's path names a page of the site (or a file the pages name, which the
 // bucket answers).
-function isPage(uri) {{
+function isPage(uri) {
   if (!CHECK_PAGES) return true;
   if (FIXED.indexOf(uri) >= 0 || /^\/(assets|icons)\//.test(uri)) return true;
-  // An egg's page, or the page comparing it with another egg (`/eggs/{{a}}/compare/{{b}}/`):
+  // An egg's page, or the page comparing it with another egg (`/eggs/{a}/compare/{b}/`):
   // both slugs must be the catalog's (whether the two are siblings, the bucket knows).
   var m = uri.match(/^\/eggs\/([a-z0-9][a-z0-9-]*)(?:\/compare\/([a-z0-9][a-z0-9-]*))?(\/|\/index\.html)?$/);
   return m !== null && hasSlug(m[1]) && (m[2] === undefined || hasSlug(m[2]));
-}}
-var BAD_FIELDS = {bad_fields};
+}
+"#;
+
+/// The viewer-request handler: CORS preflight, 405, 410, the HTML 404 page, folder redirects
+/// and the API's rewrites, with the problem documents it answers embedded.
+fn handler() -> String {
+    let bad_fields = String::from_utf8_lossy(&super::problems::bad_fields_problem()).into_owned();
+    let method = String::from_utf8_lossy(&super::problems::method_problem()).into_owned();
+    format!(
+        r#"var BAD_FIELDS = {bad_fields};
 var METHOD = {method};
 
 function problem(status, description, body, extra) {{
