@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
-# The web catalog's budgets on the ten shared repositories (issue 8), printed as figures:
+# The web catalog's budgets on the ten shared repositories (issue 8), made git repositories
+# with a history (issue 17: the first two JSON eggs of each get 12 commits, each changing their
+# docker images and every tenth line of their install script, so that their pages show 10
+# versions with script diffs), printed as figures:
 #   - the catalog page's first load, compressed (HTML + CSS + JS + _summary.json; gzip -9, the
 #     weakest encoding eggcat serves; brotli is smaller),
 #   - each keystroke of the search in Chromium (performance.now around the synchronous filter
 #     and the forced layout of the new list, every prefix of a set of queries; max and p95),
-#   - egg pages compressed without their README (and without the icon, a separate file),
+#   - egg pages compressed without their README (and without the icon, a separate file), and
+#     the same for the pages whose Changes section lists more than one version,
 #   - the time render() adds to a build (release, best of 5).
-# Needs: cargo, node with tests/browser/node_modules (npm ci), Chromium, python3, gzip.
+# Needs: cargo, git, node with tests/browser/node_modules (npm ci), Chromium, python3, gzip.
 set -euo pipefail
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-SHARED="$(dirname "$ROOT")/shared/upstream/pelican-eggs"
-[[ -d "$SHARED" ]] || { echo "error: $SHARED not found" >&2; exit 1; }
+# shellcheck source-path=SCRIPTDIR source=lib.sh
+source "$(dirname "$0")/lib.sh"
+bench_locate
 TMP=$(mktemp -d)
 SERVER_PID=""
 cleanup() { [[ -n "$SERVER_PID" ]] && kill "$SERVER_PID" 2>/dev/null; rm -rf "$TMP"; }
@@ -19,15 +23,35 @@ trap cleanup EXIT
 echo "==> release build (eggcat, render_tree)" >&2
 (cd "$ROOT" && cargo build -q --release -p eggcat && cargo build -q --release -p eggcat-web --example render_tree)
 
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-{
-    echo 'data_dir = "data"'
-    echo "base_url = \"http://127.0.0.1:$PORT\""
-    for r in "$SHARED"/*/; do
-        n=$(basename "$r")
-        printf '[[source]]\nurl = "%s"\nlabel = "pelican"\nowner = "pelican-eggs"\nrepo = "%s"\nbranch = "main"\n' "${r%/}" "$n"
+echo "==> git repositories with a history" >&2
+bench_make_repos
+for name in "${BENCH_REPO_NAMES[@]}"; do
+    repo="$TMP/repos/$name"
+    mapfile -t eggs < <(cd "$repo" && grep -rl --include='*egg-*.json' '"docker_images"' . | sort | head -n 2)
+    for egg in "${eggs[@]}"; do
+        for i in $(seq 1 12); do
+            python3 - "$repo/$egg" "$i" <<'EOF'
+import json, sys
+path, n = sys.argv[1], sys.argv[2]
+with open(path, encoding="utf-8") as f:
+    egg = json.load(f)
+images = egg.get("docker_images") or {}
+if isinstance(images, dict):
+    egg["docker_images"] = {k: f"{str(v).split('@')[0]}-h{n}" for k, v in images.items()}
+install = (egg.get("scripts") or {}).get("installation") or {}
+lines = str(install.get("script") or "").split("\n")
+install["script"] = "\n".join(l + f" # edit {n}" if i % 10 == 0 else l for i, l in enumerate(lines))
+with open(path, "w", encoding="utf-8") as f:
+    json.dump(egg, f, indent=4, ensure_ascii=False)
+    f.write("\n")
+EOF
+            bench_git -C "$repo" commit -q -am "history edit $i of $(basename "$egg")" >/dev/null
+        done
     done
-} > "$TMP/eggcat.toml"
+done
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+bench_write_config "$TMP/eggcat.toml" "$TMP/data"
+sed -i "/^data_dir = /a base_url = \"http://127.0.0.1:$PORT\"" "$TMP/eggcat.toml"
 "$ROOT/target/release/eggcat" build --config "$TMP/eggcat.toml" --out "$TMP/out" >/dev/null 2>&1
 RENDER=$("$ROOT/target/release/examples/render_tree" "$TMP/out" "http://127.0.0.1:$PORT" 2>&1 | sed -n 's/.*render_ms=\([0-9.]*\).*/\1/p')
 
@@ -39,18 +63,21 @@ TOTAL=$((HTML + CSS + JS + SUM))
 EGGS=$(python3 - "$OUT" <<'PY'
 import gzip, os, re, sys
 root = sys.argv[1] + "/eggs"
-sizes = []
+sizes, versioned = [], []
 for slug in os.listdir(root):
     if not os.path.isdir(os.path.join(root, slug)):
         continue  # eggs/index.html, the list of every egg
     page = open(os.path.join(root, slug, "index.html"), "rb").read()
     page = re.sub(rb'<section id="readme".*?</section>', b"", page, flags=re.S)
     sizes.append(len(gzip.compress(page, 9)))
+    if page.count(b'<li class="version"') > 1:
+        versioned.append(sizes[-1])
 sizes.sort()
-print(f"{sizes[len(sizes)//2]} {sizes[-1]} {len(sizes)}")
+versioned = sorted(versioned) or [0]
+print(f"{sizes[len(sizes)//2]} {sizes[-1]} {len(sizes)} {versioned[len(versioned)//2]} {versioned[-1]} {len(versioned)}")
 PY
 )
-read -r EGG_MEDIAN EGG_MAX EGG_COUNT <<<"$EGGS"
+read -r EGG_MEDIAN EGG_MAX EGG_COUNT HIST_MEDIAN HIST_MAX HIST_COUNT <<<"$EGGS"
 
 (cd "$OUT" && exec python3 -m http.server "$PORT" --bind 127.0.0.1 >/dev/null 2>&1) &
 SERVER_PID=$!
@@ -108,5 +135,7 @@ printf 'keystroke filter in Chromium: %s keystrokes, max %s ms, p95 %s ms (budge
     "${KEY_N:-?}" "${KEY_MAX:-?}" "${KEY_P95:-?}" "$V2"
 printf 'egg page without README (gzip -9), %s pages: median %s, max %s bytes (budget 61440) %s\n' \
     "${EGG_COUNT:-?}" "${EGG_MEDIAN:-?}" "${EGG_MAX:-?}" "$V3"
+printf '  of them with more than one version in Changes, %s pages: median %s, max %s bytes\n' \
+    "${HIST_COUNT:-?}" "${HIST_MEDIAN:-?}" "${HIST_MAX:-?}"
 printf 'render() of every page, release, best of 5: %s ms (budget 500) %s\n' "${RENDER:-?}" "$V4"
 exit $STATUS
