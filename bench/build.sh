@@ -2,17 +2,26 @@
 # Measures `eggcat build` on the shared upstream snapshot (ten real egg repositories).
 #
 # What it measures, each with /usr/bin/time (wall seconds, peak resident memory):
-#   1. first build from fresh clones into an empty data_dir (one run);
+#   1. first build from fresh clones into an empty data_dir (3 runs, the data_dir removed
+#      before each: median and max);
 #   2. rebuild with no upstream change (5 runs: median and max);
 #   3. rebuild after one new commit in games-steamcmd, a different egg description edit
 #      each time (5 runs: median and max).
 # The ten folders under ../shared/upstream/pelican-eggs are turned into local git
 # repositories (one commit each) in a temp dir and listed as file:// sources.
 #
+# After every build, outside the timing, the current snapshot must show what that build was
+# for, or its row FAILs whatever its time: every source read with status `ok` at its
+# repository's HEAD commit (a source that failed fast would make a quick build that built
+# nothing); after a one-commit rebuild, also the edited egg's document carrying the new
+# description.
+#
 # Run from anywhere:  bash bench/build.sh        (KEEP_TMP=1 keeps the temp dir)
-# Needs: cargo, git, /usr/bin/time (installed with apt-get when missing, as root).
+# Needs: cargo, git, python3, /usr/bin/time (installed with apt-get when missing, as root).
 # Prints a table with PASS/FAIL against the targets; time rows are judged on the median,
-# the memory row on the peak over all runs. Exits 0 even on FAIL: it is a measurement.
+# the memory row on the peak over all runs. Exits 1 when a snapshot does not show what its
+# build was for (the times would measure something else), 0 otherwise, even when a target is
+# missed: that is a measurement.
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -24,6 +33,7 @@ TARGET_NOCHANGE_MS=300
 TARGET_ONECOMMIT_MS=500
 TARGET_RSS_MIB=150
 RUNS=5
+FIRST_RUNS=3
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/eggcat-bench-build.XXXXXX")
 # shellcheck disable=SC2317 # called by the trap
@@ -36,7 +46,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-bench_need_tools time git cargo
+bench_need_tools time git cargo python3
 bench_build_binary
 
 say "making git repositories from $SHARED/pelican-eggs"
@@ -62,21 +72,65 @@ timed_build() {
     if ((KIB > PEAK_KIB)); then PEAK_KIB=$KIB; fi
 }
 
-# Makes one commit in games-steamcmd that changes an egg's description (a README line when
-# no JSON egg has a top-level description), different for each N.
-commit_change() {
-    local n=$1 repo="$TMP/repos/games-steamcmd" file
+# The egg file whose description commit_change edits: the first JSON egg of games-steamcmd, by
+# path, with a top-level description. Sets CHANGED_FILE (path inside the repository).
+pick_changed_file() {
+    local repo="$TMP/repos/games-steamcmd" file
     [[ -d "$repo" ]] || die "no games-steamcmd repository under $TMP/repos"
     file=$(grep -rl --include='*egg-*.json' '^    "description": "' "$repo" | sort | head -n 1 || true)
-    if [[ -n "$file" ]]; then
-        sed -i "0,/^    \"description\": \"/s//    \"description\": \"[bench change $n] /" "$file"
-    else
-        printf '\nbench change %s\n' "$n" >>"$repo/README.md"
-    fi
+    [[ -n "$file" ]] || die "no JSON egg with a top-level description in $repo: nothing to change"
+    CHANGED_FILE=${file#"$repo/"}
+}
+
+# Makes one commit in games-steamcmd that prefixes the description of CHANGED_FILE with
+# "[bench change N] ", different for each N.
+commit_change() {
+    local n=$1 repo="$TMP/repos/games-steamcmd"
+    sed -i "0,/^    \"description\": \"/s//    \"description\": \"[bench change $n] /" "$repo/$CHANGED_FILE"
     if git -C "$repo" diff --quiet; then
         die "change $n did not modify anything in $repo"
     fi
     bench_git -C "$repo" commit -q -am "bench change $n" >/dev/null || die "git commit failed in $repo"
+}
+
+# Checks, outside the timing, that the current snapshot shows what the build of row NAME was for:
+# every source `ok` at its repository's HEAD; with MARK, the document of games-steamcmd's
+# CHANGED_FILE has a description starting with MARK. A failed check FAILs the row.
+# Usage: verify_snapshot NAME [MARK]
+verify_snapshot() {
+    local name=$1 mark=${2:-} why
+    if ! why=$(python3 - "$DATA/current" "$TMP/repos" "$CHANGED_FILE" "$mark" 2>&1 <<'PY'
+import json, os, subprocess, sys
+
+snapshot, repos, changed_file, mark = sys.argv[1:5]
+def load(rel):
+    with open(os.path.join(snapshot, rel), encoding="utf-8") as f:
+        return json.load(f)
+status = load("api/v1/_status.json")
+names = sorted(os.listdir(repos))
+seen = sorted(s["repo"] for s in status["sources"])
+if seen != names:
+    sys.exit(f"the report lists the sources {seen}, not the repositories {names}")
+for s in status["sources"]:
+    head = subprocess.run(["git", "-C", os.path.join(repos, s["repo"]), "rev-parse", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    if s["status"] != "ok" or s["commit"] != head:
+        sys.exit(f"{s['repo']}: status {s['status']} at {s['commit']} (HEAD {head}): {s.get('error')}")
+if status["eggs"] == 0:
+    sys.exit("the catalog has no egg")
+if mark:
+    docs = [load(f"api/v1/eggs/{item['slug']}.json") for item in load("api/v1/eggs/_index.json")]
+    doc = [d for d in docs if d["meta"]["repo"] == "games-steamcmd" and d["meta"]["path"] == changed_file]
+    if len(doc) != 1:
+        sys.exit(f"{len(doc)} documents for games-steamcmd {changed_file}, expected 1")
+    description = doc[0]["egg"].get("description") or ""
+    if not description.startswith(mark):
+        sys.exit(f"the document of {changed_file} does not show the commit: description {description[:60]!r}")
+PY
+    ); then
+        ROW_BAD[$name]=1
+        CHECK_FAILS+=("$name: $why")
+    fi
 }
 
 # Prints "median max" of the integers given as arguments.
@@ -92,7 +146,8 @@ mib() {
 FAILS=0
 ROW_FMT='%-30s %4s %10s %8s %13s %10s   %s\n'
 
-# Prints one table row: name, target in ms, then "ms:kib" samples. Judged on the median.
+# Prints one table row: name, target in ms, then "ms:kib" samples. Judged on the median, and
+# FAIL whatever the time when a snapshot of the row did not show what its build was for.
 row() {
     local name=$1 target_ms=$2 sample med max peak=0 verdict=PASS
     shift 2
@@ -102,7 +157,7 @@ row() {
         if ((${sample#*:} > peak)); then peak=${sample#*:}; fi
     done
     read -r med max < <(median_max "${walls[@]}")
-    if ((med > target_ms)); then
+    if ((med > target_ms)) || [[ -n "${ROW_BAD[$name]:-}" ]]; then
         verdict=FAIL
         FAILS=$((FAILS + 1))
     fi
@@ -112,15 +167,26 @@ row() {
 
 PEAK_KIB=0
 FIRST=() NOCHANGE=() COMMIT=()
+ROW_FIRST="first build (fresh clones)"
+ROW_NOCHANGE="rebuild, no upstream change"
+ROW_COMMIT="rebuild after one commit"
+declare -A ROW_BAD=()
+CHECK_FAILS=()
+pick_changed_file
 
-say "first build (fresh clones, empty data_dir)"
-timed_build "first build"
-FIRST+=("$MS:$KIB")
+for i in $(seq 1 "$FIRST_RUNS"); do
+    say "first build (fresh clones, empty data_dir) ($i/$FIRST_RUNS)"
+    rm -rf "$DATA"
+    timed_build "first build $i"
+    FIRST+=("$MS:$KIB")
+    verify_snapshot "$ROW_FIRST"
+done
 
 for i in $(seq 1 "$RUNS"); do
     say "rebuild without upstream change ($i/$RUNS)"
     timed_build "no-change rebuild $i"
     NOCHANGE+=("$MS:$KIB")
+    verify_snapshot "$ROW_NOCHANGE"
 done
 
 for i in $(seq 1 "$RUNS"); do
@@ -128,6 +194,7 @@ for i in $(seq 1 "$RUNS"); do
     commit_change "$i"
     timed_build "one-commit rebuild $i"
     COMMIT+=("$MS:$KIB")
+    verify_snapshot "$ROW_COMMIT" "[bench change $i] "
 done
 
 EGGS=$(find "$SHARED/pelican-eggs" -type f -name '*egg-*' -not -path '*/.github/*' | wc -l)
@@ -139,21 +206,29 @@ echo
     printf "$ROW_FMT" scenario runs "median ms" "max ms" "peak RSS MiB" target result
     printf "$ROW_FMT" -------- ---- --------- ------ ------------ ------ ------
 }
-row "first build (fresh clones)" "$TARGET_FIRST_MS" "${FIRST[@]}"
-row "rebuild, no upstream change" "$TARGET_NOCHANGE_MS" "${NOCHANGE[@]}"
-row "rebuild after one commit" "$TARGET_ONECOMMIT_MS" "${COMMIT[@]}"
+row "$ROW_FIRST" "$TARGET_FIRST_MS" "${FIRST[@]}"
+row "$ROW_NOCHANGE" "$TARGET_NOCHANGE_MS" "${NOCHANGE[@]}"
+row "$ROW_COMMIT" "$TARGET_ONECOMMIT_MS" "${COMMIT[@]}"
 RSS_VERDICT=PASS
 if ((PEAK_KIB > TARGET_RSS_MIB * 1024)); then
     RSS_VERDICT=FAIL
     FAILS=$((FAILS + 1))
 fi
 # shellcheck disable=SC2059 # the format is a constant
-printf "$ROW_FMT" "peak RSS, all runs" $((1 + 2 * RUNS)) - - "$(mib "$PEAK_KIB")" "$TARGET_RSS_MIB MiB" "$RSS_VERDICT"
+printf "$ROW_FMT" "peak RSS, all runs" $((FIRST_RUNS + 2 * RUNS)) - - "$(mib "$PEAK_KIB")" "$TARGET_RSS_MIB MiB" "$RSS_VERDICT"
 echo
 echo "Time rows are judged on the median (wall time from /usr/bin/time, 10 ms resolution)."
+echo "Every snapshot was checked after its build: every source ok at its HEAD; after each one-commit"
+echo "rebuild, the edited egg's document ($CHANGED_FILE) with the new description."
 if ((FAILS > 0)); then
     echo "FAIL: $FAILS of 4 targets missed."
 else
     echo "PASS: all 4 targets met."
+fi
+if ((${#CHECK_FAILS[@]} > 0)); then
+    echo
+    echo "FAILED CHECKS (the snapshot did not show what its build was for):"
+    printf '  %s\n' "${CHECK_FAILS[@]}"
+    exit 1
 fi
 exit 0

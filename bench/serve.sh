@@ -13,6 +13,17 @@
 # and records requests/s and the 99th percentile latency. Then eggcat's resident memory
 # (VmRSS after the load, and the VmHWM peak) is compared with the 96 MiB target, each on its own.
 #
+# A row passes only when both servers gave what the row claims to measure, not on speed alone.
+# Before the load, one response of each server per row is checked: the status (200, or 404 for
+# the 404 row), the encoding (Content-Encoding gzip when gzip is asked for, none when it is not;
+# the 404 may come either way), and the body: the same bytes from both servers after decoding
+# (for the 404 row, eggcat's body must be a problem document with status 404, since nginx answers
+# with its own HTML page). During the load, any socket error (connect, read, write, timeout) and
+# any response outside 2xx/3xx (for the 404 row: any response that is not one) fail the row.
+# Besides the rows, every file of the published tree (but the host rules under .eggcat/) is
+# fetched from both servers, without and with Accept-Encoding: gzip, and must decode to the
+# bytes of the file on disk: the "bodies" line, PASS or FAIL on its own.
+#
 # The load generator and the server under test do not share a core: wrk runs on the first half
 # of the CPUs, each server on the others (nginx with one worker per CPU it has, eggcat with its
 # default of one HTTP worker per CPU it has). On a 2-core machine that is one core each. Sharing
@@ -32,7 +43,9 @@
 # Needs: cargo, git, curl, python3, gzip, nginx, wrk (nginx and wrk installed with apt-get
 # when missing, as root). Takes about 5 minutes. Absolute numbers drift from run to run and
 # machine to machine: compare the ratios, measured side by side. Nothing else should run
-# meanwhile. Exits 0 even on FAIL.
+# meanwhile. Exits 1 when a check of what the servers answer fails (a wrong status, encoding or
+# body, a socket error: the figures would measure something else), 0 otherwise, even when a row
+# fails on speed or memory: those are measurements.
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -241,8 +254,9 @@ declare -A PATH_OF=(
 )
 declare -A STATUS_OF=([index]=200 [egg]=200 [pelican.yaml]=200 [compat]=200 [404]=404)
 declare -A ADDR_OF=([eggcat]="$EGGCAT_ADDR" [nginx]="$NGINX_ADDR")
-declare -A RPS=() P99=()
-WARNINGS=()
+declare -A RPS=() P99=() ROW_PROBLEMS=()
+# Every failed check of what the servers answered, one line each ("case (encoding): why").
+PROBLEMS=()
 
 # Prints a wrk latency such as 812.00us, 1.25ms or 2.01s in milliseconds.
 to_ms() {
@@ -254,20 +268,65 @@ to_ms() {
     }'
 }
 
-# Checks one response before loading it: status, Content-Encoding and size.
+# Records that the row of CASE and ENC fails, and why; a failed row is FAIL whatever its speed.
+# Usage: row_fails CASE ENC WHY
+row_fails() {
+    ROW_PROBLEMS["$1|$2"]+="x"
+    PROBLEMS+=("$1 ($2): $3")
+}
+
+# Fetches one response before loading it; checks its status and Content-Encoding, and keeps its
+# decoded body in $TMP/body.SERVER.CASE.ENC for compare_bodies.
 check_response() {
-    local server=$1 case=$2 enc=$3 url hdr=() status cenc bytes
+    local server=$1 case=$2 enc=$3 url hdr=() status cenc bytes raw="$TMP/raw" body
     url="http://${ADDR_OF[$server]}${PATH_OF[$case]}"
+    body="$TMP/body.$server.$case.$enc"
     [[ "$enc" == gzip ]] && hdr=(-H 'Accept-Encoding: gzip')
-    read -r status bytes < <(curl -s -o /dev/null -D "$TMP/headers" -w '%{http_code} %{size_download}\n' \
+    # Nothing of the previous response may stand in for this one when curl gets no answer.
+    rm -f "$raw" "$TMP/headers"
+    touch "$raw"
+    read -r status bytes < <(curl -s -o "$raw" -D "$TMP/headers" -w '%{http_code} %{size_download}\n' \
         "${hdr[@]}" --max-time 5 "$url" || echo "000 0")
     cenc=$(tr -d '\r' <"$TMP/headers" 2>/dev/null | awk -F': *' 'tolower($1) == "content-encoding" { print $2 }')
     printf '  %-7s %-12s %-9s %3s %9s bytes  %s\n' "$server" "$case" "${enc}" "$status" "$bytes" "${cenc:-identity}"
     if [[ "$status" != "${STATUS_OF[$case]}" ]]; then
-        WARNINGS+=("$server $case ($enc): status $status, expected ${STATUS_OF[$case]}")
+        row_fails "$case" "$enc" "$server answered status $status, expected ${STATUS_OF[$case]}"
     fi
+    case "${cenc:-identity}" in
+        identity) cp "$raw" "$body" ;;
+        gzip)
+            if [[ "$enc" != gzip ]]; then
+                row_fails "$case" "$enc" "$server sent Content-Encoding gzip without being asked for it"
+            fi
+            gzip -dc <"$raw" >"$body" 2>/dev/null ||
+                row_fails "$case" "$enc" "$server sent a body that is not valid gzip"
+            ;;
+        *)
+            row_fails "$case" "$enc" "$server sent Content-Encoding $cenc, which was not asked for"
+            : >"$body"
+            ;;
+    esac
     if [[ "$enc" == gzip && "$case" != 404 && "$cenc" != gzip ]]; then
-        WARNINGS+=("$server $case: Accept-Encoding gzip answered with ${cenc:-identity}")
+        row_fails "$case" "$enc" "$server answered Accept-Encoding gzip with ${cenc:-identity}"
+    fi
+}
+
+# Compares the decoded bodies check_response kept for the row of CASE and ENC: the same bytes
+# from both servers, and the bytes of the published file; for the 404, eggcat's problem document.
+compare_bodies() {
+    local case=$1 enc=$2 e="$TMP/body.eggcat.$1.$2" n="$TMP/body.nginx.$1.$2"
+    if [[ "$case" == 404 ]]; then
+        python3 - "$e" <<'PY' || row_fails "$case" "$enc" "eggcat's 404 body is not a problem document with status 404"
+import json, sys
+doc = json.load(open(sys.argv[1], encoding="utf-8"))
+sys.exit(0 if doc.get("status") == 404 and isinstance(doc.get("title"), str) else 1)
+PY
+        return
+    fi
+    if ! cmp -s "$e" "$n"; then
+        row_fails "$case" "$enc" "the bodies differ after decoding (eggcat $(wc -c <"$e") bytes, nginx $(wc -c <"$n") bytes)"
+    elif ! cmp -s "$e" "$SITE${PATH_OF[$case]}"; then
+        row_fails "$case" "$enc" "both servers' body differs from the published file $SITE${PATH_OF[$case]}"
     fi
 }
 
@@ -284,7 +343,7 @@ server_ticks() {
 # Runs the warm-up and the measured wrk run; stores requests/s, p99 (ms), and the server's CPU
 # time per 1000 requests (ms).
 load() {
-    local server=$1 case=$2 enc=$3 url hdr=() out="$TMP/wrk.out" key rps p99 pid before after requests
+    local server=$1 case=$2 enc=$3 url hdr=() out="$TMP/wrk.out" key rps p99 pid before after requests non2xx
     url="http://${ADDR_OF[$server]}${PATH_OF[$case]}"
     key="$server|$case|$enc"
     [[ "$enc" == gzip ]] && hdr=(-H 'Accept-Encoding: gzip')
@@ -305,10 +364,14 @@ load() {
         die "could not parse wrk output for $url (above)"
     fi
     if grep -q '^ *Socket errors:' "$out"; then
-        WARNINGS+=("$server $case ($enc): $(grep '^ *Socket errors:' "$out" | sed 's/^ *//')")
+        row_fails "$case" "$enc" "$server, round $round: $(grep '^ *Socket errors:' "$out" | sed 's/^ *//')"
     fi
-    if [[ "$case" != 404 ]] && grep -q 'Non-2xx or 3xx responses' "$out"; then
-        WARNINGS+=("$server $case ($enc): $(grep 'Non-2xx or 3xx responses' "$out" | sed 's/^ *//')")
+    requests=$(awk '$2 == "requests" && $3 == "in" { print $1 }' "$out")
+    non2xx=$(awk -F': *' '$1 ~ /Non-2xx or 3xx responses/ { print $2 + 0 }' "$out")
+    if [[ "$case" != 404 && -n "$non2xx" ]]; then
+        row_fails "$case" "$enc" "$server, round $round: $non2xx responses outside 2xx/3xx"
+    elif [[ "$case" == 404 && "${non2xx:-0}" != "${requests:-?}" ]]; then
+        row_fails "$case" "$enc" "$server, round $round: ${non2xx:-0} of ${requests:-?} responses outside 2xx/3xx, all expected (404)"
     fi
     if ! kill -0 "$EGGCAT_PID" 2>/dev/null; then
         tail -n 30 "$TMP/eggcat.log" >&2 || true
@@ -316,7 +379,6 @@ load() {
     fi
     RPS_ALL[$key]+="$rps "
     P99_ALL[$key]+="$p99 "
-    requests=$(awk '$2 == "requests" && $3 == "in" { print $1 }' "$out")
     CPU_ALL[$key]+="$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="${requests:-0}" \
         'BEGIN { if (n > 0) printf "%.1f", t * 1000 / hz / (n / 1000); else print 0 }') "
 }
@@ -334,9 +396,86 @@ median() {
             for server in eggcat nginx; do
                 check_response "$server" "$case" "$enc"
             done
+            compare_bodies "$case" "$enc"
         done
     done
 } >"$TMP/responses.txt"
+
+# Every file of the published tree from both servers, decoded, against the file on disk.
+say "comparing every published file as eggcat and nginx serve it"
+BODIES=$(python3 - "$SITE" "$EGGCAT_ADDR" "$NGINX_ADDR" 2>"$TMP/bodies.err" <<'PY'
+import gzip, http.client, os, sys, urllib.parse
+
+site, addrs = sys.argv[1], {"eggcat": sys.argv[2], "nginx": sys.argv[3]}
+paths = []
+for folder, dirs, files in os.walk(site):
+    rel_dir = os.path.relpath(folder, site)
+    if rel_dir == ".eggcat" or rel_dir.startswith(".eggcat" + os.sep):
+        continue  # the rules for static hosts, which eggcat serve does not publish
+    for name in files:
+        rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
+        # The .gz copies this script made for nginx's gzip_static are not published files.
+        if name.endswith(".gz") and name[:-3] in files and name[:-3].endswith((".json", ".yaml")):
+            continue
+        paths.append(rel)
+paths.sort()
+conns = {s: http.client.HTTPConnection(*a.rsplit(":", 1), timeout=10) for s, a in addrs.items()}
+
+def get(server, path, gzip_ok):
+    conn = conns[server]
+    for attempt in (1, 2):  # a keep-alive connection the server closed is reopened once
+        try:
+            conn.putrequest("GET", "/" + urllib.parse.quote(path), skip_accept_encoding=True)
+            if gzip_ok:
+                conn.putheader("Accept-Encoding", "gzip")
+            conn.endheaders()
+            r = conn.getresponse()
+            return r.status, r.getheader("Content-Encoding") or "identity", r.read()
+        except (http.client.HTTPException, OSError):
+            conn.close()
+            if attempt == 2:
+                raise
+
+failures, requests = [], 0
+for path in paths:
+    with open(os.path.join(site, path), "rb") as f:
+        want = f.read()
+    for server in addrs:
+        for gzip_ok in (False, True):
+            enc = "gzip" if gzip_ok else "identity"
+            requests += 1
+            try:
+                status, cenc, body = get(server, path, gzip_ok)
+            except (http.client.HTTPException, OSError) as e:
+                failures.append(f"{server} /{path} ({enc}): {e}")
+                continue
+            if status != 200:
+                failures.append(f"{server} /{path} ({enc}): status {status}")
+                continue
+            if cenc == "gzip" and gzip_ok:
+                try:
+                    body = gzip.decompress(body)
+                except (OSError, EOFError) as e:
+                    failures.append(f"{server} /{path} ({enc}): not valid gzip: {e}")
+                    continue
+            elif cenc != "identity":
+                failures.append(f"{server} /{path} ({enc}): Content-Encoding {cenc}, not asked for")
+                continue
+            if body != want:
+                failures.append(f"{server} /{path} ({enc}): {len(body)} bytes decoded, not the file's {len(want)}")
+for line in failures:
+    print("mismatch", line)
+print("checked", len(paths), requests, len(failures))
+PY
+) || die "the comparison of the published files failed: $(cat "$TMP/bodies.err")"
+read -r _ BODY_PATHS BODY_REQUESTS BODY_FAILURES < <(grep '^checked ' <<<"$BODIES")
+[[ "${BODY_PATHS:-0}" -gt 0 ]] || die "the comparison of the published files checked no file"
+while IFS= read -r line; do
+    PROBLEMS+=("bodies: ${line#mismatch }")
+done < <(grep '^mismatch ' <<<"$BODIES" | head -n 20)
+if ((BODY_FAILURES > 20)); then
+    PROBLEMS+=("bodies: $((BODY_FAILURES - 20)) more mismatches not shown")
+fi
 
 declare -A RPS_ALL=() P99_ALL=() CPU_ALL=() CPU=()
 for round in $(seq 1 "$ROUNDS"); do
@@ -388,9 +527,13 @@ for case in "${CASES[@]}"; do
         label=$case
         [[ "$enc" == gzip ]] && label="$case, gzip"
         ratio=$(awk -v a="${RPS[$e]}" -v b="${RPS[$n]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
-        # PASS: at least nginx's requests/s, and a p99 no worse than nginx's.
+        # PASS: both servers answered what the row claims (status, encoding, body, no socket
+        # error), at least nginx's requests/s, and a p99 no worse than nginx's.
         result=$(awk -v a="${RPS[$e]}" -v b="${RPS[$n]}" -v pa="${P99[$e]}" -v pb="${P99[$n]}" \
             'BEGIN { print (a >= b && pa <= pb) ? "PASS" : "FAIL" }')
+        if [[ -n "${ROW_PROBLEMS["$case|$enc"]:-}" ]]; then
+            result=FAIL
+        fi
         # shellcheck disable=SC2059 # the format is a constant
         printf "$FMT" "$label" "${RPS[$e]}" "${RPS[$n]}" "$ratio" "${P99[$e]}" "${P99[$n]}" "$result" \
             "${CPU[$e]}" "${CPU[$n]}"
@@ -404,12 +547,16 @@ verdict() {
 printf 'eggcat memory (target %d MiB): %.1f MiB resident after the load: %s; %.1f MiB peak (VmHWM): %s\n' \
     "$TARGET_RSS_MIB" "$(awk -v k="$RSS_KIB" 'BEGIN { print k / 1024 }')" "$(verdict "$RSS_KIB")" \
     "$(awk -v k="$HWM_KIB" 'BEGIN { print k / 1024 }')" "$(verdict "$HWM_KIB")"
+if ((BODY_FAILURES == 0)); then BODY_VERDICT=PASS; else BODY_VERDICT=FAIL; fi
+printf 'bodies: %d published files, %d requests (each file from both servers, without and with gzip), %d not the file'"'"'s bytes after decoding: %s\n' \
+    "$BODY_PATHS" "$BODY_REQUESTS" "$BODY_FAILURES" "$BODY_VERDICT"
 echo "cpu ms: the server's CPU time (user + system) per 1000 requests, median of the rounds."
 echo "A server well under one core's worth while wrk's core is saturated is bounded by the load"
 echo "generator, not by itself: compare its cpu ms then."
-if ((${#WARNINGS[@]} > 0)); then
+if ((${#PROBLEMS[@]} > 0)); then
     echo
-    echo "WARNINGS:"
-    printf '  %s\n' "${WARNINGS[@]}"
+    echo "FAILED CHECKS (status, encoding, body, socket errors):"
+    printf '  %s\n' "${PROBLEMS[@]}"
+    exit 1
 fi
 exit 0

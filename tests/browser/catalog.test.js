@@ -2,8 +2,8 @@
 // Run by crates/cli/tests/it/browser.rs on the demo catalog, a hostile egg and (when present)
 // the ten shared repositories; it starts the servers and sets:
 //   EGGCAT_URLS        comma-separated base URLs to test (eggcat serve, nginx), no trailing slash
-//   EGGCAT_HOSTILE     slug of the hostile egg
-//   EGGCAT_HISTORY     slug of the egg with four versions in git (browser.rs makes them)
+//   EGGCAT_HOSTILE     slug of the hostile egg (required: the README test fails without it)
+//   EGGCAT_HISTORY     slug of the egg with four versions in git (required: browser.rs makes them)
 //   EGGCAT_SCREENSHOTS folder for screenshots (390 px and 1280 px wide)
 //   CHROMIUM           the browser binary (default /usr/lib/chromium/chromium)
 'use strict';
@@ -468,8 +468,9 @@ for (const base of URLS) {
     await context.close();
   });
 
-  if (HISTORY) {
+  {
     test(`${host}: the Changes section lists the egg's versions from git`, async () => {
+      assert.ok(HISTORY, 'EGGCAT_HISTORY names the egg with versions in git (browser.rs sets it)');
       // browser.rs committed: the egg, its image and startup changed, its install script
       // changed, the file moved to another folder.
       const history = await (await fetch(`${base}/api/v1/eggs/${HISTORY}/history.json`)).json();
@@ -542,22 +543,33 @@ for (const base of URLS) {
       const doc = await (await fetch(`${base}/api/v1/eggs/${i.slug}.json`)).json();
       if (doc.readme && /^#+ /m.test(doc.readme)) { withReadme = i; break; }
     }
+    // The catalog always holds the demo, whose eggs have READMEs with headings: finding none
+    // is a failure, not a reason to assert nothing.
+    assert.ok(withReadme, 'an egg other than the hostile one has a README with a heading');
+    // The runner always names the hostile egg; without it this test would check nothing of it.
+    assert.ok(HOSTILE, 'EGGCAT_HOSTILE names the hostile egg');
     const { context, page, log } = await open(base);
-    if (withReadme) {
-      await page.goto(`${base}/eggs/${withReadme.slug}/`);
-      const headings = await page.$$eval('.readme h2, .readme h3, .readme h4', (hs) => hs.length);
-      assert.ok(headings > 0, `the README of ${withReadme.slug} renders its headings`);
-    }
-    if (HOSTILE) {
-      await page.goto(`${base}/eggs/${HOSTILE}/`);
-      assert.ok((await page.textContent('h1')).includes('<script>'), 'the name shows as text');
-      assert.equal(await page.$$eval('.readme script, .readme [onerror], .readme iframe, .readme form', (x) => x.length), 0);
-      const hrefs = await page.$$eval('a[href]', (as) => as.map((a) => a.getAttribute('href')));
-      assert.ok(hrefs.every((h) => !/^\s*(javascript|data|vbscript):/i.test(h)), 'no script links');
-      assert.equal(await page.$('img.icon.big'), null, 'the SVG icon is refused');
-      await page.click('text=click me').catch(() => {});
+    await page.goto(`${base}/eggs/${withReadme.slug}/`);
+    const headings = await page.$$eval('.readme h2, .readme h3, .readme h4', (hs) => hs.length);
+    assert.ok(headings > 0, `the README of ${withReadme.slug} renders its headings`);
+
+    const eggUrl = `${base}/eggs/${HOSTILE}/`;
+    await page.goto(eggUrl);
+    assert.ok((await page.textContent('h1')).includes('<script>'), 'the name shows as text');
+    assert.equal(await page.$$eval('.readme script, .readme [onerror], .readme iframe, .readme form', (x) => x.length), 0);
+    const hrefs = await page.$$eval('a[href]', (as) => as.map((a) => a.getAttribute('href')));
+    assert.ok(hrefs.every((h) => !/^\s*(javascript|data|vbscript):/i.test(h)), 'no script links');
+    assert.equal(await page.$('img.icon.big'), null, 'the SVG icon is refused');
+    // The README's two bait links (a Markdown link to javascript:, and an <a> with a
+    // javascript: href and an onclick) are on the page as text the reader can click: each click
+    // must happen (a click that cannot is a failure) and run nothing, nor leave the page.
+    for (const text of ['click me', 'click me too']) {
+      const bait = page.locator('.readme').getByText(text, { exact: true });
+      assert.equal(await bait.count(), 1, `the README shows "${text}" once`);
+      await bait.click({ timeout: 5000 });
       await page.waitForTimeout(300);
-      assert.equal(await page.evaluate(() => window.pwned), undefined);
+      assert.equal(await page.evaluate(() => window.pwned), undefined, `clicking "${text}" ran nothing`);
+      assert.equal(page.url(), eggUrl, `clicking "${text}" left the page where it was`);
     }
     clean(base, log);
     await context.close();

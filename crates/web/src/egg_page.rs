@@ -303,7 +303,10 @@ fn problems(h: &mut Html, m: &Meta, status: &Status) {
                 h.el("span", &[("class", Some("muted"))], &at);
             }
             if let Some(help) = &d.help {
-                h.el("p", &[("class", Some("help"))], help);
+                // A check's help names keys and values between backticks, as its message does.
+                h.open("p", &[("class", Some("help"))])
+                    .text_code(help)
+                    .close("p");
             }
             h.lit("</li>");
         }

@@ -1,5 +1,8 @@
-//! `render` on small catalogs made here (a hostile egg, a README with relative links) and on
-//! the real shared corpus when it is present: what reaches the pages, and that it is stable.
+//! `render` on small catalogs made here (a hostile egg, a README with relative links), on the
+//! demo catalog of the CLI's golden test, and on the real shared corpus (`../shared/upstream`,
+//! built here in memory through `eggcat_catalog`, no git): what reaches the pages, and that it is
+//! stable. Without the corpus (a plain clone) its test skips with one line on stderr, or fails
+//! under `EGGCAT_CORPUS=require` (CI).
 
 use std::collections::BTreeMap;
 
@@ -166,6 +169,23 @@ fn rendering_is_deterministic_and_the_summary_keeps_document_order() {
     );
 }
 
+#[test]
+fn a_checks_help_shows_its_backticks_as_code() {
+    let egg = json!({"name": "Fine", "description": "d", "variables": []});
+    let mut files = tree(egg, None);
+    let path = "api/v1/eggs/games-evil.json";
+    let mut doc: serde_json::Value = serde_json::from_slice(&files[path]).unwrap();
+    doc["meta"]["diagnostics"][0]["help"] = json!("remove `sort` from every variable");
+    files.insert(path.to_owned(), serde_json::to_vec(&doc).unwrap());
+    let out = render(&files, &SiteOptions { base_url: BASE }, &|_| None);
+    let html = page(&out, "eggs/games-evil/index.html");
+    assert!(
+        html.contains("remove <code>sort</code> from every variable"),
+        "{}",
+        section_of(&html, "problems")
+    );
+}
+
 /// The text a reader sees on `html`: tags dropped, and the inside of `<code>`, `<pre>` and
 /// `<script>` dropped too, since a shell script or a README's code may hold backticks of its own.
 fn prose(html: &str) -> String {
@@ -245,5 +265,270 @@ fn no_egg_page_shows_a_literal_backtick() {
         luanti.contains(
             "<td><code>port</code>, <code>server_name</code>, <code>max_users</code></td>"
         )
+    );
+}
+
+/// The ten real repositories of `../shared/upstream/pelican-eggs` (beside the checkout) for a
+/// test that needs them: the one place in this test crate that decides between running,
+/// skipping and failing, like `shared_upstream()` of crates/cli/tests/it/support.rs. A plain
+/// clone has no `../shared`, so the test is skipped (`None`) with one line on stderr naming it;
+/// under `EGGCAT_CORPUS=require` (CI) a missing corpus fails the test instead.
+fn shared_corpus() -> Option<std::path::PathBuf> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/upstream/pelican-eggs");
+    let strict = match std::env::var("EGGCAT_CORPUS") {
+        Ok(v) if v == "require" => true,
+        Ok(v) if !v.is_empty() => panic!("EGGCAT_CORPUS is `{v}`: set it to `require` or unset it"),
+        _ => false,
+    };
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    assert!(
+        !strict,
+        "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
+        dir.display()
+    );
+    // Written to stderr directly: the harness captures `eprintln!` of a passing test, and a skip
+    // nobody sees would pass for coverage.
+    let test = std::thread::current().name().unwrap_or("a test").to_owned();
+    let _ = std::io::Write::write_all(
+        &mut std::io::stderr().lock(),
+        format!("skipped: {test}: needs ../shared/upstream (the real corpus)\n").as_bytes(),
+    );
+    None
+}
+
+/// Every file under `root` as a tree entry, read the way eggcat reads a plain folder: `.git`
+/// folders skipped, symbolic links listed but never followed, contents read where
+/// `needs_content` asks for them.
+fn folder_entries(root: &std::path::Path) -> Vec<eggcat_catalog::TreeEntry> {
+    use eggcat_catalog::{EntryKind, TreeEntry};
+    fn walk(dir: &std::path::Path, rel: &str, out: &mut Vec<TreeEntry>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name().into_string().unwrap();
+            let path = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            let meta = std::fs::symlink_metadata(entry.path()).unwrap();
+            if meta.is_dir() {
+                if name != ".git" {
+                    walk(&entry.path(), &path, out);
+                }
+                continue;
+            }
+            let kind = if meta.file_type().is_symlink() {
+                EntryKind::Symlink
+            } else {
+                EntryKind::File
+            };
+            out.push(TreeEntry {
+                path,
+                kind,
+                size: meta.len(),
+                content: None,
+            });
+        }
+    }
+    let mut entries = Vec::new();
+    walk(root, "", &mut entries);
+    for i in eggcat_catalog::needs_content(&entries) {
+        entries[i].content = Some(std::fs::read(root.join(&entries[i].path)).unwrap());
+    }
+    entries
+}
+
+/// The published API documents of the real corpus, built in memory as a first build would.
+fn corpus_api(corpus: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
+    use eggcat_catalog::{BuildContext, Fetched, Previous, SourceInfo, SourceInput};
+    let mut repos: Vec<String> = std::fs::read_dir(corpus)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    repos.sort();
+    let inputs = repos
+        .iter()
+        .map(|repo| SourceInput {
+            info: SourceInfo {
+                key: format!("https://github.com/pelican-eggs/{repo} main"),
+                url: format!("https://github.com/pelican-eggs/{repo}"),
+                label: "pelican".into(),
+                owner: "pelican-eggs".into(),
+                repo: repo.clone(),
+                raw_url: "https://raw.githubusercontent.com/{owner}/{repo}/{branch}/{path}".into(),
+            },
+            fetched: Fetched::Scanned {
+                branch: "main".into(),
+                commit: "0123456789abcdef0123456789abcdef01234567".into(),
+                scan: eggcat_catalog::scan(&folder_entries(&corpus.join(repo))),
+                history: Box::default(),
+            },
+        })
+        .collect();
+    let ctx = BuildContext {
+        base_url: BASE.into(),
+        build_id: "20260101T000000.000Z".into(),
+        started_at_ms: 1_767_225_600_000,
+        now_ms: 1_767_225_601_000,
+        derivation: "render-test".into(),
+    };
+    eggcat_catalog::build(inputs, Previous::default(), &ctx, &|_| None).files
+}
+
+/// Where a tag of `html` could run code or reach out: a tag named script (other than the
+/// site's own script, `<script src="…assets/eggcat-….js" defer>`), iframe, object, embed, form,
+/// input or style, an attribute named `on…` or `style`, or a link or source whose value is a
+/// `javascript:`, `vbscript:` or `data:` URL (but `data:,`, the empty icon every page names so
+/// that the browser asks for no `/favicon.ico`).
+fn active_markup(html: &str) -> Vec<String> {
+    let own_script = |tag: &str| {
+        tag.strip_prefix("script src=\"")
+            .and_then(|t| t.split_once('"'))
+            .is_some_and(|(src, rest)| {
+                let file = src.trim_start_matches("../").trim_start_matches("./");
+                file.starts_with("assets/eggcat-")
+                    && file.ends_with(".js")
+                    && matches!(rest.trim(), "" | "defer")
+            })
+    };
+    let mut found = Vec::new();
+    for tag in tags(html) {
+        let name = tag.split([' ', '/', '\n']).next().unwrap_or("");
+        let name = name.to_ascii_lowercase();
+        if [
+            "script", "iframe", "object", "embed", "form", "input", "style",
+        ]
+        .contains(&name.as_str())
+            && !own_script(tag)
+        {
+            found.push(format!("<{tag}>"));
+            continue;
+        }
+        // Attribute names are the words before a `=` outside quoted values.
+        let mut rest = &tag[name.len()..];
+        while let Some(eq) = rest.find('=') {
+            let attr = rest[..eq].rsplit([' ', '\n']).next().unwrap_or("");
+            let attr = attr.to_ascii_lowercase();
+            let value_start = &rest[eq + 1..];
+            let (value, after) = match value_start.chars().next() {
+                Some(q @ ('"' | '\'')) => {
+                    let inner = &value_start[1..];
+                    let end = inner.find(q).unwrap_or(inner.len());
+                    (&inner[..end], &inner[(end + 1).min(inner.len())..])
+                }
+                _ => {
+                    let end = value_start.find(' ').unwrap_or(value_start.len());
+                    (&value_start[..end], &value_start[end..])
+                }
+            };
+            let url = value.trim().to_ascii_lowercase();
+            if url == "data:," {
+                rest = after;
+                continue;
+            }
+            if attr.starts_with("on")
+                || attr == "style"
+                || (["href", "src", "action", "formaction"].contains(&attr.as_str())
+                    && ["javascript:", "vbscript:", "data:"]
+                        .iter()
+                        .any(|s| url.starts_with(s)))
+            {
+                found.push(format!("<{tag}>"));
+                break;
+            }
+            rest = after;
+        }
+    }
+    found
+}
+
+#[test]
+fn active_markup_finds_what_it_looks_for() {
+    let page = r#"<a href="https://x/platform">form</a><p title="a=b">x</p><script src="../../assets/eggcat-1.js"></script>"#;
+    assert_eq!(active_markup(page), Vec::<String>::new());
+    for bad in [
+        "<script>x</script>",
+        "<img src=x onerror=alert(1)>",
+        "<a href=\" JavaScript:alert(1)\">",
+        "<div style=\"color:red\">",
+        "<IFRAME src=//x>",
+        "<img title=\"x\" src='data:image/svg+xml,x'>",
+    ] {
+        assert_eq!(active_markup(bad).len(), 1, "{bad}");
+    }
+}
+
+/// The `<section id="{id}">` of an egg page, or "" when the page has none.
+fn section_of<'a>(html: &'a str, id: &str) -> &'a str {
+    let open = format!("<section id=\"{id}\"");
+    let Some(start) = html.find(&open) else {
+        return "";
+    };
+    let rest = &html[start..];
+    &rest[..rest.find("</section>").unwrap_or(rest.len())]
+}
+
+/// The real corpus rendered whole: every indexed egg has its page, no page holds markup that
+/// could run code (the READMEs are upstream's HTML and Markdown), no page shows a literal
+/// backtick in eggcat's own words, and rendering twice gives the same bytes.
+#[test]
+fn the_real_corpus_renders_every_egg_inert_and_stable() {
+    let Some(corpus) = shared_corpus() else {
+        return;
+    };
+    let api = corpus_api(&corpus);
+    let index: Vec<serde_json::Value> =
+        serde_json::from_slice(&api[eggcat_catalog::paths::INDEX]).unwrap();
+    assert!(
+        index.len() > 500,
+        "the ten repositories give their eggs: {}",
+        index.len()
+    );
+    let options = SiteOptions { base_url: BASE };
+    let out = render(&api, &options, &|_| None);
+    let (mut readmes, mut problems) = (0, 0);
+    for item in &index {
+        let slug = item["slug"].as_str().unwrap();
+        let path = format!("eggs/{slug}/index.html");
+        assert!(out.contains_key(&path), "no page for the egg {slug}");
+        let html = page(&out, &path);
+        readmes += usize::from(html.contains("id=\"readme\""));
+        let active = active_markup(&html);
+        assert!(active.is_empty(), "{path}: {active:?}");
+        // eggcat's own words (the import notes, the checks' messages and help) mark code with
+        // backticks, which must become code; upstream's texts (a variable's description) keep
+        // theirs as written.
+        assert!(
+            !section_of(&html, "import").is_empty(),
+            "{path} has no #import"
+        );
+        problems += usize::from(!section_of(&html, "problems").is_empty());
+        for id in ["import", "problems"] {
+            let text = prose(section_of(&html, id));
+            if let Some(at) = text.find('`') {
+                let before = text[..at].chars().rev().take(60).collect::<Vec<_>>();
+                let before: String = before.into_iter().rev().collect();
+                let after: String = text[at..].chars().take(60).collect();
+                panic!("a literal backtick in #{id} of {path}: …{before}{after}…");
+            }
+        }
+    }
+    assert!(readmes > 100, "the READMEs reach the pages: {readmes}");
+    assert!(
+        problems > 100,
+        "the checks' findings reach the pages: {problems}"
+    );
+    // The pages that list every egg, and the report with upstream's warnings.
+    for p in ["eggs/index.html", "status/index.html"] {
+        let active = active_markup(&page(&out, p));
+        assert!(active.is_empty(), "{p}: {active:?}");
+    }
+    assert_eq!(
+        out,
+        render(&api, &options, &|_| None),
+        "rendering is stable"
     );
 }

@@ -127,11 +127,10 @@ pub(crate) fn checks(files: &BTreeMap<String, Vec<u8>>, cache_control: &str) -> 
         c.cache_control = Some("no-store".into());
         out.push(c);
     }
-    let removed: Vec<serde_json::Value> = files
-        .get(paths::REMOVED)
-        .and_then(|b| serde_json::from_slice(b).ok())
-        .unwrap_or_default();
-    for slug in removed.iter().filter_map(|r| r["slug"].as_str()) {
+    // Every build publishes the removed list (empty or not): a tree without it, or with an entry
+    // that names no slug, would silently drop the 410 checks, so it fails here instead.
+    for slug in removed_slugs(files) {
+        let slug = slug.as_str();
         for target in [
             format!("/api/v1/eggs/{slug}"),
             format!("/api/v1/eggs/{slug}.json"),
@@ -156,6 +155,23 @@ pub(crate) fn checks(files: &BTreeMap<String, Vec<u8>>, cache_control: &str) -> 
     options.header = Some(("access-control-allow-methods", "GET, HEAD, OPTIONS".into()));
     out.push(options);
     out
+}
+
+/// The slugs of the tree's removed list, in its order. Panics when the list is missing, is not a
+/// JSON array, or has an entry without a `slug` string: the table would lose its 410 checks.
+fn removed_slugs(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+    let bytes = files
+        .get(paths::REMOVED)
+        .unwrap_or_else(|| panic!("the tree has no {}", paths::REMOVED));
+    let removed: Vec<serde_json::Value> = serde_json::from_slice(bytes)
+        .unwrap_or_else(|e| panic!("{} is not a JSON array: {e}", paths::REMOVED));
+    removed
+        .iter()
+        .map(|r| match r["slug"].as_str() {
+            Some(slug) => slug.to_owned(),
+            None => panic!("an entry of {} has no slug: {r}", paths::REMOVED),
+        })
+        .collect()
 }
 
 /// Runs every check against `host` on `port`; returns the failures, one line each.
@@ -252,9 +268,29 @@ fn body_mismatch(
                 return Some(format!("problem fields: {p}"));
             }
             let Body::Gone(slug) = body else { return None };
-            let removed: Vec<serde_json::Value> =
-                serde_json::from_slice(&files[paths::REMOVED]).ok()?;
-            let entry = removed.iter().find(|r| r["slug"] == slug.as_str())?;
+            // The 410 is compared with the removed list's entry; a list that is missing, does not
+            // parse or lacks the slug is a failure, never "no mismatch".
+            let Some(bytes) = files.get(paths::REMOVED) else {
+                return Some(format!(
+                    "410 of `{slug}`: the tree has no {}",
+                    paths::REMOVED
+                ));
+            };
+            let removed: Vec<serde_json::Value> = match serde_json::from_slice(bytes) {
+                Ok(removed) => removed,
+                Err(e) => {
+                    return Some(format!(
+                        "410 of `{slug}`: {} does not parse: {e}",
+                        paths::REMOVED
+                    ));
+                }
+            };
+            let Some(entry) = removed.iter().find(|r| r["slug"] == slug.as_str()) else {
+                return Some(format!(
+                    "410 of `{slug}`: no entry for it in {}",
+                    paths::REMOVED
+                ));
+            };
             for key in ["slug", "removedAt", "source", "path"] {
                 if p[key] != entry[key] {
                     return Some(format!(
@@ -266,5 +302,93 @@ fn body_mismatch(
             let detail = p["detail"].as_str().unwrap_or("");
             (!detail.contains(slug.as_str())).then(|| format!("410 detail `{detail}`"))
         }
+    }
+}
+
+/// The table's own checks fail when what they compare with is missing: a 410 is never "no
+/// mismatch" for want of the removed list or of the slug's entry in it, and a tree without the
+/// list cannot give a table without 410 checks.
+mod the_table_cannot_pass_for_want_of_data {
+    use super::*;
+
+    /// A 410 problem for `slug` as `eggcat serve` gives it.
+    fn gone(slug: &str) -> Answer {
+        let body = serde_json::json!({
+            "type": "about:blank", "status": 410, "title": "Gone",
+            "detail": format!("the egg `{slug}` was removed"), "slug": slug,
+            "removedAt": "2026-01-01T00:00:00.000Z", "source": "o/eggs", "path": "egg-x.json",
+        });
+        Answer {
+            status: 410,
+            headers: BTreeMap::new(),
+            body: serde_json::to_vec(&body).unwrap(),
+        }
+    }
+
+    fn tree(removed: Option<&str>) -> BTreeMap<String, Vec<u8>> {
+        let mut files = BTreeMap::new();
+        files.insert(
+            paths::NOT_FOUND_PAGE.to_owned(),
+            b"<!doctype html>".to_vec(),
+        );
+        if let Some(removed) = removed {
+            files.insert(paths::REMOVED.to_owned(), removed.as_bytes().to_vec());
+        }
+        files
+    }
+
+    const ENTRY: &str = r#"[{"slug":"o-x","removedAt":"2026-01-01T00:00:00.000Z","source":"o/eggs","path":"egg-x.json"}]"#;
+
+    #[test]
+    fn a_410_matches_its_entry() {
+        let body = Body::Gone("o-x".into());
+        assert_eq!(body_mismatch(&body, &gone("o-x"), &tree(Some(ENTRY))), None);
+    }
+
+    #[test]
+    fn a_410_without_the_removed_list_is_a_mismatch() {
+        let body = Body::Gone("o-x".into());
+        let why = body_mismatch(&body, &gone("o-x"), &tree(None)).expect("a mismatch");
+        assert!(why.contains("has no"), "{why}");
+        let why = body_mismatch(&body, &gone("o-x"), &tree(Some("{"))).expect("a mismatch");
+        assert!(why.contains("does not parse"), "{why}");
+    }
+
+    #[test]
+    fn a_410_of_a_slug_the_list_does_not_name_is_a_mismatch() {
+        let body = Body::Gone("o-y".into());
+        let why = body_mismatch(&body, &gone("o-y"), &tree(Some(ENTRY))).expect("a mismatch");
+        assert!(why.contains("no entry"), "{why}");
+    }
+
+    #[test]
+    fn the_table_has_the_410_checks_of_every_removed_slug() {
+        let table = checks(&tree(Some(ENTRY)), "public, max-age=60");
+        let gone: Vec<&str> = table
+            .iter()
+            .filter(|c| c.body == Body::Gone("o-x".into()))
+            .map(|c| c.target.as_str())
+            .collect();
+        assert_eq!(
+            gone,
+            [
+                "/api/v1/eggs/o-x",
+                "/api/v1/eggs/o-x.json",
+                "/api/v1/eggs/o-x/pelican.yaml",
+                "/eggs/o-x/"
+            ]
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "the tree has no api/v1/eggs/_removed.json")]
+    fn a_tree_without_the_removed_list_has_no_table() {
+        checks(&tree(None), "public, max-age=60");
+    }
+
+    #[test]
+    #[should_panic(expected = "has no slug")]
+    fn a_removed_entry_without_a_slug_has_no_table() {
+        checks(&tree(Some(r#"[{"removedAt":"x"}]"#)), "public, max-age=60");
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use eggcat_catalog::paths;
 use eggcat_server::{App, AppOptions, ServeOptions, Server};
 
-use crate::conformance::{Host, checks, run};
+use crate::conformance::{Body, Host, checks, run};
 use crate::hosts::{Process, request, start_caddy, start_nginx};
 use crate::support::*;
 
@@ -68,6 +68,10 @@ fn conforms(host: Host, port: u16, files: &BTreeMap<String, Vec<u8>>) {
     assert!(
         table.len() > files.len(),
         "the table covers every file and more"
+    );
+    assert!(
+        table.iter().any(|c| matches!(c.body, Body::Gone(_))),
+        "the tree's removed egg has its 410 checks"
     );
     let mut failures = run(host, port, files, &table);
     // Conditional requests: the ETag a host gives comes back as a 304.
