@@ -13,8 +13,8 @@ pub(crate) struct Problem {
     pub(crate) status: StatusCode,
     pub(crate) detail: String,
     /// For `410 Gone`: the removed egg, rendered as extension members (RFC 9457 section 3.2)
-    /// after the standard ones.
-    gone: Option<Removed>,
+    /// after the standard ones (boxed: every route returns a `Problem` as its error).
+    gone: Option<Box<Removed>>,
 }
 
 impl Problem {
@@ -28,7 +28,7 @@ impl Problem {
 
     /// The same problem with the removed egg's members.
     pub(crate) fn with_gone(mut self, gone: Removed) -> Problem {
-        self.gone = Some(gone);
+        self.gone = Some(Box::new(gone));
         self
     }
 
@@ -40,7 +40,7 @@ impl Problem {
             status: self.status.as_u16(),
             detail: self.detail.clone(),
             instance: instance.to_owned(),
-            gone: self.gone.clone(),
+            gone: self.gone.as_deref().cloned(),
         };
         serde_json::to_vec(&body).expect("a problem always serializes")
     }
