@@ -412,7 +412,9 @@ fn every_document_and_answer_of_a_test_catalog_keeps_the_served_openapi() {
     failures.extend(check_served(&mut contract, &data, "eggs-krypton"));
     for path in [
         "/api/v1/eggs/eggs-gone.json",
+        "/api/v1/eggs/eggs-gone",
         "/api/v1/eggs/eggs-gone/history.json",
+        "/eggs/eggs-gone/",
     ] {
         let answer = request(&app, "GET", path, &[]);
         assert_eq!(answer.status, 410, "{path}");
