@@ -444,10 +444,9 @@ pub enum ReadyStatus {
     Ready,
 }
 
-/// An error answer of `eggcat serve`: RFC 9457 problem details (`application/problem+json`),
-/// with a removed egg's [`Removed`] members after the standard ones for `410 Gone`. (The
-/// static-host rules of `eggcat-publish` render their own, without `instance`: a static host
-/// cannot know the request path.)
+/// An error answer of `eggcat serve` and of the static-host rules of `eggcat-publish`: RFC 9457
+/// problem details (`application/problem+json`), with a removed egg's [`Removed`] members after
+/// the standard ones for `410 Gone`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProblemDocument {
     /// Always `about:blank`: the status code says what kind of problem it is.
@@ -459,8 +458,11 @@ pub struct ProblemDocument {
     pub status: u16,
     /// What exactly was wrong with this request.
     pub detail: String,
-    /// The request path as sent.
-    pub instance: String,
+    /// The request path as sent. A static host cannot put the request path here: its `410`
+    /// names the egg's API path, and its other problems leave `instance` out (it is optional in
+    /// RFC 9457; the OpenAPI, which describes `eggcat serve`, requires it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
     /// For `410 Gone`: the removed egg, as in `_removed.json`.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub gone: Option<Removed>,

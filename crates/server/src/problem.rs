@@ -39,7 +39,7 @@ impl Problem {
             title: self.status.canonical_reason().unwrap_or("Error").to_owned(),
             status: self.status.as_u16(),
             detail: self.detail.clone(),
-            instance: instance.to_owned(),
+            instance: Some(instance.to_owned()),
             gone: self.gone.as_deref().cloned(),
         };
         serde_json::to_vec(&body).expect("a problem always serializes")
