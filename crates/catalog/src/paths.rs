@@ -26,6 +26,28 @@ pub const COMPAT_PTERODACTYL: &str = "api/v1/compat/pterodactyl.json";
 pub const NOT_FOUND_PAGE: &str = "404.html";
 /// Every egg as a plain list of links: the catalog page's "Show all" without JavaScript.
 pub const ALL_EGGS_PAGE: &str = "eggs/index.html";
+/// The catalog page: the site's front page.
+pub const CATALOG_PAGE: &str = "index.html";
+/// The build status page.
+pub const STATUS_PAGE: &str = "status/index.html";
+/// The Atom feed of new and changed eggs.
+pub const FEED: &str = "feed.atom";
+/// The folder of the site's stylesheet and script (named by their content's hash).
+pub const ASSETS_DIR: &str = "assets";
+/// The folder of the eggs' icons.
+pub const ICONS_DIR: &str = "icons";
+
+/// The address of a page relative to the site's root, as links write it: the page's folder
+/// with its `/` (`eggs/x/` for `eggs/x/index.html`), as every host serves a folder's
+/// `index.html`; `""` for the front page.
+pub fn page_url(page: &str) -> &str {
+    page.strip_suffix("index.html").unwrap_or(page)
+}
+
+/// Where an egg's icon is published (`ext` without the dot).
+pub fn icon(slug: &str, ext: &str) -> String {
+    format!("{ICONS_DIR}/{slug}.{ext}")
+}
 
 /// Whether a request path (decoded, starting with `/`) is the API's, whose errors are
 /// `application/problem+json`: everything under `/api/`, and the server's `/healthz`,

@@ -375,3 +375,97 @@ pub enum VersionEvent {
     /// The oldest commit fetched: the file existed there, and what came before was not fetched.
     Earliest,
 }
+
+/// `api/v1/_status.json` as `eggcat serve` answers it: the published [`Report`], with
+/// `lastRebuild` after its members once a rebuild has failed (the snapshot on disk never holds
+/// it: it says what this server process saw).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServedReport {
+    /// The published report, member for member.
+    #[serde(flatten)]
+    pub report: Report,
+    /// The last rebuild, when it failed.
+    #[serde(
+        rename = "lastRebuild",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub last_rebuild: Option<LastRebuild>,
+}
+
+/// `lastRebuild` of the served status: a rebuild failed, and the last good catalog is served.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LastRebuild {
+    /// Always `failed` (a successful rebuild publishes a new report without this member).
+    pub outcome: RebuildOutcome,
+    /// When the rebuild failed (RFC 3339, UTC).
+    pub at: String,
+    /// Why it failed.
+    pub error: String,
+}
+
+/// What a rebuild that `lastRebuild` reports did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RebuildOutcome {
+    /// It failed; nothing was published.
+    Failed,
+}
+
+/// `/healthz`: the process answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    /// Always `ok`.
+    pub status: HealthStatus,
+}
+
+/// `status` of [`Health`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HealthStatus {
+    /// The process answers.
+    Ok,
+}
+
+/// `/readyz` when a catalog is served (before, the answer is a `503` [`ProblemDocument`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ready {
+    /// Always `ready`.
+    pub status: ReadyStatus,
+    /// The id of the snapshot being served ([`Report::build_id`]).
+    pub build: String,
+    /// Eggs in the catalog.
+    pub eggs: usize,
+}
+
+/// `status` of [`Ready`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReadyStatus {
+    /// A catalog is served.
+    Ready,
+}
+
+/// An error answer of `eggcat serve` and of the static-host rules of `eggcat-publish`: RFC 9457
+/// problem details (`application/problem+json`), with a removed egg's [`Removed`] members after
+/// the standard ones for `410 Gone`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProblemDocument {
+    /// Always `about:blank`: the status code says what kind of problem it is.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The status phrase (`Not Found`, ...).
+    pub title: String,
+    /// The HTTP status code.
+    pub status: u16,
+    /// What exactly was wrong with this request.
+    pub detail: String,
+    /// The request path as sent. A static host cannot put the request path here: its `410`
+    /// names the egg's API path, and its other problems leave `instance` out (it is optional in
+    /// RFC 9457; the OpenAPI, which describes `eggcat serve`, requires it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    /// For `410 Gone`: the removed egg, as in `_removed.json`.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub gone: Option<Removed>,
+}

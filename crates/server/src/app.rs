@@ -10,6 +10,9 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use arc_swap::ArcSwapOption;
 use bytes::Bytes;
 use eggcat_catalog::paths;
+use eggcat_catalog::wire::{
+    Health, HealthStatus, LastRebuild, Ready, ReadyStatus, RebuildOutcome, Report, ServedReport,
+};
 use eggcat_store::SnapshotFiles;
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
@@ -129,16 +132,18 @@ impl App {
         let Some(status) = published.get(eggcat_catalog::paths::STATUS) else {
             return;
         };
-        let Ok(serde_json::Value::Object(mut report)) = serde_json::from_slice(status.identity())
-        else {
+        let Ok(report) = serde_json::from_slice::<Report>(status.identity()) else {
             return;
         };
-        let at = eggcat_catalog::rfc3339(at_unix_ms);
-        report.insert(
-            "lastRebuild".into(),
-            serde_json::json!({ "outcome": "failed", "at": at, "error": error }),
-        );
-        let body = serde_json::to_vec(&report).expect("a JSON object serializes");
+        let served = ServedReport {
+            report,
+            last_rebuild: Some(LastRebuild {
+                outcome: RebuildOutcome::Failed,
+                at: eggcat_catalog::rfc3339(at_unix_ms),
+                error: error.to_owned(),
+            }),
+        };
+        let body = serde_json::to_vec(&served).expect("a report serializes");
         let at = UNIX_EPOCH + std::time::Duration::from_secs(at_unix_ms / 1000);
         self.catalog
             .store(Some(Arc::new(published.with_status(body, at))));
@@ -197,14 +202,20 @@ impl App {
         };
         let label = route_label(&route);
         let response = match &route {
-            Route::Healthz => small_json(StatusCode::OK, Bytes::from_static(br#"{"status":"ok"}"#)),
+            Route::Healthz => small_json(
+                StatusCode::OK,
+                &Health {
+                    status: HealthStatus::Ok,
+                },
+            ),
             Route::Readyz => match self.catalog.load().as_deref() {
                 Some(s) => small_json(
                     StatusCode::OK,
-                    format!(
-                        r#"{{"status":"ready","build":"{}","eggs":{}}}"#,
-                        s.id, s.eggs
-                    ),
+                    &Ready {
+                        status: ReadyStatus::Ready,
+                        build: s.id.clone(),
+                        eggs: s.eggs,
+                    },
                 ),
                 None => not_ready(path),
             },
@@ -364,12 +375,7 @@ fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body
                 &gone.source,
             ),
         )
-        .with_members(serde_json::json!({
-            "slug": gone.slug,
-            "removedAt": gone.removed_at,
-            "source": gone.source,
-            "path": gone.path,
-        }));
+        .with_gone(gone.clone());
         return problem_response(&problem, path);
     }
     match route {
@@ -472,8 +478,9 @@ fn not_ready(path: &str) -> Response<Body> {
     problem_response(&problem, path)
 }
 
-fn small_json(status: StatusCode, body: impl Into<Bytes>) -> Response<Body> {
-    let mut r = Response::new(Full::new(body.into()));
+fn small_json(status: StatusCode, body: &impl serde::Serialize) -> Response<Body> {
+    let body = serde_json::to_vec(body).expect("a wire type serializes");
+    let mut r = Response::new(Full::new(Bytes::from(body)));
     *r.status_mut() = status;
     r.headers_mut().insert(header::CONTENT_TYPE, JSON);
     r.headers_mut().insert(header::CACHE_CONTROL, NO_STORE);

@@ -4,16 +4,17 @@
 //! it is, `title` is the status phrase, `detail` says what exactly was wrong with this request,
 //! and `instance` is the request path.
 
+use eggcat_catalog::wire::{ProblemDocument, Removed};
 use http::StatusCode;
-use serde::Serialize;
 
 /// A problem to render.
 #[derive(Debug, Clone)]
 pub(crate) struct Problem {
     pub(crate) status: StatusCode,
     pub(crate) detail: String,
-    /// Extension members (RFC 9457 section 3.2), after the standard ones.
-    members: Option<serde_json::Value>,
+    /// For `410 Gone`: the removed egg, rendered as extension members (RFC 9457 section 3.2)
+    /// after the standard ones (boxed: every route returns a `Problem` as its error).
+    gone: Option<Box<Removed>>,
 }
 
 impl Problem {
@@ -21,36 +22,25 @@ impl Problem {
         Problem {
             status,
             detail: detail.into(),
-            members: None,
+            gone: None,
         }
     }
 
-    /// The same problem with extension members (a JSON object).
-    pub(crate) fn with_members(mut self, members: serde_json::Value) -> Problem {
-        self.members = Some(members);
+    /// The same problem with the removed egg's members.
+    pub(crate) fn with_gone(mut self, gone: Removed) -> Problem {
+        self.gone = Some(Box::new(gone));
         self
     }
 
     /// The body for a request to `instance`.
     pub(crate) fn body(&self, instance: &str) -> Vec<u8> {
-        #[derive(Serialize)]
-        struct Body<'a> {
-            #[serde(rename = "type")]
-            kind: &'a str,
-            title: &'a str,
-            status: u16,
-            detail: &'a str,
-            instance: &'a str,
-            #[serde(flatten, skip_serializing_if = "Option::is_none")]
-            members: Option<&'a serde_json::Value>,
-        }
-        let body = Body {
-            kind: "about:blank",
-            title: self.status.canonical_reason().unwrap_or("Error"),
+        let body = ProblemDocument {
+            kind: "about:blank".to_owned(),
+            title: self.status.canonical_reason().unwrap_or("Error").to_owned(),
             status: self.status.as_u16(),
-            detail: &self.detail,
-            instance,
-            members: self.members.as_ref(),
+            detail: self.detail.clone(),
+            instance: Some(instance.to_owned()),
+            gone: self.gone.as_deref().cloned(),
         };
         serde_json::to_vec(&body).expect("a problem always serializes")
     }

@@ -12,6 +12,8 @@
 
 use std::collections::BTreeMap;
 
+use eggcat_catalog::paths;
+
 use crate::html::Html;
 use crate::layout::{self, Assets, Data, Nav};
 use crate::model::Status;
@@ -64,7 +66,7 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
         ))
         .el(
             "a",
-            &[("href", Some("feed.atom"))],
+            &[("href", Some(paths::FEED))],
             "Atom feed of recent changes",
         )
         .lit(".</p>");
@@ -134,7 +136,9 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
     }
     h.lit("</ul>");
     if items.len() > PAGE {
-        h.lit("<p class=\"all\"><a id=\"all\" class=\"more\" href=\"eggs/\">")
+        h.lit("<p class=\"all\"><a id=\"all\" class=\"more\" href=\"")
+            .text(paths::page_url(paths::ALL_EGGS_PAGE))
+            .lit("\">")
             .text(&format!("Show all {}", count(items.len(), "egg", "eggs")))
             .lit("</a></p>");
     }
@@ -199,7 +203,8 @@ pub(crate) fn all(items: &[SummaryItem], assets: &Assets) -> String {
 /// One list item.
 fn item(h: &mut Html, i: &SummaryItem) {
     let id = format!("e-{}", i.slug);
-    let href = format!("eggs/{}/", i.slug);
+    let page = paths::egg_page(&i.slug);
+    let href = paths::page_url(&page);
     h.open("li", &[("id", Some(&id))]);
     match &i.icon {
         Some(src) => h.open(
@@ -216,7 +221,7 @@ fn item(h: &mut Html, i: &SummaryItem) {
         None => h.lit("<span class=\"icon none\" aria-hidden=\"true\"></span>"),
     };
     h.lit("<div><h2>")
-        .el("a", &[("href", Some(&href))], &i.name)
+        .el("a", &[("href", Some(href))], &i.name)
         .lit("</h2>");
     if !i.description.is_empty() {
         h.el("p", &[("class", Some("desc"))], &i.description);

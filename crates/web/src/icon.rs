@@ -70,7 +70,7 @@ fn sniff(bytes: &[u8]) -> Option<&'static str> {
 
 /// Where an egg's icon is published.
 pub(crate) fn path(slug: &str, icon: &Icon) -> String {
-    format!("icons/{slug}.{}", icon.ext)
+    eggcat_catalog::paths::icon(slug, icon.ext)
 }
 
 #[cfg(test)]

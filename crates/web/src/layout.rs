@@ -5,6 +5,8 @@
 //! exception is the 404 page, answered at any depth: its `root` is the absolute path of the
 //! tree's root (from `base_url`, `"/"` by default).
 
+use eggcat_catalog::paths;
+
 use crate::html::Html;
 
 /// The hashed names of the two assets, from the tree's root.
@@ -75,7 +77,11 @@ pub(crate) fn start(
         .lit("\">eggcat</a><nav aria-label=\"Site\"><ul>");
     let items: [(&str, &str, Nav); 2] = [
         ("", "Catalog", Nav::Catalog),
-        ("status/", "Build status", Nav::Status),
+        (
+            paths::page_url(paths::STATUS_PAGE),
+            "Build status",
+            Nav::Status,
+        ),
     ];
     for (href, label, which) in items {
         let href = match format!("{root}{href}") {

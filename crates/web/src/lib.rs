@@ -73,8 +73,16 @@ pub fn render(
     let base = options.base_url.trim_end_matches('/');
     let mut out = BTreeMap::new();
     let assets = layout::Assets {
-        css: format!("assets/eggcat-{:016x}.css", fnv1a(CSS.as_bytes())),
-        js: format!("assets/eggcat-{:016x}.js", fnv1a(JS.as_bytes())),
+        css: format!(
+            "{}/eggcat-{:016x}.css",
+            eggcat_catalog::paths::ASSETS_DIR,
+            fnv1a(CSS.as_bytes())
+        ),
+        js: format!(
+            "{}/eggcat-{:016x}.js",
+            eggcat_catalog::paths::ASSETS_DIR,
+            fnv1a(JS.as_bytes())
+        ),
     };
     out.insert(assets.css.clone(), CSS.as_bytes().to_vec());
     out.insert(assets.js.clone(), JS.as_bytes().to_vec());
@@ -136,7 +144,7 @@ pub fn render(
     let summary = serde_json::to_vec(&items).expect("the summary serializes");
     out.insert(SUMMARY.to_owned(), summary);
     out.insert(
-        "index.html".to_owned(),
+        eggcat_catalog::paths::CATALOG_PAGE.to_owned(),
         catalog_page::render(&items, &status, &assets).into_bytes(),
     );
     out.insert(
@@ -148,11 +156,11 @@ pub fn render(
         not_found_page::render(base, &assets).into_bytes(),
     );
     out.insert(
-        "status/index.html".to_owned(),
+        eggcat_catalog::paths::STATUS_PAGE.to_owned(),
         status_page::render(&status, &removed, &items, &assets).into_bytes(),
     );
     out.insert(
-        "feed.atom".to_owned(),
+        eggcat_catalog::paths::FEED.to_owned(),
         feed::render(&items, &versions, base).into_bytes(),
     );
     out

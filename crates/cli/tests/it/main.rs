@@ -6,6 +6,7 @@ mod browser;
 mod build;
 mod cli;
 mod conformance;
+mod contract;
 mod diff;
 mod golden;
 mod history;

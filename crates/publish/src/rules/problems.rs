@@ -6,7 +6,8 @@
 use std::collections::BTreeMap;
 
 use eggcat_catalog::paths;
-use serde_json::{Value, json};
+use eggcat_catalog::wire::{ProblemDocument, Removed};
+use serde_json::Value;
 
 /// The 410 body of every removed egg, by slug, from the tree's [`paths::REMOVED`]. Entries that
 /// are not objects with a slug-like `slug` are skipped: a slug becomes a file name.
@@ -27,54 +28,73 @@ pub fn gone_problems(files: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<
             text(entry, "source"),
             text(entry, "path"),
         );
-        let body = json!({
-            "type": "about:blank",
-            "title": "Gone",
-            "status": 410,
-            "detail": eggcat_catalog::wire::Removed::detail(&slug, &at, &path, &source),
-            "instance": format!("/{}/{slug}", paths::EGGS_DIR),
-            "slug": slug,
-            "removedAt": at,
-            "source": source,
-            "path": path,
-        });
-        out.insert(slug, to_vec(&body));
+        let body = problem(
+            410,
+            "Gone",
+            Removed::detail(&slug, &at, &path, &source),
+            Some(format!("/{}/{slug}", paths::EGGS_DIR)),
+            Some(Removed {
+                slug: slug.clone(),
+                removed_at: at,
+                source,
+                path,
+            }),
+        );
+        out.insert(slug, body);
     }
     out
 }
 
 /// The 404 body.
 pub fn not_found_problem() -> Vec<u8> {
-    to_vec(&json!({
-        "type": "about:blank",
-        "title": "Not Found",
-        "status": 404,
-        "detail": "no resource at this path",
-    }))
+    problem(
+        404,
+        "Not Found",
+        "no resource at this path".to_owned(),
+        None,
+        None,
+    )
 }
 
 /// The 400 body for a `fields` value other than `name`.
 pub(crate) fn bad_fields_problem() -> Vec<u8> {
-    to_vec(&json!({
-        "type": "about:blank",
-        "title": "Bad Request",
-        "status": 400,
-        "detail": "unsupported value for `fields`: the only value allowed is `name`",
-    }))
+    problem(
+        400,
+        "Bad Request",
+        "unsupported value for `fields`: the only value allowed is `name`".to_owned(),
+        None,
+        None,
+    )
 }
 
 /// The 405 body.
 pub(crate) fn method_problem() -> Vec<u8> {
-    to_vec(&json!({
-        "type": "about:blank",
-        "title": "Method Not Allowed",
-        "status": 405,
-        "detail": "this API is read-only (GET, HEAD, OPTIONS)",
-    }))
+    problem(
+        405,
+        "Method Not Allowed",
+        "this API is read-only (GET, HEAD, OPTIONS)".to_owned(),
+        None,
+        None,
+    )
 }
 
-fn to_vec(v: &Value) -> Vec<u8> {
-    serde_json::to_vec(v).expect("a JSON value always serializes")
+/// A problem document's bytes ([`ProblemDocument`], as `eggcat serve` renders them).
+fn problem(
+    status: u16,
+    title: &str,
+    detail: String,
+    instance: Option<String>,
+    gone: Option<Removed>,
+) -> Vec<u8> {
+    let doc = ProblemDocument {
+        kind: "about:blank".to_owned(),
+        title: title.to_owned(),
+        status,
+        detail,
+        instance,
+        gone,
+    };
+    serde_json::to_vec(&doc).expect("a problem document serializes")
 }
 
 /// What the catalog gives as a slug: `a-z`, `0-9`, `-`, not starting with `-`.

@@ -1,0 +1,525 @@
+//! The wire contract: every JSON document of a built snapshot, and every JSON answer of
+//! `eggcat serve` (problems, `/healthz`, `/readyz`, the status with `lastRebuild`), validated
+//! against the OpenAPI document the server itself serves at `/api/v1/openapi.json`, with a JSON
+//! Schema 2020-12 validator (`boon`).
+//!
+//! The schema of a document is found the way a client would find it: the path template of
+//! `paths` that matches the URL (a literal path before a templated one), the response for the
+//! method and status, the schema for the media type. `$ref`s resolve against the whole OpenAPI
+//! document. A JSON file of the snapshot that no path maps to a schema is a failure, so a new
+//! document cannot be published without its contract.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+use std::sync::Arc;
+
+use boon::{Compiler, Draft, SchemaIndex, Schemas};
+use eggcat_server::{App, AppOptions};
+use eggcat_upstream::{Source, SourceSpec};
+use http_body_util::BodyExt;
+use serde_json::Value;
+
+use crate::support::*;
+
+/// Where the OpenAPI document is registered for the validator: any absolute URL will do, it is
+/// never fetched (boon loads only what is added, or `file:` URLs).
+const OPENAPI_URL: &str = "https://eggcat.invalid/api/v1/openapi.json";
+
+/// The served OpenAPI document, compiled on demand: one compiled schema per response schema.
+struct Contract {
+    openapi: Value,
+    compiler: Compiler,
+    schemas: Schemas,
+    compiled: HashMap<String, SchemaIndex>,
+}
+
+/// One answer of the server: status, media type (without parameters), body.
+struct Answer {
+    status: u16,
+    media: String,
+    body: Vec<u8>,
+}
+
+fn request(app: &App, method: &str, path: &str, headers: &[(&str, &str)]) -> Answer {
+    let mut req = http::Request::builder().method(method).uri(path);
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    let response = app.handle(&req.body(()).unwrap());
+    let status = response.status().as_u16();
+    let media = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .map(|v| {
+            v.to_str()
+                .unwrap()
+                .split(';')
+                .next()
+                .unwrap()
+                .trim()
+                .to_owned()
+        })
+        .unwrap_or_default();
+    let body = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(response.into_body().collect())
+        .unwrap()
+        .to_bytes()
+        .to_vec();
+    Answer {
+        status,
+        media,
+        body,
+    }
+}
+
+/// `s` as a JSON pointer token inside a URI fragment.
+fn pointer_token(s: &str) -> String {
+    s.replace('~', "~0")
+        .replace('/', "~1")
+        .replace('{', "%7B")
+        .replace('}', "%7D")
+}
+
+impl Contract {
+    /// The OpenAPI document as `app` serves it.
+    fn served_by(app: &App) -> Contract {
+        let answer = request(app, "GET", "/api/v1/openapi.json", &[]);
+        assert_eq!(answer.status, 200);
+        let openapi: Value = serde_json::from_slice(&answer.body).unwrap();
+        assert!(
+            openapi["openapi"].as_str().unwrap().starts_with("3.1"),
+            "OpenAPI 3.1: its schemas are JSON Schema 2020-12"
+        );
+        let mut compiler = Compiler::new();
+        compiler.set_default_draft(Draft::V2020_12);
+        compiler.add_resource(OPENAPI_URL, openapi.clone()).unwrap();
+        Contract {
+            openapi,
+            compiler,
+            schemas: Schemas::new(),
+            compiled: HashMap::new(),
+        }
+    }
+
+    /// The key of `paths` that `url_path` matches: the literal one, else the one whose
+    /// `{param}` segments each match one non-empty segment (with the rest of the segment
+    /// literal, as `{slug}.json`).
+    fn template(&self, url_path: &str) -> Option<String> {
+        let paths = self.openapi["paths"].as_object().unwrap();
+        if paths.contains_key(url_path) {
+            return Some(url_path.to_owned());
+        }
+        let segments: Vec<&str> = url_path.split('/').collect();
+        let matches = |template: &str| {
+            let parts: Vec<&str> = template.split('/').collect();
+            parts.len() == segments.len()
+                && parts.iter().zip(&segments).all(|(t, s)| match t.find('{') {
+                    None => t == s,
+                    Some(open) => {
+                        let close = t.find('}').unwrap();
+                        let (prefix, suffix) = (&t[..open], &t[close + 1..]);
+                        s.len() > prefix.len() + suffix.len()
+                            && s.starts_with(prefix)
+                            && s.ends_with(suffix)
+                    }
+                })
+        };
+        // The most specific template wins: `/api/v1/eggs/{slug}.json` over `/api/v1/eggs/{slug}`
+        // for `x.json` (a slug holds no dot), as a router would pick it.
+        let literal = |t: &str| t.len() - t.find('{').map_or(0, |o| t.find('}').unwrap() + 1 - o);
+        let mut found: Vec<&String> = paths.keys().filter(|t| matches(t)).collect();
+        found.sort_by_key(|t| std::cmp::Reverse(literal(t)));
+        if let [first, second, ..] = found[..] {
+            assert!(
+                literal(first) > literal(second),
+                "{url_path} matches several paths alike: {found:?}"
+            );
+        }
+        found.first().map(|t| (*t).clone())
+    }
+
+    /// Where the schema of the answer lives, as a URL with a JSON pointer fragment.
+    fn schema_location(
+        &self,
+        url_path: &str,
+        method: &str,
+        status: u16,
+        media: &str,
+    ) -> Result<String, String> {
+        let template = self
+            .template(url_path)
+            .ok_or_else(|| format!("{url_path}: no path of the OpenAPI matches"))?;
+        let responses = &self.openapi["paths"][&template][method]["responses"];
+        let mut pointer = format!(
+            "/paths/{}/{method}/responses/{status}",
+            pointer_token(&template)
+        );
+        let mut response = responses
+            .get(status.to_string())
+            .ok_or_else(|| format!("{url_path}: {template} has no {method} response {status}"))?;
+        if let Some(target) = response.get("$ref").and_then(Value::as_str) {
+            pointer = target.trim_start_matches('#').to_owned();
+            response = self.openapi.pointer(&pointer).ok_or_else(|| {
+                format!("{url_path}: the response {target} is not in the document")
+            })?;
+        }
+        if response["content"]
+            .get(media)
+            .and_then(|c| c.get("schema"))
+            .is_none()
+        {
+            return Err(format!(
+                "{url_path}: the {status} response of {template} has no schema for {media}"
+            ));
+        }
+        Ok(format!(
+            "{OPENAPI_URL}#{pointer}/content/{}/schema",
+            pointer_token(media)
+        ))
+    }
+
+    /// Validates a JSON body answered for `method url_path` with `status` and `media`.
+    fn check(
+        &mut self,
+        url_path: &str,
+        method: &str,
+        status: u16,
+        media: &str,
+        body: &[u8],
+    ) -> Result<(), String> {
+        let location = self.schema_location(url_path, method, status, media)?;
+        let value: Value =
+            serde_json::from_slice(body).map_err(|e| format!("{url_path}: not JSON: {e}"))?;
+        self.check_value(url_path, &location, &value)
+    }
+
+    fn check_value(&mut self, what: &str, location: &str, value: &Value) -> Result<(), String> {
+        let index = match self.compiled.get(location) {
+            Some(index) => *index,
+            None => {
+                let index = self
+                    .compiler
+                    .compile(location, &mut self.schemas)
+                    .unwrap_or_else(|e| panic!("{location} does not compile: {e:#}"));
+                self.compiled.insert(location.to_owned(), index);
+                index
+            }
+        };
+        self.schemas
+            .validate(value, index)
+            .map_err(|e| format!("{what} breaks {location}:\n{e:#}"))
+    }
+
+    /// Validates a served answer as the OpenAPI describes `method url_path`.
+    fn check_answer(
+        &mut self,
+        method: &str,
+        url_path: &str,
+        answer: &Answer,
+    ) -> Result<(), String> {
+        let path_only = url_path.split('?').next().unwrap();
+        self.check(
+            path_only,
+            &method.to_ascii_lowercase(),
+            answer.status,
+            &answer.media,
+            &answer.body,
+        )
+    }
+
+    /// Validates every JSON file of a snapshot as the answer to its `GET`; returns the failures
+    /// and how many files were checked. A JSON file no path covers is a failure.
+    fn check_snapshot(&mut self, files: &BTreeMap<String, Vec<u8>>) -> (Vec<String>, usize) {
+        let mut failures = Vec::new();
+        let mut checked = 0;
+        for (path, bytes) in files {
+            if !path.ends_with(".json") {
+                continue;
+            }
+            checked += 1;
+            if let Err(e) = self.check(&format!("/{path}"), "get", 200, "application/json", bytes) {
+                failures.push(e);
+            }
+        }
+        (failures, checked)
+    }
+}
+
+fn assert_none(failures: &[String]) {
+    assert!(
+        failures.is_empty(),
+        "{} documents break the OpenAPI, the first ones:\n\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n\n")
+    );
+}
+
+fn app() -> Arc<App> {
+    App::new(&AppOptions {
+        cache_control: "no-cache".into(),
+    })
+    .unwrap()
+}
+
+fn install(app: &App, data: &Path) {
+    app.install(
+        eggcat_store::Store::new(data)
+            .read_current()
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+}
+
+/// The served JSON answers that do not depend on the catalog's content: a server with no
+/// catalog yet (`503`), then with one (`/healthz`, `/readyz`, `405`, `412`, `400`, `404`), then
+/// after a failed rebuild (`_status.json` with `lastRebuild`). Returns the failures.
+fn check_served(contract: &mut Contract, data: &Path, slug: &str) -> Vec<String> {
+    let mut failures = Vec::new();
+    let mut check = |contract: &mut Contract,
+                     app: &App,
+                     method: &str,
+                     path: &str,
+                     headers: &[(&str, &str)],
+                     status: u16| {
+        let answer = request(app, method, path, headers);
+        if answer.status != status {
+            failures.push(format!(
+                "{method} {path}: status {} where the test expects {status}",
+                answer.status
+            ));
+        } else if let Err(e) = contract.check_answer(method, path, &answer) {
+            failures.push(e);
+        }
+    };
+    let empty = app();
+    check(contract, &empty, "GET", "/readyz", &[], 503);
+    check(
+        contract,
+        &empty,
+        "GET",
+        "/api/v1/eggs/_index.json",
+        &[],
+        503,
+    );
+    check(contract, &empty, "GET", "/healthz", &[], 200);
+
+    let app = app();
+    install(&app, data);
+    check(contract, &app, "GET", "/healthz", &[], 200);
+    check(contract, &app, "GET", "/readyz", &[], 200);
+    check(contract, &app, "GET", "/api/v1/eggs", &[], 200);
+    check(contract, &app, "GET", "/api/v1/eggs?fields=name", &[], 200);
+    check(contract, &app, "GET", "/api/v1/eggs?fields=nope", &[], 400);
+    check(
+        contract,
+        &app,
+        "GET",
+        &format!("/api/v1/eggs/{slug}"),
+        &[],
+        200,
+    );
+    check(
+        contract,
+        &app,
+        "GET",
+        "/api/v1/eggs/no-such-egg.json",
+        &[],
+        404,
+    );
+    check(contract, &app, "GET", "/api/v1/eggs/no-such-egg", &[], 404);
+    check(
+        contract,
+        &app,
+        "GET",
+        "/api/v1/eggs/no-such-egg/pelican.json",
+        &[],
+        404,
+    );
+    check(contract, &app, "GET", "/api/v1/eggs/a%00b.json", &[], 400);
+    check(
+        contract,
+        &app,
+        "GET",
+        "/api/v1/eggs/_index.json",
+        &[("if-match", "\"nope\"")],
+        412,
+    );
+    // 405 is described once, for every path (the document's description says so).
+    let answer = request(&app, "POST", "/api/v1/eggs/_index.json", &[]);
+    if answer.status != 405 {
+        failures.push(format!("POST: status {}", answer.status));
+    } else {
+        let location = format!(
+            "{OPENAPI_URL}#/components/responses/MethodNotAllowed/content/{}/schema",
+            pointer_token(&answer.media)
+        );
+        let value: Value = serde_json::from_slice(&answer.body).unwrap();
+        if let Err(e) = contract.check_value("POST 405", &location, &value) {
+            failures.push(e);
+        }
+    }
+    app.rebuild_failed("fetch of every source failed", 1_900_000_000_000);
+    let answer = request(&app, "GET", "/api/v1/_status.json", &[]);
+    let status: Value = serde_json::from_slice(&answer.body).unwrap();
+    assert_eq!(status["lastRebuild"]["outcome"], "failed", "{status}");
+    let answer_ok = contract.check_answer("GET", "/api/v1/_status.json", &answer);
+    failures.extend(answer_ok.err());
+    failures
+}
+
+/// A PTDL_v2 egg whose `file_denylist` is one string, as upstream's pelican-eggs/eggs `krypton`.
+fn egg_with_string_denylist() -> String {
+    egg_json("Krypton").replace(
+        "\"variables\": []",
+        "\"file_denylist\": \"config.json\", \"variables\": []",
+    )
+}
+
+#[test]
+fn every_document_and_answer_of_a_test_catalog_keeps_the_served_openapi() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Repo::init(tmp.path().join("eggs"));
+    repo.write("krypton/egg-krypton.json", egg_with_string_denylist())
+        .write("gone/egg-gone.json", egg_json("Gone"))
+        .write("yolk/egg-yolk.yaml", egg_yaml("Yolk"));
+    repo.commit("three eggs");
+    let data = tmp.path().join("data");
+    let clock = Clock::new(1_763_000_000_000);
+    let sources = vec![source(&repo.url(), "o", "eggs")];
+    build(&data, sources.clone(), &clock);
+    repo.remove("gone/egg-gone.json");
+    repo.commit("one gone");
+    let out = build(&data, sources, &clock);
+    let removed: Value =
+        serde_json::from_slice(&out.snapshot.files["api/v1/eggs/_removed.json"]).unwrap();
+    assert_eq!(removed[0]["slug"], "eggs-gone", "{removed}");
+    let krypton = egg_doc(&out, "eggs-krypton");
+    assert!(krypton["egg"]["file_denylist"].is_string(), "{krypton}");
+
+    let app = app();
+    install(&app, &data);
+    let mut contract = Contract::served_by(&app);
+    let (mut failures, checked) = contract.check_snapshot(&out.snapshot.files);
+    assert!(checked > 10, "{checked} JSON files");
+    failures.extend(check_served(&mut contract, &data, "eggs-krypton"));
+    for path in [
+        "/api/v1/eggs/eggs-gone.json",
+        "/api/v1/eggs/eggs-gone",
+        "/api/v1/eggs/eggs-gone/history.json",
+        "/eggs/eggs-gone/",
+    ] {
+        let answer = request(&app, "GET", path, &[]);
+        assert_eq!(answer.status, 410, "{path}");
+        failures.extend(contract.check_answer("GET", path, &answer).err());
+    }
+    assert_none(&failures);
+}
+
+#[test]
+fn every_document_of_the_demo_keeps_the_served_openapi() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let spec = SourceSpec {
+        url: "upstream".into(),
+        label: Some("demo".into()),
+        owner: Some("eggcat".into()),
+        repo: Some("demo-eggs".into()),
+        branch: Some("main".into()),
+        raw_url: None,
+    };
+    let demo = root.join("demo");
+    let source = Source::resolve(&spec, &demo).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let out = build(&data, vec![source], &Clock::new(1_767_225_600_000));
+    let app = app();
+    install(&app, &data);
+    let mut contract = Contract::served_by(&app);
+    let (mut failures, checked) = contract.check_snapshot(&out.snapshot.files);
+    let eggs = out.report.eggs;
+    // Per egg: its document, two import files and its history; plus the catalog-wide ones.
+    assert!(
+        checked >= 4 * eggs + 7,
+        "{checked} JSON files for {eggs} eggs"
+    );
+    failures.extend(check_served(&mut contract, &data, "demo-eggs-python"));
+    assert_none(&failures);
+}
+
+#[test]
+fn every_document_of_the_shared_corpus_keeps_the_served_openapi() {
+    let Some(shared) = shared_upstream() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let mut sources = Vec::new();
+    for e in std::fs::read_dir(&shared).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        let repo = repo_from(&shared.join(&name), &tmp.path().join("repos").join(&name));
+        sources.push(source(&repo.url(), "pelican-eggs", &name));
+    }
+    sources.sort_by(|a, b| a.repo.cmp(&b.repo));
+    let data = tmp.path().join("data");
+    let out = build(&data, sources, &Clock::new(1_763_000_000_000));
+    let app = app();
+    install(&app, &data);
+    let mut contract = Contract::served_by(&app);
+    let (failures, checked) = contract.check_snapshot(&out.snapshot.files);
+    let eggs = out.report.eggs;
+    assert!(eggs > 500, "{eggs} eggs");
+    // Per egg at least its document and its history (import files only where one could be
+    // written); plus the catalog-wide ones.
+    assert!(
+        checked >= 2 * eggs + 7,
+        "{checked} JSON files for {eggs} eggs"
+    );
+    assert_none(&failures);
+}
+
+/// The validator is live: a document that breaks its schema in one field fails, and a JSON file
+/// no path describes fails as uncovered.
+#[test]
+fn the_contract_check_fails_on_a_broken_or_unknown_document() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Repo::init(tmp.path().join("eggs"));
+    repo.write("a/egg-a.json", egg_json("A"));
+    repo.commit("one egg");
+    let data = tmp.path().join("data");
+    let out = build(
+        &data,
+        vec![source(&repo.url(), "o", "eggs")],
+        &Clock::new(0),
+    );
+    let app = app();
+    install(&app, &data);
+    let mut contract = Contract::served_by(&app);
+    let (failures, _) = contract.check_snapshot(&out.snapshot.files);
+    assert_none(&failures);
+
+    let mut broken = out.snapshot.files.clone();
+    let path = "api/v1/eggs/eggs-a.json".to_owned();
+    let mut doc: Value = serde_json::from_slice(&broken[&path]).unwrap();
+    doc["meta"]["indexedAt"] = Value::from("yesterday");
+    broken.insert(path.clone(), serde_json::to_vec(&doc).unwrap());
+    broken.insert("api/v1/eggs/eggs-a/new.json".into(), b"{}".to_vec());
+    let (failures, _) = contract.check_snapshot(&broken);
+    assert_eq!(failures.len(), 2, "{failures:#?}");
+    assert!(
+        failures[0].contains("/api/v1/eggs/eggs-a.json breaks"),
+        "{}",
+        failures[0]
+    );
+    assert!(failures[0].contains("indexedAt"), "{}", failures[0]);
+    assert!(
+        failures[1].contains("no path of the OpenAPI matches"),
+        "{}",
+        failures[1]
+    );
+}
