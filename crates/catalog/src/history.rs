@@ -86,16 +86,27 @@ pub struct Step {
 
 /// The versions of the file at `path` (at the tip), newest first, at most [`MAX_VERSIONS`]
 /// plus whether the walk was cut there.
+///
+/// Past an addition the walk goes on only into a deletion of the same path (the file was
+/// deleted, then added back: `removed`, `restored`); whatever else happened at that path before
+/// (a file renamed away from it) is another file's history. An addition with a deletion of the
+/// same name in another syntax in the same commit (`egg-x.json` to `egg-x.yaml`) is a rename:
+/// git's rename detection cannot pair a file rewritten from JSON to YAML.
 pub fn walk(commits: &[LogCommit], shallow: &BTreeSet<String>, path: &str) -> (Vec<Step>, bool) {
     let mut steps = Vec::new();
     let mut current = path.to_owned();
+    let mut after_add = false;
     for (i, commit) in commits.iter().enumerate() {
-        let Some(change) = commit.changes.iter().find(|c| match c.status {
-            'D' => c.old_path == current,
-            _ => c.new_path == current,
-        }) else {
+        let Some(change) = commit.changes.iter().find(|c| touches(c, &current)) else {
             continue;
         };
+        // The file at this path left it (renamed, or rewritten in another syntax): what came
+        // before belongs to that file.
+        let renamed_away = (change.status == 'R' && change.new_path != current)
+            || (change.status == 'D' && migrated_to(commit, &current).is_some());
+        if renamed_away || (after_add && change.status != 'D') {
+            break;
+        }
         if steps.len() == MAX_VERSIONS {
             return (steps, true);
         }
@@ -107,20 +118,29 @@ pub fn walk(commits: &[LogCommit], shallow: &BTreeSet<String>, path: &str) -> (V
             renamed_from: None,
             oid: Some(change.new_oid.clone()),
         };
+        after_add = false;
         match change.status {
             _ if boundary => step.event = VersionEvent::Earliest,
             'D' => {
                 step.event = VersionEvent::Removed;
                 step.oid = None;
             }
-            'A' => step.event = VersionEvent::Added,
+            'A' | 'C' => match migrated_from(commit, &current) {
+                Some(from) => {
+                    step.event = VersionEvent::Renamed;
+                    step.renamed_from = Some(from.to_owned());
+                    current = from.to_owned();
+                }
+                None => {
+                    step.event = VersionEvent::Added;
+                    after_add = true;
+                }
+            },
             'R' => {
                 step.event = VersionEvent::Renamed;
                 step.renamed_from = Some(change.old_path.clone());
                 current = change.old_path.clone();
             }
-            // A copy's source lives on: this file's history starts here.
-            'C' => step.event = VersionEvent::Added,
             _ => {}
         }
         steps.push(step);
@@ -139,6 +159,49 @@ pub fn walk(commits: &[LogCommit], shallow: &BTreeSet<String>, path: &str) -> (V
         }
     }
     (steps, false)
+}
+
+/// Whether `change` concerns the file at `path`: what it left there (a deletion, a rename away)
+/// or what it put there.
+fn touches(change: &FileChange, path: &str) -> bool {
+    match change.status {
+        'D' => change.old_path == path,
+        'R' => change.new_path == path || change.old_path == path,
+        _ => change.new_path == path,
+    }
+}
+
+/// The file `commit` deleted that `path` replaces in another syntax: same folder and name, one
+/// of `.json`, `.yaml`, `.yml` each (any case), when exactly one such file was deleted.
+fn migrated_from<'a>(commit: &'a LogCommit, path: &str) -> Option<&'a str> {
+    same_name_other_syntax(commit, path, 'D')
+}
+
+/// The file `commit` added in another syntax in place of `path`, which it deleted.
+fn migrated_to<'a>(commit: &'a LogCommit, path: &str) -> Option<&'a str> {
+    same_name_other_syntax(commit, path, 'A')
+}
+
+/// The one path of `commit`'s changes with `status` that is `path` in another syntax.
+fn same_name_other_syntax<'a>(commit: &'a LogCommit, path: &str, status: char) -> Option<&'a str> {
+    let stem = |p: &str| -> Option<String> {
+        let (stem, ext) = p.rsplit_once('.')?;
+        matches!(ext.to_ascii_lowercase().as_str(), "json" | "yaml" | "yml")
+            .then(|| stem.to_owned())
+    };
+    let own = stem(path)?;
+    let path_of = |c: &'a FileChange| match status {
+        'D' => c.old_path.as_str(),
+        _ => c.new_path.as_str(),
+    };
+    let mut found = commit
+        .changes
+        .iter()
+        .filter(|c| c.status == status)
+        .map(path_of)
+        .filter(|p| *p != path && stem(p).as_deref() == Some(own.as_str()));
+    let first = found.next()?;
+    found.next().is_none().then_some(first)
 }
 
 /// What the history document of one egg is made from, besides its source's history.
@@ -332,6 +395,69 @@ mod tests {
         );
         assert_eq!(steps[2].renamed_from.as_deref(), Some("a/egg-x.json"));
         assert_eq!(steps[1].oid, None);
+    }
+
+    /// A file renamed away from a path, and a new file added at that path later: the new file's
+    /// history starts at its addition; the old versions belong to the renamed file.
+    #[test]
+    fn a_new_file_at_a_path_renamed_away_does_not_take_the_old_history() {
+        let commits = [
+            commit("4", &[('A', "a/egg-x.json", "a/egg-x.json", "new")]),
+            commit("3", &[('R', "a/egg-x.json", "b/egg-y.json", "o2")]),
+            commit("2", &[('M', "a/egg-x.json", "a/egg-x.json", "o2")]),
+            commit("1", &[('A', "a/egg-x.json", "a/egg-x.json", "o1")]),
+        ];
+        let (x, _) = walk(&commits, &BTreeSet::new(), "a/egg-x.json");
+        assert_eq!(events(&x), [(0, "a/egg-x.json", VersionEvent::Added)]);
+        let (y, _) = walk(&commits, &BTreeSet::new(), "b/egg-y.json");
+        use VersionEvent::*;
+        assert_eq!(
+            events(&y),
+            [
+                (1, "b/egg-y.json", Renamed),
+                (2, "a/egg-x.json", Changed),
+                (3, "a/egg-x.json", Added),
+            ]
+        );
+    }
+
+    /// JSON rewritten as YAML under the same name is a rename git cannot see: the history goes
+    /// on with the JSON file; two candidates are no rename.
+    #[test]
+    fn a_change_of_syntax_under_the_same_name_is_a_rename() {
+        let commits = [
+            commit(
+                "2",
+                &[
+                    ('D', "a/egg-v.json", "a/egg-v.json", "0"),
+                    ('A', "a/egg-v.yaml", "a/egg-v.yaml", "o2"),
+                ],
+            ),
+            commit("1", &[('A', "a/egg-v.json", "a/egg-v.json", "o1")]),
+        ];
+        let (steps, _) = walk(&commits, &BTreeSet::new(), "a/egg-v.yaml");
+        assert_eq!(
+            events(&steps),
+            [
+                (0, "a/egg-v.yaml", VersionEvent::Renamed),
+                (1, "a/egg-v.json", VersionEvent::Added),
+            ]
+        );
+        assert_eq!(steps[0].renamed_from.as_deref(), Some("a/egg-v.json"));
+        let mut two = commits.clone();
+        two[0].changes.push(FileChange {
+            status: 'D',
+            old_path: "a/egg-v.yml".into(),
+            new_path: "a/egg-v.yml".into(),
+            new_oid: "0".into(),
+        });
+        let (steps, _) = walk(&two, &BTreeSet::new(), "a/egg-v.yaml");
+        assert_eq!(events(&steps), [(0, "a/egg-v.yaml", VersionEvent::Added)]);
+        // A new JSON file at the old path later starts its own history.
+        let mut later = vec![commit("3", &[('A', "a/egg-v.json", "a/egg-v.json", "o3")])];
+        later.extend(commits.iter().cloned());
+        let (steps, _) = walk(&later, &BTreeSet::new(), "a/egg-v.json");
+        assert_eq!(events(&steps), [(0, "a/egg-v.json", VersionEvent::Added)]);
     }
 
     /// At the shallow boundary git shows every file as added: that is `earliest`, and the walk

@@ -3,15 +3,18 @@
 //! configured source, in order).
 
 use eggcat_catalog::SourceInfo;
+use eggcat_upstream::HistoryDepth;
 
 include!(concat!(env!("OUT_DIR"), "/derivation.rs"));
 
 /// The fingerprint of the code that derives anything from an upstream file (`build.rs`: the
 /// deriving crates and `Cargo.lock`) with the `base_url` the files carry. A snapshot made under
 /// another derivation is never a source of reused parses, diagnostics or files, so an upgrade of
-/// eggcat or a new `base_url` makes them all anew.
-pub(crate) fn derivation(base_url: &str) -> String {
-    format!("{DERIVATION_CODE} {base_url}")
+/// eggcat or a new `base_url` makes them all anew. The history depth is part of it too: the
+/// eggs' histories are derived from as much history as it fetches, so a new depth fetches every
+/// source again, even one whose tip did not move.
+pub(crate) fn derivation(base_url: &str, history: HistoryDepth) -> String {
+    format!("{DERIVATION_CODE} {base_url} history={history:?}")
 }
 
 /// The derivation and every configured source (its key, label, owner, repo, URL template, in
@@ -48,7 +51,7 @@ mod tests {
 
     #[test]
     fn the_inputs_change_with_the_code_the_options_and_every_source_field() {
-        let d = derivation("https://eggcat.example");
+        let d = derivation("https://eggcat.example", HistoryDepth::default());
         assert!(d.starts_with(DERIVATION_CODE));
         let sources = vec![source("a"), source("b")];
         let key = inputs(&d, &sources);
@@ -57,7 +60,21 @@ mod tests {
             inputs(&d, &sources.clone()),
             "the same inputs, the same key"
         );
-        assert_ne!(key, inputs(&derivation("https://other.example"), &sources));
+        assert_ne!(
+            key,
+            inputs(
+                &derivation("https://other.example", HistoryDepth::default()),
+                &sources
+            )
+        );
+        assert_ne!(
+            key,
+            inputs(
+                &derivation("https://eggcat.example", HistoryDepth::Commits(5)),
+                &sources
+            ),
+            "a new history depth"
+        );
         assert_ne!(
             key,
             inputs("0000000000000000 https://eggcat.example", &sources)

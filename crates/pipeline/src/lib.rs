@@ -87,7 +87,7 @@ pub fn rebuild(
     let lock = store.lock()?;
     let started_at_ms = now_ms();
     let infos: Vec<SourceInfo> = options.sources.iter().map(source_info).collect();
-    let derivation = derivation::derivation(&options.base_url);
+    let derivation = derivation::derivation(&options.base_url, options.limits.history);
     let inputs = derivation::inputs(&derivation, &infos);
     let loaded = previous::load(store, &derivation);
     let fetched = fetch::fetch_all(options, &store.mirrors_dir(), &loaded.commits, progress);

@@ -294,12 +294,25 @@ pub(crate) fn log(
     limits: RunLimits<'_>,
 ) -> Result<Vec<LogCommit>, FetchError> {
     let mut cmd = git(Some(mirror));
+    // The settings that shape this output are given here, so that a machine's git
+    // configuration (`log.showRoot = false`, `diff.relative`, signatures) cannot change the
+    // history published from the same upstream.
     cmd.args([
         "-c",
         "diff.renameLimit=2000",
+        "-c",
+        "log.showRoot=true",
+        "-c",
+        "log.showSignature=false",
+        "-c",
+        "diff.relative=false",
+        "-c",
+        "i18n.logOutputEncoding=UTF-8",
         "log",
         "-z",
         "--first-parent",
+        "--diff-merges=first-parent",
+        "--root",
         "--raw",
         "--no-abbrev",
         "-M",

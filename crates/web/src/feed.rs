@@ -41,8 +41,16 @@ pub(crate) fn render(
     let mut entries: Vec<Entry<'_>> = Vec::new();
     for item in items {
         let page = format!("{base}/eggs/{}/", item.slug);
-        match versions.get(&item.slug).filter(|v| !v.is_empty()) {
-            Some(list) => entries.extend(list.iter().map(|v| Entry {
+        // The oldest version fetched (`earliest`) is no change anyone made at that commit: the
+        // commit is only where the fetched history stops, so it is no entry.
+        let changes: Vec<&Version> = versions
+            .get(&item.slug)
+            .into_iter()
+            .flatten()
+            .filter(|v| v.event != VersionEvent::Earliest)
+            .collect();
+        match Some(changes).filter(|v| !v.is_empty()) {
+            Some(list) => entries.extend(list.into_iter().map(|v| Entry {
                 at: unix_ms(&v.date).unwrap_or(item.indexed_at),
                 id: format!("{page}#{}", anchor(&v.commit)),
                 item,

@@ -501,3 +501,26 @@ fn an_egg_page_is_reused_only_while_its_history_is_unchanged() {
         "a history gone: rendered again"
     );
 }
+
+/// The oldest version fetched (`earliest`) is where a shallow history stops, not a change made
+/// at that commit: it gets no feed entry, and an egg with nothing else keeps its page's entry.
+#[test]
+fn the_earliest_version_fetched_is_no_feed_entry() {
+    let shallow = |slug: &str, versions| history(slug, false, Some("fetched to a depth"), versions);
+    let changed = version("c2", "2026-02-02T00:00:00Z", VersionEvent::Changed, vec![]);
+    let earliest = version("c1", "2026-02-01T00:00:00Z", VersionEvent::Earliest, vec![]);
+    let files = tree(
+        &[("a", "A", 1), ("b", "B", 1)],
+        &[
+            ("a", shallow("a", vec![changed, earliest.clone()])),
+            ("b", shallow("b", vec![earliest])),
+        ],
+    );
+    let feed = page(&render_plain(&files), "feed.atom");
+    assert!(feed.contains("/eggs/a/#v-c2</id>"), "{feed}");
+    assert!(!feed.contains("#v-c1"), "{feed}");
+    assert!(
+        feed.contains("<id>https://eggs.example/eggs/b/</id>"),
+        "{feed}"
+    );
+}

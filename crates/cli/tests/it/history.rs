@@ -391,6 +391,33 @@ fn the_history_read_is_bounded_newest_versions_first() {
     }
 }
 
+/// A new history depth is a new derivation: the next build fetches every source again and the
+/// histories reach as deep as now asked, though upstream did not move.
+#[test]
+fn a_new_history_depth_takes_effect_without_an_upstream_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Repo::init(tmp.path().join("eggs"));
+    for i in 0..6 {
+        let mut egg = paper("ptdl");
+        egg["description"] = json!(format!("v{i}"));
+        repo.write("egg-paper.json", pretty(&egg));
+        repo.commit(&format!("v{i}"));
+    }
+    let data = tmp.path().join("data");
+    let clock = Clock::new(1_700_000_000_000);
+    let at = |depth| Limits {
+        timeout: Duration::from_secs(60),
+        history: HistoryDepth::Commits(depth),
+        ..Limits::default()
+    };
+    let sources = || vec![source(&repo.url(), "o", "eggs")];
+    let shallow = history_of(&try_build_with(&data, sources(), &clock, at(2)).unwrap());
+    assert_eq!(shallow.versions.len(), 2);
+    let deep = history_of(&try_build_with(&data, sources(), &clock, at(10)).unwrap());
+    assert_eq!(deep.versions.len(), 6, "{:?}", deep.note);
+    assert!(deep.complete);
+}
+
 /// The real corpus: every egg has a history document, and its newest version is the egg the
 /// catalog publishes (same bytes, by SHA-256).
 #[test]
