@@ -11,6 +11,10 @@
 # And from build 2: the mirrors' disk use against build 1's, and the sizes of the published
 # history.json documents (median, max), and that the histories hold the versions made here.
 #
+# With BASELINE_BIN=/path/to/an/older/eggcat, the first builds also run that binary (a config
+# without the history keys, which it may not know), alternating with the two above, and the
+# ratio is taken against it: the cost of history against eggcat as it was before.
+#
 # Run from anywhere:  bash bench/history.sh      (KEEP_TMP=1 keeps the temp dir)
 # Targets (issue 17): first build with history at most 2x the one without; no-change rebuild
 # at most 300 ms. Exits 0 even on FAIL: it is a measurement.
@@ -60,10 +64,10 @@ EOF
     done
 done
 
-# Runs one build with CONF under /usr/bin/time; sets MS.
+# Runs one build with CONF under /usr/bin/time (with the binary BUILD_BIN, default BIN); sets MS.
 timed_build() {
     local conf=$1 secs kib
-    if ! /usr/bin/time -f '%e %M' -o "$TMP/time.out" "$BIN" build --config "$conf" >"$TMP/build.log" 2>&1; then
+    if ! /usr/bin/time -f '%e %M' -o "$TMP/time.out" "${BUILD_BIN:-$BIN}" build --config "$conf" >"$TMP/build.log" 2>&1; then
         tail -n 30 "$TMP/build.log" >&2
         die "eggcat build failed (last lines above)"
     fi
@@ -87,11 +91,17 @@ median() {
 
 # First builds, alternating between the two depths so that neither gets the warmer caches;
 # each into a fresh data_dir (fresh mirrors). The last of each is kept for the checks below.
-SHALLOW=() DEEP=()
+SHALLOW=() DEEP=() BASE=()
 for i in $(seq 1 "$FIRST_RUNS"); do
-    rm -rf "$TMP/data-shallow" "$TMP/data-deep"
+    rm -rf "$TMP/data-shallow" "$TMP/data-deep" "$TMP/data-base"
     config "$TMP/shallow.toml" "$TMP/data-shallow" 'history_depth = 1'
     config "$TMP/deep.toml" "$TMP/data-deep" ''
+    if [[ -n "${BASELINE_BIN:-}" ]]; then
+        config "$TMP/base.toml" "$TMP/data-base" ''
+        say "first build, baseline $BASELINE_BIN ($i/$FIRST_RUNS)"
+        BUILD_BIN=$BASELINE_BIN timed_build "$TMP/base.toml"
+        BASE+=("$MS")
+    fi
     say "first build, history_depth = 1 ($i/$FIRST_RUNS)"
     timed_build "$TMP/shallow.toml"
     SHALLOW+=("$MS")
@@ -100,6 +110,8 @@ for i in $(seq 1 "$FIRST_RUNS"); do
     DEEP+=("$MS")
 done
 SHALLOW_MS=$(median "${SHALLOW[@]}")
+BASE_MS=""
+if ((${#BASE[@]} > 0)); then BASE_MS=$(median "${BASE[@]}"); fi
 DEEP_MS=$(median "${DEEP[@]}")
 NOCHANGE=()
 for i in $(seq 1 "$RUNS"); do
@@ -127,7 +139,7 @@ EOF
 )
 
 FAILS=0
-RATIO=$(awk -v a="$DEEP_MS" -v b="$SHALLOW_MS" 'BEGIN { printf "%.2f", a / b }')
+RATIO=$(awk -v a="$DEEP_MS" -v b="${BASE_MS:-$SHALLOW_MS}" 'BEGIN { printf "%.2f", a / b }')
 RATIO_OK=$(awk -v r="$RATIO" -v t="$TARGET_RATIO" 'BEGIN { print (r <= t) ? "PASS" : "FAIL" }')
 NC_OK=PASS
 ((NC_MED <= TARGET_NOCHANGE_MS)) || NC_OK=FAIL
@@ -144,7 +156,12 @@ printf '%-44s %14s %14s  %s\n' measure value target result
 printf '%-44s %14s %14s  %s\n' ------- ----- ------ ------
 printf '%-44s %11s ms %14s\n' "first build, history_depth = 1 (median of $FIRST_RUNS)" "$SHALLOW_MS" "-"
 printf '%-44s %11s ms %14s\n' "first build, default depth (median of $FIRST_RUNS)" "$DEEP_MS" "-"
-printf '%-44s %14s %14s  %s\n' "  ratio" "${RATIO}x" "<= ${TARGET_RATIO}x" "$RATIO_OK"
+if [[ -n "$BASE_MS" ]]; then
+    printf '%-44s %11s ms %14s\n' "first build, baseline binary (median of $FIRST_RUNS)" "$BASE_MS" "-"
+    printf '%-44s %14s %14s  %s\n' "  ratio, default depth / baseline" "${RATIO}x" "<= ${TARGET_RATIO}x" "$RATIO_OK"
+else
+    printf '%-44s %14s %14s  %s\n' "  ratio, default depth / depth 1" "${RATIO}x" "<= ${TARGET_RATIO}x" "$RATIO_OK"
+fi
 printf '%-44s %11s ms %11s ms  %s\n' "rebuild, no upstream change (median of $RUNS)" "$NC_MED" "$TARGET_NOCHANGE_MS" "$NC_OK"
 printf '%-44s %11s ms\n' "  max" "$NC_MAX"
 printf '%-44s %11s KiB\n' "mirrors on disk, history_depth = 1" "$MIRROR_SHALLOW"
