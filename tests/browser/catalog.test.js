@@ -413,7 +413,8 @@ for (const base of URLS) {
     assert.equal(listed, Math.min(items.length, 60), 'the first 60 by name');
     if (items.length > 60) {
       assert.equal(await page.textContent('#all'), `Show all ${items.length} eggs`);
-      await page.click('#all');
+      // Without JavaScript "Show all" is a link: wait for the page it leads to.
+      await Promise.all([page.waitForURL(/\/eggs\/$/), page.click('#all')]);
     } else {
       await page.goto(base + '/eggs/');
     }
