@@ -15,7 +15,6 @@ use std::sync::Arc;
 
 use boon::{Compiler, Draft, SchemaIndex, Schemas};
 use eggcat_server::{App, AppOptions};
-use eggcat_upstream::{Source, SourceSpec};
 use http_body_util::BodyExt;
 use serde_json::Value;
 
@@ -425,17 +424,7 @@ fn every_document_and_answer_of_a_test_catalog_keeps_the_served_openapi() {
 
 #[test]
 fn every_document_of_the_demo_keeps_the_served_openapi() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let spec = SourceSpec {
-        url: "upstream".into(),
-        label: Some("demo".into()),
-        owner: Some("eggcat".into()),
-        repo: Some("demo-eggs".into()),
-        branch: Some("main".into()),
-        raw_url: None,
-    };
-    let demo = root.join("demo");
-    let source = Source::resolve(&spec, &demo).unwrap();
+    let source = demo_source();
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     let out = build(&data, vec![source], &Clock::new(1_767_225_600_000));
@@ -459,13 +448,7 @@ fn every_document_of_the_shared_corpus_keeps_the_served_openapi() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let mut sources = Vec::new();
-    for e in std::fs::read_dir(&shared).unwrap() {
-        let name = e.unwrap().file_name().into_string().unwrap();
-        let repo = repo_from(&shared.join(&name), &tmp.path().join("repos").join(&name));
-        sources.push(source(&repo.url(), "pelican-eggs", &name));
-    }
-    sources.sort_by(|a, b| a.repo.cmp(&b.repo));
+    let sources = shared_sources(&shared, tmp.path());
     let data = tmp.path().join("data");
     let out = build(&data, sources, &Clock::new(1_763_000_000_000));
     let app = app();

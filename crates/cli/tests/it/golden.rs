@@ -4,8 +4,6 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use eggcat_upstream::{Source, SourceSpec};
-
 use crate::support::*;
 
 fn repo_root() -> PathBuf {
@@ -23,16 +21,7 @@ fn expected_dir() -> PathBuf {
 #[test]
 fn demo_catalog_matches_the_golden_files() {
     let root = repo_root();
-    let spec = SourceSpec {
-        url: "upstream".into(),
-        label: Some("demo".into()),
-        owner: Some("eggcat".into()),
-        repo: Some("demo-eggs".into()),
-        branch: Some("main".into()),
-        raw_url: None,
-    };
-    let demo = root.join("demo");
-    let source = Source::resolve(&spec, &demo).unwrap();
+    let source = demo_source();
     let tmp = tempfile::tempdir().unwrap();
     let out = build(
         &tmp.path().join("data"),
@@ -40,7 +29,7 @@ fn demo_catalog_matches_the_golden_files() {
         &Clock::new(1_767_225_600_000),
     );
     // The checkout's location is the one thing that differs between machines.
-    let here = format!("file://{}", demo.join("upstream").display());
+    let here = format!("file://{}", root.join("demo/upstream").display());
     let actual: BTreeMap<String, String> = out
         .snapshot
         .files

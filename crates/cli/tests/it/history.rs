@@ -426,13 +426,7 @@ fn real_corpus_histories_end_at_the_published_egg() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let mut sources = Vec::new();
-    for entry in std::fs::read_dir(&shared).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let repo = repo_from(&entry.path(), &tmp.path().join("repos").join(&name));
-        sources.push(source(&repo.url(), "pelican-eggs", &name));
-    }
+    let sources = shared_sources(&shared, tmp.path());
     let out = build(
         &tmp.path().join("data"),
         sources,

@@ -38,13 +38,7 @@ fn the_ten_shared_repositories() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let mut sources = Vec::new();
-    for e in std::fs::read_dir(&shared).unwrap() {
-        let name = e.unwrap().file_name().into_string().unwrap();
-        let repo = repo_from(&shared.join(&name), &tmp.path().join("repos").join(&name));
-        sources.push(source(&repo.url(), "pelican-eggs", &name));
-    }
-    sources.sort_by(|a, b| a.repo.cmp(&b.repo));
+    let sources = shared_sources(&shared, tmp.path());
     let data = tmp.path().join("data");
     let clock = Clock::new(1_763_000_000_000);
     let out = build(&data, sources.clone(), &clock);

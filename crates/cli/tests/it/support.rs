@@ -140,6 +140,33 @@ fn copy_dir(src: &Path, dst: &Path) {
     }
 }
 
+/// The ten shared repositories as git repositories under `dir/repos` (one commit each), as
+/// sources in repository order.
+pub(crate) fn shared_sources(shared: &Path, dir: &Path) -> Vec<Source> {
+    let mut sources = Vec::new();
+    for e in std::fs::read_dir(shared).unwrap() {
+        let name = e.unwrap().file_name().into_string().unwrap();
+        let repo = repo_from(&shared.join(&name), &dir.join("repos").join(&name));
+        sources.push(source(&repo.url(), "pelican-eggs", &name));
+    }
+    sources.sort_by(|a, b| a.repo.cmp(&b.repo));
+    sources
+}
+
+/// The bundled demo (`demo/upstream`, a plain folder) as `demo/eggcat.toml` configures it.
+pub(crate) fn demo_source() -> Source {
+    let spec = SourceSpec {
+        url: "upstream".into(),
+        label: Some("demo".into()),
+        owner: Some("eggcat".into()),
+        repo: Some("demo-eggs".into()),
+        branch: Some("main".into()),
+        raw_url: None,
+    };
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../demo");
+    Source::resolve(&spec, &demo).unwrap()
+}
+
 /// A source with owner/label set, from a URL.
 pub(crate) fn source(url: &str, owner: &str, repo: &str) -> Source {
     let spec = SourceSpec {
