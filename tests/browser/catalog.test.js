@@ -140,9 +140,15 @@ async function richestEgg(base, items) {
   return best;
 }
 
-// Every egg the list shows, after "Show all" when the list holds only its first page.
+// Every egg the list shows, after "Show all" when the list holds only its first page. It
+// waits for the script to have taken the list over (window.eggcat is set last in start()),
+// and for the click to have landed: the button hides itself once every egg is in the list.
 async function shown(page) {
-  if (await page.isVisible('#more')) await page.click('#more');
+  await page.waitForFunction(() => window.eggcat);
+  if (await page.isVisible('#more')) {
+    await page.click('#more');
+    await page.waitForSelector('#more', { state: 'hidden' });
+  }
   return page.$$eval('#eggs > li', (lis) => lis.map((li) => li.id.slice(2)));
 }
 
