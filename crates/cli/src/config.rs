@@ -37,6 +37,9 @@ struct File {
 pub(crate) struct Config {
     /// Where this configuration came from, for messages.
     pub(crate) origin: String,
+    /// The file it was read from (`None`: the built-in default), which `serve` hands to the
+    /// builds it runs.
+    pub(crate) path: Option<PathBuf>,
     pub(crate) data_dir: PathBuf,
     pub(crate) listen: String,
     /// `base_url` as configured; see [`Config::base_url`].
@@ -76,8 +79,10 @@ impl Config {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        Config::from_file(file, base, path.display().to_string())
-            .with_context(|| format!("invalid config {}", path.display()))
+        let mut config = Config::from_file(file, base, path.display().to_string())
+            .with_context(|| format!("invalid config {}", path.display()))?;
+        config.path = Some(path.to_path_buf());
+        Ok(config)
     }
 
     fn from_file(file: File, base: &Path, origin: String) -> Result<Config> {
@@ -104,6 +109,7 @@ impl Config {
         let defaults = Limits::default();
         Ok(Config {
             origin,
+            path: None,
             data_dir: base.join(
                 file.data_dir
                     .unwrap_or_else(|| PathBuf::from("eggcat-data")),

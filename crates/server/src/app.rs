@@ -13,7 +13,7 @@ use eggcat_catalog::paths;
 use eggcat_catalog::wire::{
     Health, HealthStatus, LastRebuild, Ready, ReadyStatus, RebuildOutcome, Report, ServedReport,
 };
-use eggcat_store::SnapshotFiles;
+use eggcat_store::{CurrentFiles, SnapshotFiles};
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
@@ -90,7 +90,28 @@ impl App {
     /// the async workers.
     pub fn install(&self, files: SnapshotFiles) -> Result<(), ServerError> {
         let previous = self.published.load_full();
-        let snapshot = Arc::new(Snapshot::load(files, previous.as_deref())?);
+        self.serve(Snapshot::load(files, previous.as_deref())?);
+        Ok(())
+    }
+
+    /// [`App::install`] from a tree on disk, read one file at a time (see
+    /// [`Snapshot::load_each`]): what `serve` does after each build.
+    pub fn install_current(&self, files: &CurrentFiles) -> Result<(), ServerError> {
+        let previous = self.published.load_full();
+        let each = files
+            .paths()
+            .iter()
+            .map(|p| Ok((p.clone(), files.read(p)?)));
+        self.serve(Snapshot::load_each(
+            files.id.clone(),
+            each,
+            previous.as_deref(),
+        )?);
+        Ok(())
+    }
+
+    fn serve(&self, snapshot: Snapshot) {
+        let snapshot = Arc::new(snapshot);
         let (files, [identity, br, zstd, gzip]) = snapshot.payload();
         tracing::info!(
             build = %snapshot.id,
@@ -111,7 +132,6 @@ impl App {
             snapshot
         };
         self.catalog.store(Some(served));
-        Ok(())
     }
 
     /// Records a successful rebuild run by this process (for `/metrics`).

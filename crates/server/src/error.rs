@@ -22,4 +22,7 @@ pub enum ServerError {
     /// The list of removed eggs ([`paths::REMOVED`]) does not parse.
     #[error("{path}: {0}", path = paths::REMOVED)]
     Removed(serde_json::Error),
+    /// A file of the tree cannot be read.
+    #[error(transparent)]
+    Read(#[from] eggcat_store::StoreError),
 }

@@ -139,11 +139,45 @@ impl Snapshot {
         files: SnapshotFiles,
         previous: Option<&Snapshot>,
     ) -> Result<Snapshot, ServerError> {
-        let status = files
-            .files
-            .get(paths::STATUS)
-            .ok_or(ServerError::NoStatus)?;
-        let report: Report = serde_json::from_slice(status).map_err(ServerError::Status)?;
+        Snapshot::load_each(files.id, files.files.into_iter().map(Ok), previous)
+    }
+
+    /// [`Snapshot::load`] from files given one at a time: the body of a document identical to
+    /// `previous`'s is dropped as soon as it is hashed, and a new one is compressed at once, so
+    /// that a rebuild's swap holds the catalog being served plus what changed, never a second
+    /// copy of the whole tree (what kept `serve`'s resident memory growing, bench/soak.sh).
+    pub fn load_each(
+        id: String,
+        files: impl IntoIterator<Item = Result<(String, Vec<u8>), ServerError>>,
+        previous: Option<&Snapshot>,
+    ) -> Result<Snapshot, ServerError> {
+        // Compression runs on this one thread: a load is rare (startup, and the changed documents
+        // of a rebuild), one thread bounds its peak memory (each encoder allocates its tables
+        // anew), and the other cores stay with the HTTP workers, which keep serving meanwhile.
+        let mut compressor = Compressor::new();
+        let (mut docs, mut egg_docs) = (HashMap::new(), HashMap::new());
+        for file in files {
+            let (path, body) = file?;
+            let digest: [u8; 32] = Sha256::digest(&body).into();
+            let doc = match previous
+                .and_then(|p| p.get(&path))
+                .filter(|d| d.digest == digest)
+            {
+                Some(same) => Arc::clone(same),
+                None => {
+                    let content_type = paths::media_type(&path);
+                    Arc::new(Document::hashed(body, digest, content_type, &mut compressor))
+                }
+            };
+            match egg_slug(&path) {
+                Some(slug) => egg_docs.insert(slug.to_owned(), doc),
+                None => docs.insert(path, doc),
+            };
+        }
+
+        let status = docs.get(paths::STATUS).ok_or(ServerError::NoStatus)?;
+        let report: Report =
+            serde_json::from_slice(status.identity()).map_err(ServerError::Status)?;
         let built_at =
             humantime::parse_rfc3339(&report.finished_at).map_err(ServerError::FinishedAt)?;
         let built_at = UNIX_EPOCH
@@ -153,36 +187,14 @@ impl Snapshot {
                     .unwrap_or_default()
                     .as_secs(),
             );
-
-        let removed: Vec<Removed> = match files.files.get(paths::REMOVED) {
-            Some(bytes) => serde_json::from_slice(bytes).map_err(ServerError::Removed)?,
+        let removed: Vec<Removed> = match docs.get(paths::REMOVED) {
+            Some(doc) => serde_json::from_slice(doc.identity()).map_err(ServerError::Removed)?,
             // A snapshot published before removals were tracked.
             None => Vec::new(),
         };
         let removed = removed.into_iter().map(|r| (r.slug.clone(), r)).collect();
-
-        let mut loaded = Vec::with_capacity(files.files.len());
-        let mut todo: Vec<(String, Vec<u8>, [u8; 32])> = Vec::new();
-        for (path, body) in files.files {
-            let digest: [u8; 32] = Sha256::digest(&body).into();
-            match previous
-                .and_then(|p| p.get(&path))
-                .filter(|d| d.digest == digest)
-            {
-                Some(same) => loaded.push((path, Arc::clone(same))),
-                None => todo.push((path, body, digest)),
-            }
-        }
-        loaded.extend(compress_all(todo));
-        let (mut docs, mut egg_docs) = (HashMap::new(), HashMap::new());
-        for (path, doc) in loaded {
-            match egg_slug(&path) {
-                Some(slug) => egg_docs.insert(slug.to_owned(), doc),
-                None => docs.insert(path, doc),
-            };
-        }
         Ok(Snapshot {
-            id: files.id,
+            id,
             eggs: report.eggs,
             built_at,
             last_modified: header(&httpdate::fmt_http_date(built_at)),
@@ -255,21 +267,6 @@ fn egg_slug(path: &str) -> Option<&str> {
         .strip_prefix('/')?
         .strip_suffix(".json")?;
     (!name.starts_with('_') && !name.contains('/')).then_some(name)
-}
-
-/// Compresses the documents, on one thread: a load is rare (startup, and the changed documents of
-/// a rebuild), and one thread bounds its peak memory (every brotli, zstd and gzip encoder is
-/// sized to its document, but each allocates its tables anew) and leaves the other cores to the
-/// HTTP workers, which keep serving the previous snapshot meanwhile.
-fn compress_all(todo: Vec<(String, Vec<u8>, [u8; 32])>) -> Vec<(String, Arc<Document>)> {
-    let mut compressor = Compressor::new();
-    todo.into_iter()
-        .map(|(path, body, digest)| {
-            let content_type = paths::media_type(&path);
-            let doc = Document::hashed(body, digest, content_type, &mut compressor);
-            (path, Arc::new(doc))
-        })
-        .collect()
 }
 
 #[cfg(test)]

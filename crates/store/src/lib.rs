@@ -19,7 +19,7 @@
 
 mod snapshot;
 
-pub use snapshot::{SnapshotFiles, Store, remove_all, write_tree};
+pub use snapshot::{CurrentFiles, SnapshotFiles, Store, remove_all, write_tree};
 
 /// Why reading or writing snapshots failed.
 #[derive(Debug, thiserror::Error)]

@@ -27,6 +27,29 @@ pub struct SnapshotFiles {
     pub files: BTreeMap<String, Vec<u8>>,
 }
 
+/// The published tree of a snapshot, listed: see [`Store::current_files`].
+#[derive(Debug)]
+pub struct CurrentFiles {
+    /// The snapshot's folder name (its build id).
+    pub id: String,
+    dir: PathBuf,
+    /// Every published file, by `/`-separated path under the output root, sorted.
+    paths: Vec<String>,
+}
+
+impl CurrentFiles {
+    /// Every published file's path under the output root (`api/v1/...`), sorted.
+    pub fn paths(&self) -> &[String] {
+        &self.paths
+    }
+
+    /// The bytes of the file at `path` (one of [`CurrentFiles::paths`]).
+    pub fn read(&self, path: &str) -> Result<Vec<u8>, StoreError> {
+        let file = self.dir.join(path);
+        fs::read(&file).map_err(io_error("read", &file))
+    }
+}
+
 impl Store {
     /// A store rooted at `data_dir` (created on first publish).
     pub fn new(data_dir: impl Into<PathBuf>) -> Store {
@@ -62,6 +85,25 @@ impl Store {
 
     /// Reads the published tree of the current snapshot, or `None` when there is none.
     pub fn read_current(&self) -> Result<Option<SnapshotFiles>, StoreError> {
+        let Some(current) = self.current_files()? else {
+            return Ok(None);
+        };
+        let files = current
+            .paths()
+            .iter()
+            .map(|p| Ok((p.clone(), current.read(p)?)))
+            .collect::<Result<_, StoreError>>()?;
+        Ok(Some(SnapshotFiles {
+            id: current.id,
+            files,
+        }))
+    }
+
+    /// The current snapshot's files, listed but not read, or `None` when there is none: a
+    /// reader that keeps few of them (the server keeps the documents that did not change from
+    /// the catalog it serves) reads them one at a time with [`CurrentFiles::read`], and never
+    /// holds the whole tree in memory at once.
+    pub fn current_files(&self) -> Result<Option<CurrentFiles>, StoreError> {
         let Some(dir) = self.current_dir() else {
             return Ok(None);
         };
@@ -69,17 +111,20 @@ impl Store {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut files = BTreeMap::new();
-        read_tree(&dir, "", &mut files)?;
-        files.remove(STATE_FILE);
-        if !files.contains_key(paths::INDEX) || !files.contains_key(paths::STATUS) {
+        let mut paths = Vec::new();
+        list_tree(&dir, "", &mut paths)?;
+        paths.retain(|p| p != STATE_FILE);
+        paths.sort();
+        if paths.binary_search_by(|p| p.as_str().cmp(paths::INDEX)).is_err()
+            || paths.binary_search_by(|p| p.as_str().cmp(paths::STATUS)).is_err()
+        {
             let detail = "index or status document missing".to_owned();
             return Err(StoreError::Damaged {
                 path: dir.display().to_string(),
                 detail,
             });
         }
-        Ok(Some(SnapshotFiles { id, files }))
+        Ok(Some(CurrentFiles { id, dir, paths }))
     }
 
     /// The snapshots a build may read its previous catalog from, best first: the current one,
@@ -279,11 +324,8 @@ fn same_content(path: &Path, bytes: &[u8]) -> bool {
         && fs::read(path).is_ok_and(|old| old == bytes)
 }
 
-fn read_tree(
-    dir: &Path,
-    prefix: &str,
-    out: &mut BTreeMap<String, Vec<u8>>,
-) -> Result<(), StoreError> {
+/// Lists the files under `dir`, as `/`-separated paths after `prefix`, into `out`.
+fn list_tree(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<(), StoreError> {
     for entry in fs::read_dir(dir).map_err(io_error("list", dir))? {
         let entry = entry.map_err(io_error("list", dir))?;
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -295,9 +337,9 @@ fn read_tree(
         let path = entry.path();
         let kind = entry.file_type().map_err(io_error("stat", &path))?;
         if kind.is_dir() {
-            read_tree(&path, &rel, out)?;
+            list_tree(&path, &rel, out)?;
         } else if kind.is_file() {
-            out.insert(rel, fs::read(&path).map_err(io_error("read", &path))?);
+            out.push(rel);
         }
     }
     Ok(())

@@ -1,14 +1,16 @@
 //! `eggcat serve`: serve the current snapshot, build one first if there is none, rebuild every
-//! `refresh` (jittered, one at a time, missed ticks not replayed), shut down gracefully on
-//! SIGINT or SIGTERM.
+//! `refresh` (jittered, one at a time, missed ticks not replayed) in a child `eggcat build`
+//! process, shut down gracefully on SIGINT or SIGTERM.
 
 use std::hash::{BuildHasher, Hasher};
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use eggcat_catalog::wire::SourceStatus;
-use eggcat_pipeline::{BuildOptions, Rebuilt, rebuild};
+use eggcat_catalog::wire::{Report, SourceStatus};
 use eggcat_server::{App, AppOptions, ServeOptions, Server};
 use eggcat_store::Store;
 
@@ -62,8 +64,8 @@ async fn main(config: Config) -> Result<()> {
 
 /// Serves the snapshot already published in `data_dir`, if any.
 fn load_current(store: &Store, app: &App) -> bool {
-    match store.read_current() {
-        Ok(Some(files)) => match app.install(files) {
+    match store.current_files() {
+        Ok(Some(files)) => match app.install_current(&files) {
             Ok(()) => true,
             Err(e) => {
                 tracing::error!(error = %e, "the current snapshot cannot be served: building a new one");
@@ -82,14 +84,10 @@ fn load_current(store: &Store, app: &App) -> bool {
 }
 
 async fn rebuild_loop(store: Store, config: Config, app: Arc<App>, build_now: bool) {
-    let options = BuildOptions {
-        sources: config.sources.clone(),
-        limits: config.limits,
-        base_url: config.base_url(),
-    };
     let publish = config.publish.as_ref();
+    let build = BuildCommand::new(config.path.clone());
     if build_now {
-        rebuild_once(&store, &options, &app, publish).await;
+        rebuild_once(&store, &build, &app, publish).await;
     }
     // Until there is a first catalog, retry sooner than `refresh`: 10 s, 20 s, 40 s, ...
     let mut retry = Duration::from_secs(10);
@@ -104,33 +102,92 @@ async fn rebuild_loop(store: Store, config: Config, app: Arc<App>, build_now: bo
         };
         retry = retry.saturating_mul(2);
         tokio::time::sleep(jittered(wait)).await;
-        rebuild_once(&store, &options, &app, publish).await;
+        rebuild_once(&store, &build, &app, publish).await;
+    }
+}
+
+/// `eggcat build` as a child process of `serve`: this same executable, with the same
+/// configuration file. A build allocates its whole working set (parsed eggs, rendered pages,
+/// history) and frees it at once; in a process of its own that memory goes back to the system
+/// when it exits, whatever the allocator keeps, and a build that crashes or is killed for memory
+/// takes nothing down with it. The server then reads the snapshot the build published, as at
+/// start (docs/operations.md, "Memory").
+#[derive(Debug, Clone)]
+struct BuildCommand {
+    config: Option<PathBuf>,
+}
+
+impl BuildCommand {
+    fn new(config: Option<PathBuf>) -> BuildCommand {
+        BuildCommand { config }
+    }
+
+    /// Runs one build to its end. Its log lines are passed on to this process's stderr as they
+    /// come; on failure, the error is the build's own `eggcat: error:` line.
+    fn run(&self) -> Result<(), String> {
+        let exe = std::env::current_exe()
+            .map_err(|e| format!("cannot find the eggcat executable to build with: {e}"))?;
+        let mut command = Command::new(&exe);
+        // The server uploads once it serves the new catalog, as it did before builds ran apart.
+        command.args(["build", "--no-publish"]);
+        if let Some(config) = &self.config {
+            command.arg("--config").arg(config);
+        }
+        let mut child = command
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot start {} build: {e}", exe.display()))?;
+        let mut error = None;
+        if let Some(stderr) = child.stderr.take() {
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if let Some(e) = line.strip_prefix("eggcat: error: ") {
+                    error = Some(e.to_owned());
+                }
+                eprintln!("{line}");
+            }
+        }
+        let status = child
+            .wait()
+            .map_err(|e| format!("cannot wait for the build: {e}"))?;
+        if status.success() {
+            return Ok(());
+        }
+        Err(error.unwrap_or_else(|| format!("the build process ended with {status}")))
     }
 }
 
 async fn rebuild_once(
     store: &Store,
-    options: &BuildOptions,
+    build: &BuildCommand,
     app: &Arc<App>,
     publish: Option<&eggcat_publish::Target>,
 ) {
-    let published = store.clone();
-    let (store, options, app_) = (store.clone(), options.clone(), Arc::clone(app));
+    let (store_, build, app_) = (store.clone(), build.clone(), Arc::clone(app));
     let started = Instant::now();
     let result = tokio::task::spawn_blocking(move || -> Result<_, String> {
-        let rebuilt =
-            rebuild(&store, &options, &crate::now_ms, &|_| {}).map_err(|e| e.to_string())?;
-        let report = match rebuilt {
-            Rebuilt::Published(outcome) => {
-                // The documents just published, as they are in memory: no need to read them back.
-                app_.install(outcome.snapshot).map_err(|e| e.to_string())?;
-                Some(outcome.report)
-            }
-            // Nothing changed: the loaded snapshot is the current one; keep serving it.
-            Rebuilt::Unchanged { .. } => None,
-        };
+        build.run()?;
+        let serving = app_.snapshot().map(|s| s.id.clone());
+        let files = store_
+            .current_files()
+            .map_err(|e| format!("the build's snapshot cannot be read: {e}"))?
+            .ok_or("the build published no snapshot")?;
+        if serving.as_deref() == Some(files.id.as_str()) {
+            // Nothing changed: the snapshot being served is the current one; keep serving it.
+            app_.rebuild_succeeded(crate::now_ms());
+            return Ok(None);
+        }
+        app_.install_current(&files).map_err(|e| e.to_string())?;
+        let report: Report = app_
+            .snapshot()
+            .and_then(|s| {
+                let status = s.get(eggcat_catalog::paths::STATUS)?;
+                serde_json::from_slice(status.identity()).ok()
+            })
+            .ok_or("the build's status document is unreadable")?;
         app_.rebuild_succeeded(crate::now_ms());
-        Ok(report)
+        Ok(Some(report))
     })
     .await;
     let took_ms = started.elapsed().as_millis();
@@ -147,7 +204,7 @@ async fn rebuild_once(
                 warnings = report.warnings.len(), failed_sources = ?failed, took_ms,
                 "build published"
             );
-            crate::cmd::publish::after_build(publish, &published).await;
+            crate::cmd::publish::after_build(publish, store).await;
         }
         Ok(Ok(None)) => {
             tracing::info!(
@@ -155,7 +212,7 @@ async fn rebuild_once(
                 "nothing changed upstream: kept the current snapshot"
             );
             // A publish that failed after an earlier build is retried.
-            crate::cmd::publish::after_build(publish, &published).await;
+            crate::cmd::publish::after_build(publish, store).await;
         }
         Ok(Err(error)) => app.rebuild_failed(&error, crate::now_ms()),
         Err(join) => app.rebuild_failed(&format!("build crashed: {join}"), crate::now_ms()),
