@@ -37,7 +37,7 @@ async fn main(config: Config) -> Result<()> {
         ..defaults
     };
     let server = Server::start(&config.listen, Arc::clone(&app), options)
-        .with_context(|| format!("cannot listen on {}", config.listen))?;
+        .map_err(|e| cannot_listen(&config.listen, &e))?;
     tracing::info!(
         config = %config.origin, data_dir = %config.data_dir.display(),
         "listening on http://{}", server.local_addr()
@@ -58,6 +58,29 @@ async fn main(config: Config) -> Result<()> {
         .context("stopping the server")?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Why `listen` cannot be bound, and what to do, on one line. The OS error is worded here, not
+/// left as a cause: "permission denied" on a port means something else than on a file.
+fn cannot_listen(listen: &str, e: &std::io::Error) -> anyhow::Error {
+    use std::io::ErrorKind as K;
+    let port = listen.rsplit(':').next().unwrap_or(listen);
+    let what = match e.kind() {
+        K::AddrInUse => format!(
+            "the address is already in use: stop the program listening there (`ss -ltnp 'sport = \
+             :{port}'` names it), or choose another address with --listen or `listen`"
+        ),
+        K::PermissionDenied => format!(
+            "{e}: ports below 1024 need root or CAP_NET_BIND_SERVICE; choose a higher port with \
+             --listen or `listen`"
+        ),
+        K::AddrNotAvailable => format!(
+            "{e}: that IP address is not one of this machine's; choose another with --listen or \
+             `listen` (0.0.0.0 listens on all)"
+        ),
+        _ => format!("{e}: set --listen or `listen` to an address such as 127.0.0.1:8080"),
+    };
+    anyhow::anyhow!("cannot listen on {listen}: {what}")
 }
 
 /// Serves the snapshot already published in `data_dir`, if any.
