@@ -67,8 +67,17 @@ impl Config {
         let Some(path) = path else {
             return Config::from_file(File::default(), Path::new("."), "built-in default".into());
         };
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read config {}", path.display()))?;
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+                "config {} does not exist: give --config an existing file, or leave --config out \
+                 to use ./eggcat.toml or, without it, the built-in sources",
+                path.display()
+            ),
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot read config {}", path.display()));
+            }
+        };
         let file: File = toml::from_str(&text).map_err(|e| {
             anyhow::anyhow!("invalid config {}{}", path.display(), describe(&e, &text))
         })?;

@@ -29,7 +29,8 @@ pub(crate) fn run(config: Config) -> Result<()> {
 async fn main(config: Config) -> Result<()> {
     let app = App::new(&AppOptions {
         cache_control: config.cache_control.clone(),
-    })?;
+    })
+    .with_context(|| format!("invalid config {}", config.origin))?;
     let defaults = ServeOptions::default();
     let options = ServeOptions {
         max_connections: config.max_connections,

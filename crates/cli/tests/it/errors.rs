@@ -348,6 +348,50 @@ fn config_mistakes_name_file_line_column_and_the_fix() {
 }
 
 #[test]
+fn a_missing_config_file_says_what_is_used_without_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = eggcat(tmp.path(), &["build", "--config", "eggcat.tmol"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        the_error(&out),
+        "eggcat: error: config eggcat.tmol does not exist: give --config an existing file, or \
+         leave --config out to use ./eggcat.toml or, without it, the built-in sources"
+    );
+}
+
+/// A line break in `cache_control` is shown as `\n`, not folded away, so the user sees what
+/// is wrong with the value.
+#[test]
+fn a_cache_control_that_is_no_header_value_is_shown_quoted() {
+    let tmp = site("data");
+    let config = tmp.path().join("eggcat.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        format!("cache_control = \"public,\\nmax-age=60\"\n{text}"),
+    )
+    .unwrap();
+    let out = eggcat(
+        tmp.path(),
+        &[
+            "serve",
+            "--config",
+            "eggcat.toml",
+            "--listen",
+            "127.0.0.1:0",
+        ],
+    )
+    .output()
+    .unwrap();
+    assert_eq!(
+        the_error(&out),
+        "eggcat: error: invalid config eggcat.toml: invalid cache_control \"public,\\nmax-age=60\": \
+         an HTTP header value is visible ASCII and spaces, without line breaks"
+    );
+}
+
+#[test]
 fn a_mistyped_flag_or_sub_command_is_one_line_with_a_suggestion() {
     let tmp = tempfile::tempdir().unwrap();
     for (args, want) in [
