@@ -142,8 +142,10 @@ async fn rebuild_once(
     let (store, options, app_) = (store.clone(), options.clone(), Arc::clone(app));
     let started = Instant::now();
     let result = tokio::task::spawn_blocking(move || -> Result<_, String> {
-        let rebuilt =
-            rebuild(&store, &options, &crate::now_ms, &|_| {}).map_err(|e| e.to_string())?;
+        // Worded as `build` words it (each cause once, what to do after an OS error): the text
+        // goes to the log and, when a catalog is served, to `lastRebuild` of `_status.json`.
+        let rebuilt = rebuild(&store, &options, &crate::now_ms, &|_| {})
+            .map_err(|e| crate::errors::one_line(&anyhow::Error::new(e)))?;
         let report = match rebuilt {
             Rebuilt::Published(outcome) => {
                 // The documents just published, as they are in memory: no need to read them back.

@@ -246,6 +246,41 @@ fn a_read_only_data_dir_says_so_and_what_to_do() {
         "eggcat: error: build failed: open ./data/.lock: Read-only file system (os error 30); \
          that file system is mounted read-only: remount it read-write, or choose a writable folder"
     );
+
+    // `serve` keeps running and logs its failed build in the same words. It runs under
+    // `timeout`, so that the read below ends even if the line never comes; `timeout` passes the
+    // SIGTERM sent once the line has come on to `serve`.
+    let mut serve = Command::new("timeout")
+        .args(["60", env!("CARGO_BIN_EXE_eggcat")])
+        .args([
+            "serve",
+            "--config",
+            "eggcat.toml",
+            "--listen",
+            "127.0.0.1:0",
+        ])
+        .current_dir(tmp.path())
+        .env_remove("EGGCAT_LOG")
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stderr = serve.stderr.take().unwrap();
+    let line = std::io::BufRead::lines(std::io::BufReader::new(stderr))
+        .map_while(Result::ok)
+        .find(|l| l.contains("build failed"));
+    Command::new("kill")
+        .arg(serve.id().to_string())
+        .status()
+        .unwrap();
+    serve.wait().unwrap();
+    let line = line.expect("serve logs its failed build");
+    assert!(
+        line.ends_with(
+            " error=open ./data/.lock: Read-only file system (os error 30); that file system is \
+             mounted read-only: remount it read-write, or choose a writable folder"
+        ),
+        "{line}"
+    );
 }
 
 #[test]
