@@ -70,8 +70,17 @@ impl Config {
         let Some(path) = path else {
             return Config::from_file(File::default(), Path::new("."), "built-in default".into());
         };
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read config {}", path.display()))?;
+        let text = match std::fs::read_to_string(path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => bail!(
+                "config {} does not exist: give --config an existing file, or leave --config out \
+                 to use ./eggcat.toml or, without it, the built-in sources",
+                path.display()
+            ),
+            Err(e) => {
+                return Err(e).with_context(|| format!("cannot read config {}", path.display()));
+            }
+        };
         let file: File = toml::from_str(&text).map_err(|e| {
             anyhow::anyhow!("invalid config {}{}", path.display(), describe(&e, &text))
         })?;
@@ -169,29 +178,48 @@ fn history_depth(depth: Option<u32>, since: Option<&str>) -> Result<HistoryDepth
     }
 }
 
-/// A TOML error on one line (TOML's own message draws a multi-line snippet): ` (line N): reason`,
-/// with "did you mean" for an unknown key that is close to a known one.
+/// A TOML error on one line (TOML's own message draws a multi-line snippet): `:LINE:COLUMN: reason`
+/// after the file name, as compilers print it (editors jump there); an unknown key gets "did you
+/// mean" when one known key is close, else the list of known keys.
 fn describe(e: &toml::de::Error, text: &str) -> String {
     // The span starts at the offending key or value: its line is the number of line breaks
     // before it, plus one. (Counting `lines()` of the text before it is one short when the span
-    // starts a line, as an unknown key does.)
+    // starts a line, as an unknown key does.) The column counts characters, from 1.
     let at = e
         .span()
         .map(|s| {
-            let line = text.as_bytes()[..s.start.min(text.len())]
+            let before = &text.as_bytes()[..s.start.min(text.len())];
+            let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+            let start = before
                 .iter()
-                .filter(|&&b| b == b'\n')
-                .count()
-                + 1;
-            format!(" (line {line})")
+                .rposition(|&b| b == b'\n')
+                .map_or(0, |i| i + 1);
+            let column = String::from_utf8_lossy(&before[start..]).chars().count() + 1;
+            format!(":{line}:{column}")
         })
         .unwrap_or_default();
     let message = e.message().trim();
-    let hint = unknown_key(message)
-        .and_then(|(typed, known)| crate::words::closest(typed, known))
-        .map(|k| format!("; did you mean `{k}`?"))
-        .unwrap_or_default();
-    format!("{at}: {message}{hint}")
+    let said = match unknown_key(message) {
+        Some((typed, known)) => {
+            let known: Vec<&str> = known.collect();
+            match crate::words::closest(typed, known.iter().copied()) {
+                Some(k) => format!("unknown key `{typed}`; did you mean `{k}`?"),
+                None if known.is_empty() => {
+                    format!("unknown key `{typed}` (this table has no keys)")
+                }
+                None => format!(
+                    "unknown key `{typed}` (the keys here: {})",
+                    known
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            }
+        }
+        None => message.replace('\n', " "),
+    };
+    format!("{at}: {said}")
 }
 
 /// The key and the known keys of serde's unknown-field message, "unknown field `lable`, expected
@@ -204,6 +232,22 @@ fn unknown_key(message: &str) -> Option<(&str, impl Iterator<Item = &str>)> {
 }
 
 impl Config {
+    /// Refuses a `data_dir` that is a file (the store would fail on it with "File exists", which
+    /// names neither the key nor the fix). Permissions are left to the first write, whose error
+    /// says what the OS refused.
+    pub(crate) fn check_data_dir(&self) -> Result<()> {
+        let dir = &self.data_dir;
+        if dir.exists() && !dir.is_dir() {
+            bail!(
+                "`data_dir` {} ({}) is a file, not a folder: move the file, or set `data_dir` to \
+                 a folder",
+                dir.display(),
+                self.origin
+            );
+        }
+        Ok(())
+    }
+
     /// The public address of the catalog: `base_url`, or `http://` + the listen address.
     pub(crate) fn base_url(&self) -> String {
         match &self.base_url {

@@ -3,6 +3,7 @@
 
 mod cmd;
 mod config;
+mod errors;
 mod words;
 
 use std::path::PathBuf;
@@ -67,7 +68,10 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return usage_error(&e),
+    };
     init_logging();
     let result = match cli.command {
         Command::Build {
@@ -75,6 +79,7 @@ fn main() -> ExitCode {
             out,
             no_publish,
         } => config::Config::load(config.as_deref()).and_then(|mut c| {
+            c.check_data_dir()?;
             if no_publish {
                 c.publish = None;
             }
@@ -91,6 +96,7 @@ fn main() -> ExitCode {
             if let Some(refresh) = refresh {
                 c.refresh = config::parse_duration("--refresh", &refresh)?;
             }
+            c.check_data_dir()?;
             cmd::serve::run(c)
         }),
         Command::Validate(args) => return cmd::validate::main(args),
@@ -100,10 +106,33 @@ fn main() -> ExitCode {
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("eggcat: error: {e:#}");
+            eprintln!("eggcat: error: {}", errors::one_line(&e));
             ExitCode::FAILURE
         }
     }
+}
+
+/// A command line clap refuses, on one line like every other error (clap draws several, with
+/// blank lines between): `eggcat: error: <what>; tip: <suggestion>; Usage: ...; For more
+/// information, try '--help'.`, exit code 2. Help and version are printed as clap prints them.
+fn usage_error(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind as K;
+    if matches!(
+        e.kind(),
+        K::DisplayHelp | K::DisplayVersion | K::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit();
+    }
+    let text = e.render().to_string();
+    let line = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| l.strip_prefix("error: ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("; ");
+    eprintln!("eggcat: error: {line}");
+    ExitCode::from(2)
 }
 
 /// Logs go to stderr; `EGGCAT_LOG` sets the level (error, warn, info, debug, trace).

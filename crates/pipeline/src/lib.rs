@@ -175,11 +175,13 @@ fn build_and_publish(
 
 /// Fails when every source failed and no egg is left: publishing would empty the catalog.
 fn nothing_to_publish(report: &Report) -> Result<(), PipelineError> {
-    let failures: Vec<&str> = report
+    // Each reason names its source: the URL is free of credentials (a source with them is
+    // refused when the configuration is read).
+    let failures: Vec<String> = report
         .sources
         .iter()
         .filter(|s| s.status == SourceStatus::Failed)
-        .filter_map(|s| s.error.as_deref())
+        .filter_map(|s| Some(format!("source `{}`: {}", s.url, s.error.as_deref()?)))
         .collect();
     if !report.sources.is_empty() && failures.len() == report.sources.len() && report.eggs == 0 {
         return Err(PipelineError::NothingToPublish(failures.join("; ")));

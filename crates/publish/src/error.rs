@@ -20,13 +20,23 @@ pub enum PublishError {
     )]
     NoCredentials { target: String },
     /// The store refused the credentials (wrong, or without the permission).
-    #[error("the store refused the credentials for {target}: {detail}")]
+    #[error(
+        "the store refused the credentials for {target}: {detail}; check the key and secret \
+         (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or ~/.aws/credentials) and that the key \
+         may write to the bucket"
+    )]
     Credentials { target: String, detail: String },
     /// The bucket does not exist.
-    #[error("bucket `{bucket}` does not exist at {endpoint}")]
+    #[error(
+        "bucket `{bucket}` does not exist at {endpoint}: create it, or fix the bucket in \
+         `[publish]` `url` (or --to)"
+    )]
     NoBucket { bucket: String, endpoint: String },
     /// The store could not be reached, or stopped answering.
-    #[error("cannot reach the store at {endpoint}: {detail}")]
+    #[error(
+        "cannot reach the store at {endpoint}: {detail}; check the endpoint (`endpoint` in \
+         `[publish]`, or AWS_ENDPOINT_URL) and that the store is up"
+    )]
     Network { endpoint: String, detail: String },
     /// Any other answer of the store, with the operation and key it was for.
     #[error("{operation} {key} failed: {detail}")]
@@ -88,9 +98,11 @@ impl Context<'_> {
             "credential",
         ]);
         if auth {
+            // The store's sentence ends with a full stop; the advice follows after `; `.
+            let detail = s3_error(&text).unwrap_or(text);
             return PublishError::Credentials {
                 target: self.target.to_owned(),
-                detail: s3_error(&text).unwrap_or(text),
+                detail: detail.trim_end_matches('.').to_owned(),
             };
         }
         let network = has(&[
@@ -214,7 +226,8 @@ mod tests {
         let e = cx.classify("put", "p/x", &generic(xml));
         assert!(matches!(e, PublishError::Credentials { .. }), "{e}");
         assert!(
-            e.to_string().ends_with(": SignatureDoesNotMatch: Bad ***"),
+            e.to_string()
+                .contains("s3://b/p: SignatureDoesNotMatch: Bad ***; check the key"),
             "{e}"
         );
         assert!(!e.to_string().contains("topsecret"), "{e}");
@@ -230,7 +243,8 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "cannot reach the store at http://127.0.0.1:1: tcp connect error: \
-             Connection refused (after 3 retries)"
+             Connection refused (after 3 retries); check the endpoint (`endpoint` in \
+             `[publish]`, or AWS_ENDPOINT_URL) and that the store is up"
         );
         let imds = "Error performing PUT http://169.254.169.254/latest/api/token in 2ms - \
                     Server returned non-2xx status code: 403 Forbidden: resolve_deny";

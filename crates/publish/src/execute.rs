@@ -72,8 +72,7 @@ pub async fn publish(
 ) -> Result<Summary, PublishError> {
     let started = Instant::now();
     let (bucket, prefix) = target.bucket_and_prefix()?;
-    let (store, secrets) = connect(target, &bucket)?;
-    let endpoint = target.endpoint_label(&bucket);
+    let (store, secrets, endpoint) = connect(target, &bucket)?;
     let cx = Context {
         target: &target.url,
         bucket: &bucket,

@@ -84,21 +84,30 @@ impl Target {
         }
         Ok((bucket.to_owned(), prefix.to_owned()))
     }
-
-    /// The store's base URL, for messages.
-    pub fn endpoint_label(&self, bucket: &str) -> String {
-        match &self.endpoint {
-            Some(e) => e.trim_end_matches('/').to_owned(),
-            None => format!("https://{bucket}.s3.amazonaws.com"),
-        }
-    }
 }
 
-/// The configured store, and the secrets to keep out of every message.
+/// The store's base URL, for messages: `endpoint` as it is used (from the configuration or
+/// `AWS_ENDPOINT_URL`; naming AWS when the request went to the environment's endpoint told the
+/// user to look in the wrong place), without a `user:password@` part.
+fn endpoint_label(endpoint: Option<&str>, bucket: &str) -> String {
+    let Some(e) = endpoint else {
+        return format!("https://{bucket}.s3.amazonaws.com");
+    };
+    let e = e.trim_end_matches('/');
+    let Some((scheme, rest)) = e.split_once("://") else {
+        return e.to_owned();
+    };
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    format!("{scheme}://{host}{path}")
+}
+
+/// The configured store, the secrets to keep out of every message, and the endpoint's label
+/// for messages.
 pub(crate) fn connect(
     target: &Target,
     bucket: &str,
-) -> Result<(Arc<AmazonS3>, Vec<String>), PublishError> {
+) -> Result<(Arc<AmazonS3>, Vec<String>, String), PublishError> {
     let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket);
     let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     let profile = env("AWS_PROFILE").unwrap_or_else(|| "default".into());
@@ -159,6 +168,7 @@ pub(crate) fn connect(
         .clone()
         .or_else(|| env("AWS_ENDPOINT_URL"))
         .or_else(|| env("AWS_ENDPOINT"));
+    let label = endpoint_label(endpoint.as_deref(), bucket);
     let plain_http = endpoint
         .as_deref()
         .is_some_and(|e| e.starts_with("http://"));
@@ -185,7 +195,7 @@ pub(crate) fn connect(
     let store = builder
         .build()
         .map_err(|e| PublishError::Config(crate::error::redact(&e.to_string(), &secrets)))?;
-    Ok((Arc::new(store), secrets))
+    Ok((Arc::new(store), secrets, label))
 }
 
 /// The `key = value` lines of `[name]` in an INI file (the AWS shared files' format).
@@ -213,6 +223,22 @@ fn read_ini_section(path: &std::path::Path, name: &str) -> Option<Vec<(String, S
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_endpoint_label_is_the_endpoint_used_without_credentials() {
+        assert_eq!(
+            endpoint_label(None, "eggs"),
+            "https://eggs.s3.amazonaws.com"
+        );
+        assert_eq!(
+            endpoint_label(Some("http://127.0.0.1:9000/"), "eggs"),
+            "http://127.0.0.1:9000"
+        );
+        assert_eq!(
+            endpoint_label(Some("https://user:secret@s3.example.org/base"), "eggs"),
+            "https://s3.example.org/base"
+        );
+    }
 
     #[test]
     fn urls_give_bucket_and_prefix() {

@@ -8,7 +8,10 @@ use eggcat_catalog::paths;
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
     /// `cache_control` is not a valid header value.
-    #[error("invalid cache_control `{0}`")]
+    #[error(
+        "invalid cache_control {0:?}: an HTTP header value is visible ASCII and spaces, without \
+         line breaks"
+    )]
     CacheControl(String),
     /// The tree has no status document ([`paths::STATUS`]), which dates every response.
     #[error("no status document")]

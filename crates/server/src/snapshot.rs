@@ -166,7 +166,12 @@ impl Snapshot {
                 Some(same) => Arc::clone(same),
                 None => {
                     let content_type = paths::media_type(&path);
-                    Arc::new(Document::hashed(body, digest, content_type, &mut compressor))
+                    Arc::new(Document::hashed(
+                        body,
+                        digest,
+                        content_type,
+                        &mut compressor,
+                    ))
                 }
             };
             match egg_slug(&path) {

@@ -111,20 +111,23 @@ impl Store {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut paths = Vec::new();
-        list_tree(&dir, "", &mut paths)?;
-        paths.retain(|p| p != STATE_FILE);
-        paths.sort();
-        if paths.binary_search_by(|p| p.as_str().cmp(paths::INDEX)).is_err()
-            || paths.binary_search_by(|p| p.as_str().cmp(paths::STATUS)).is_err()
-        {
+        let mut files = Vec::new();
+        list_tree(&dir, "", &mut files)?;
+        files.retain(|p| p != STATE_FILE);
+        files.sort();
+        let has = |path: &str| files.binary_search_by(|p| p.as_str().cmp(path)).is_ok();
+        if !has(paths::INDEX) || !has(paths::STATUS) {
             let detail = "index or status document missing".to_owned();
             return Err(StoreError::Damaged {
                 path: dir.display().to_string(),
                 detail,
             });
         }
-        Ok(Some(CurrentFiles { id, dir, paths }))
+        Ok(Some(CurrentFiles {
+            id,
+            dir,
+            paths: files,
+        }))
     }
 
     /// The snapshots a build may read its previous catalog from, best first: the current one,

@@ -80,7 +80,12 @@ pub(crate) fn ls_remote(
         Some(b) => b.to_owned(),
         None => symref.ok_or(FetchError::NoDefaultBranch)?,
     };
-    let tip = tip.ok_or_else(|| FetchError::BranchNotFound(branch.clone()))?;
+    let Some(tip) = tip else {
+        return Err(FetchError::BranchNotFound {
+            known: heads(url, limits).unwrap_or_default(),
+            branch,
+        });
+    };
     if tip.len() < 40 || !tip.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(FetchError::Protocol {
             command: "ls-remote",
@@ -88,6 +93,21 @@ pub(crate) fn ls_remote(
         });
     }
     Ok((branch, tip))
+}
+
+/// The remote's branch names, sorted: asked only when a configured branch is missing, so that
+/// the message can say which branches there are.
+fn heads(url: &str, limits: RunLimits<'_>) -> Result<Vec<String>, FetchError> {
+    let mut cmd = git(None);
+    cmd.args(["ls-remote", "--heads", "--"]).arg(url);
+    let out = run("ls-remote", cmd, None, limits)?;
+    let mut names: Vec<String> = String::from_utf8_lossy(&out)
+        .lines()
+        .filter_map(|l| l.split_once('\t')?.1.strip_prefix("refs/heads/"))
+        .map(str::to_owned)
+        .collect();
+    names.sort();
+    Ok(names)
 }
 
 /// Fetches `branch` into the bare mirror, as deep as `depth` says, and returns its tip commit.

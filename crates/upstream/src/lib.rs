@@ -22,8 +22,17 @@ pub use source::{ConfigError, Location, Source, SourceSpec, default_sources};
 #[derive(Debug, thiserror::Error)]
 pub enum FetchError {
     /// The branch does not exist upstream.
-    #[error("branch `{0}` not found upstream")]
-    BranchNotFound(String),
+    #[error(
+        "branch `{branch}` not found upstream ({}): set the source's `branch` to an existing \
+         one, or leave it out for the default branch",
+        branches_line(.known)
+    )]
+    BranchNotFound {
+        /// The branch asked for.
+        branch: String,
+        /// The branches the remote has (the first few, sorted), for the message.
+        known: Vec<String>,
+    },
     /// The remote has no default branch (an empty repository).
     #[error("upstream has no default branch (empty repository?)")]
     NoDefaultBranch,
@@ -65,6 +74,22 @@ pub enum FetchError {
         /// What was wrong.
         detail: String,
     },
+}
+
+/// "its branches: a, b, c" (at most five, then "..."), or "it has no branches".
+fn branches_line(known: &[String]) -> String {
+    const SHOWN: usize = 5;
+    if known.is_empty() {
+        return "it has no branches".into();
+    }
+    let mut line = format!(
+        "its branches: {}",
+        known[..known.len().min(SHOWN)].join(", ")
+    );
+    if known.len() > SHOWN {
+        line.push_str(&format!(", ... ({} in all)", known.len()));
+    }
+    line
 }
 
 /// Maps an IO error on `path` (the path is only formatted when there is an error).

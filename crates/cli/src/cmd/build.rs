@@ -12,6 +12,9 @@ use eggcat_store::{SnapshotFiles, Store, write_tree};
 use crate::config::Config;
 use crate::words::{count, noun};
 
+/// What a failed build's error line starts with (`serve` takes it off the lines of its builds).
+pub(crate) const FAILED: &str = "build failed";
+
 /// Runs one build with `config`; with `out`, also writes the published tree there.
 pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     let store = Store::new(&config.data_dir);
@@ -50,7 +53,7 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
             tracing::info!(source = %source.url, "{what}");
         }
     };
-    let rebuilt = rebuild(&store, &options, &crate::now_ms, &show).context("build failed")?;
+    let rebuilt = rebuild(&store, &options, &crate::now_ms, &show).context(FAILED)?;
     let (report, snapshot_dir, verb) = match rebuilt {
         Rebuilt::Published(outcome) => {
             if let Some(out) = out {

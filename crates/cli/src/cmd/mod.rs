@@ -10,7 +10,7 @@ pub(crate) mod validate;
 /// (usage, a file that cannot be read), the error on one line and 2.
 pub(crate) fn exit_code(result: anyhow::Result<std::process::ExitCode>) -> std::process::ExitCode {
     result.unwrap_or_else(|e| {
-        eprintln!("eggcat: error: {e:#}");
+        eprintln!("eggcat: error: {}", crate::errors::one_line(&e));
         std::process::ExitCode::from(2)
     })
 }

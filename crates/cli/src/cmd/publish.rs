@@ -152,7 +152,7 @@ pub(crate) async fn after_build(target: Option<&Target>, store: &Store) {
             deleted = s.deleted, bytes = s.bytes, took_ms = s.took.as_millis(), "published"
         ),
         Err(e) => {
-            tracing::error!(target = %target.url, "publish failed (retried at the next build): {e:#}")
+            tracing::error!(target = %target.url, "publish failed (retried at the next build): {}", crate::errors::one_line(&e))
         }
     }
 }

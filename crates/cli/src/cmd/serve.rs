@@ -31,7 +31,8 @@ pub(crate) fn run(config: Config) -> Result<()> {
 async fn main(config: Config) -> Result<()> {
     let app = App::new(&AppOptions {
         cache_control: config.cache_control.clone(),
-    })?;
+    })
+    .with_context(|| format!("invalid config {}", config.origin))?;
     let defaults = ServeOptions::default();
     let options = ServeOptions {
         max_connections: config.max_connections,
@@ -39,7 +40,7 @@ async fn main(config: Config) -> Result<()> {
         ..defaults
     };
     let server = Server::start(&config.listen, Arc::clone(&app), options)
-        .with_context(|| format!("cannot listen on {}", config.listen))?;
+        .map_err(|e| cannot_listen(&config.listen, &e))?;
     tracing::info!(
         config = %config.origin, data_dir = %config.data_dir.display(),
         "listening on http://{}", server.local_addr()
@@ -60,6 +61,29 @@ async fn main(config: Config) -> Result<()> {
         .context("stopping the server")?;
     tracing::info!("stopped");
     Ok(())
+}
+
+/// Why `listen` cannot be bound, and what to do, on one line. The OS error is worded here, not
+/// left as a cause: "permission denied" on a port means something else than on a file.
+fn cannot_listen(listen: &str, e: &std::io::Error) -> anyhow::Error {
+    use std::io::ErrorKind as K;
+    let port = listen.rsplit(':').next().unwrap_or(listen);
+    let what = match e.kind() {
+        K::AddrInUse => format!(
+            "the address is already in use: stop the program listening there (`ss -ltnp 'sport = \
+             :{port}'` names it), or choose another address with --listen or `listen`"
+        ),
+        K::PermissionDenied => format!(
+            "{e}: ports below 1024 need root or CAP_NET_BIND_SERVICE; choose a higher port with \
+             --listen or `listen`"
+        ),
+        K::AddrNotAvailable => format!(
+            "{e}: that IP address is not one of this machine's; choose another with --listen or \
+             `listen` (0.0.0.0 listens on all)"
+        ),
+        _ => format!("{e}: set --listen or `listen` to an address such as 127.0.0.1:8080"),
+    };
+    anyhow::anyhow!("cannot listen on {listen}: {what}")
 }
 
 /// Serves the snapshot already published in `data_dir`, if any.
@@ -142,10 +166,16 @@ impl BuildCommand {
         let mut error = None;
         if let Some(stderr) = child.stderr.take() {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(e) = line.strip_prefix("eggcat: error: ") {
-                    error = Some(e.to_owned());
+                // The error line is not passed on: the server logs the failure in its own line
+                // (`App::rebuild_failed`), which says it kept the last good catalog.
+                match line.strip_prefix("eggcat: error: ") {
+                    Some(e) => {
+                        let cause = e.strip_prefix(crate::cmd::build::FAILED);
+                        let cause = cause.and_then(|c| c.strip_prefix(": ")).unwrap_or(e);
+                        error = Some(cause.to_owned());
+                    }
+                    None => eprintln!("{line}"),
                 }
-                eprintln!("{line}");
             }
         }
         let status = child

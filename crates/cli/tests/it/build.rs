@@ -287,7 +287,10 @@ fn missing_url_and_missing_branch_are_reported_and_others_still_indexed() {
     assert!(!nowhere.kept_previous);
     assert_eq!(
         out.report.sources[2].error.as_deref(),
-        Some("branch `dev` not found upstream")
+        Some(
+            "branch `dev` not found upstream (its branches: main): set the source's `branch` to \
+             an existing one, or leave it out for the default branch"
+        )
     );
 }
 
@@ -301,11 +304,11 @@ fn nothing_is_published_when_every_source_fails_on_the_first_build() {
     );
     let data = tmp.path().join("data");
     let err = try_build(&data, vec![bad], &Clock::new(0)).unwrap_err();
-    assert!(
-        err.to_string()
-            .starts_with("nothing to publish: no source could be fetched (git ls-remote failed"),
-        "{err}"
+    let want = format!(
+        "nothing to publish: no source could be fetched (source `file://{}/nowhere`: git ls-remote failed",
+        tmp.path().display()
     );
+    assert!(err.to_string().starts_with(&want), "{err}");
     assert!(Store::new(&data).current_dir().is_none());
 }
 

@@ -8,6 +8,7 @@ mod cli;
 mod conformance;
 mod contract;
 mod diff;
+mod errors;
 mod golden;
 mod history;
 mod hosts;

@@ -170,7 +170,7 @@ fn wrong_credentials_are_refused_with_a_clear_error_that_never_shows_the_secret(
 
 /// Creates an IAM user with an allow-all policy and an access key (the four unauthenticated
 /// calls), then the bucket with that key; prints the key and secret.
-const IAM_SETUP: &str = r#"
+pub(crate) const IAM_SETUP: &str = r#"
 import sys, boto3
 ep = "http://127.0.0.1:" + sys.argv[1]
 iam = boto3.client("iam", endpoint_url=ep, region_name="us-east-1",
