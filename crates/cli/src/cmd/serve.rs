@@ -5,8 +5,8 @@
 use std::hash::{BuildHasher, Hasher};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::sync::Arc;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -47,15 +47,27 @@ async fn main(config: Config) -> Result<()> {
     );
 
     let store = Store::new(&config.data_dir);
+    let loader = Loader::start()?;
     let loaded = {
         let (store, app) = (store.clone(), Arc::clone(&app));
-        tokio::task::spawn_blocking(move || load_current(&store, &app))
+        loader
+            .run(move || load_current(&store, &app))
             .await
             .unwrap_or(false)
     };
-    let builder = tokio::spawn(rebuild_loop(store, config, app, !loaded));
+    let build = BuildCommand::new(config.path.clone());
+    let builder = tokio::spawn(rebuild_loop(
+        store,
+        config,
+        app,
+        (loader, build.clone()),
+        !loaded,
+    ));
     shutdown_signal().await;
     builder.abort();
+    // A build in progress is stopped: snapshots are published atomically, so the current one
+    // stays as it was.
+    build.stop();
     tokio::task::spawn_blocking(move || server.stop())
         .await
         .context("stopping the server")?;
@@ -107,11 +119,53 @@ fn load_current(store: &Store, app: &App) -> bool {
     }
 }
 
-async fn rebuild_loop(store: Store, config: Config, app: Arc<App>, build_now: bool) {
+/// One long-lived thread for the blocking half of loading a catalog: the start's load, and each
+/// rebuild's build and load. Not tokio's blocking pool, whose threads come and go (10 s idle):
+/// the allocator keeps a heap per thread, and a snapshot allocated by a thread that has exited
+/// waits to be reclaimed when it is freed. On one thread, each swap's new documents reuse the
+/// pages of the ones it freed (bench/soak.sh, docs/operations.md "Memory").
+#[derive(Debug)]
+struct Loader {
+    jobs: mpsc::Sender<Box<dyn FnOnce() + Send>>,
+}
+
+impl Loader {
+    fn start() -> Result<Loader> {
+        let (jobs, queue) = mpsc::channel::<Box<dyn FnOnce() + Send>>();
+        std::thread::Builder::new()
+            .name("eggcat-loader".into())
+            .spawn(move || {
+                for job in queue {
+                    // A job that panics drops its answer (the caller sees it crashed); the
+                    // thread goes on with the next.
+                    let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(job));
+                }
+            })
+            .context("cannot start the loader thread")?;
+        Ok(Loader { jobs })
+    }
+
+    /// Runs `job` on the loader thread; `None` when it panicked.
+    async fn run<T: Send + 'static>(&self, job: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+        let (answer, answered) = tokio::sync::oneshot::channel();
+        let job = move || {
+            let _ = answer.send(job());
+        };
+        self.jobs.send(Box::new(job)).ok()?;
+        answered.await.ok()
+    }
+}
+
+async fn rebuild_loop(
+    store: Store,
+    config: Config,
+    app: Arc<App>,
+    (loader, build): (Loader, BuildCommand),
+    build_now: bool,
+) {
     let publish = config.publish.as_ref();
-    let build = BuildCommand::new(config.path.clone());
     if build_now {
-        rebuild_once(&store, &build, &app, publish).await;
+        rebuild_once(&store, &loader, &build, &app, publish).await;
     }
     // Until there is a first catalog, retry sooner than `refresh`: 10 s, 20 s, 40 s, ...
     let mut retry = Duration::from_secs(10);
@@ -126,7 +180,7 @@ async fn rebuild_loop(store: Store, config: Config, app: Arc<App>, build_now: bo
         };
         retry = retry.saturating_mul(2);
         tokio::time::sleep(jittered(wait)).await;
-        rebuild_once(&store, &build, &app, publish).await;
+        rebuild_once(&store, &loader, &build, &app, publish).await;
     }
 }
 
@@ -139,11 +193,23 @@ async fn rebuild_loop(store: Store, config: Config, app: Arc<App>, build_now: bo
 #[derive(Debug, Clone)]
 struct BuildCommand {
     config: Option<PathBuf>,
+    /// The build running now, to stop it at shutdown.
+    running: Arc<Mutex<Option<Child>>>,
 }
 
 impl BuildCommand {
     fn new(config: Option<PathBuf>) -> BuildCommand {
-        BuildCommand { config }
+        BuildCommand {
+            config,
+            running: Arc::default(),
+        }
+    }
+
+    /// Kills the build running now, if any.
+    fn stop(&self) {
+        if let Some(child) = self.running.lock().expect("build lock").as_mut() {
+            let _ = child.kill();
+        }
     }
 
     /// Runs one build to its end. Its log lines are passed on to this process's stderr as they
@@ -163,8 +229,10 @@ impl BuildCommand {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("cannot start {} build: {e}", exe.display()))?;
+        let stderr = child.stderr.take();
+        *self.running.lock().expect("build lock") = Some(child);
         let mut error = None;
-        if let Some(stderr) = child.stderr.take() {
+        if let Some(stderr) = stderr {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 // The error line is not passed on: the server logs the failure in its own line
                 // (`App::rebuild_failed`), which says it kept the last good catalog.
@@ -178,6 +246,12 @@ impl BuildCommand {
                 }
             }
         }
+        let mut child = self
+            .running
+            .lock()
+            .expect("build lock")
+            .take()
+            .ok_or("the build was stopped")?;
         let status = child
             .wait()
             .map_err(|e| format!("cannot wait for the build: {e}"))?;
@@ -190,39 +264,41 @@ impl BuildCommand {
 
 async fn rebuild_once(
     store: &Store,
+    loader: &Loader,
     build: &BuildCommand,
     app: &Arc<App>,
     publish: Option<&eggcat_publish::Target>,
 ) {
     let (store_, build, app_) = (store.clone(), build.clone(), Arc::clone(app));
     let started = Instant::now();
-    let result = tokio::task::spawn_blocking(move || -> Result<_, String> {
-        build.run()?;
-        let serving = app_.snapshot().map(|s| s.id.clone());
-        let files = store_
-            .current_files()
-            .map_err(|e| format!("the build's snapshot cannot be read: {e}"))?
-            .ok_or("the build published no snapshot")?;
-        if serving.as_deref() == Some(files.id.as_str()) {
-            // Nothing changed: the snapshot being served is the current one; keep serving it.
+    let result = loader
+        .run(move || -> Result<_, String> {
+            build.run()?;
+            let serving = app_.snapshot().map(|s| s.id.clone());
+            let files = store_
+                .current_files()
+                .map_err(|e| format!("the build's snapshot cannot be read: {e}"))?
+                .ok_or("the build published no snapshot")?;
+            if serving.as_deref() == Some(files.id.as_str()) {
+                // Nothing changed: the snapshot being served is the current one; keep serving it.
+                app_.rebuild_succeeded(crate::now_ms());
+                return Ok(None);
+            }
+            app_.install_current(&files).map_err(|e| e.to_string())?;
+            let report: Report = app_
+                .snapshot()
+                .and_then(|s| {
+                    let status = s.get(eggcat_catalog::paths::STATUS)?;
+                    serde_json::from_slice(status.identity()).ok()
+                })
+                .ok_or("the build's status document is unreadable")?;
             app_.rebuild_succeeded(crate::now_ms());
-            return Ok(None);
-        }
-        app_.install_current(&files).map_err(|e| e.to_string())?;
-        let report: Report = app_
-            .snapshot()
-            .and_then(|s| {
-                let status = s.get(eggcat_catalog::paths::STATUS)?;
-                serde_json::from_slice(status.identity()).ok()
-            })
-            .ok_or("the build's status document is unreadable")?;
-        app_.rebuild_succeeded(crate::now_ms());
-        Ok(Some(report))
-    })
-    .await;
+            Ok(Some(report))
+        })
+        .await;
     let took_ms = started.elapsed().as_millis();
     match result {
-        Ok(Ok(Some(report))) => {
+        Some(Ok(Some(report))) => {
             let failed: Vec<String> = report
                 .sources
                 .iter()
@@ -236,7 +312,7 @@ async fn rebuild_once(
             );
             crate::cmd::publish::after_build(publish, store).await;
         }
-        Ok(Ok(None)) => {
+        Some(Ok(None)) => {
             tracing::info!(
                 took_ms,
                 "nothing changed upstream: kept the current snapshot"
@@ -244,8 +320,8 @@ async fn rebuild_once(
             // A publish that failed after an earlier build is retried.
             crate::cmd::publish::after_build(publish, store).await;
         }
-        Ok(Err(error)) => app.rebuild_failed(&error, crate::now_ms()),
-        Err(join) => app.rebuild_failed(&format!("build crashed: {join}"), crate::now_ms()),
+        Some(Err(error)) => app.rebuild_failed(&error, crate::now_ms()),
+        None => app.rebuild_failed("the build's load crashed", crate::now_ms()),
     }
 }
 
