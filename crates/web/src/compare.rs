@@ -7,11 +7,12 @@
 //! The direction is the egg page's: "from this egg to that one" is what would change for the
 //! servers made from this egg if the panel held the other egg in its place.
 
+use eggcat_catalog::paths;
 use eggcat_diff::{Change, Kind};
 use serde_json::Value;
 
 use crate::html::Html;
-use crate::layout::{self, Assets, Nav};
+use crate::layout::{self, Assets, Here, Nav};
 use crate::model::{EggDoc, Meta, PanelImport, docker_images, egg_str, startup_commands};
 use crate::words::count;
 
@@ -32,8 +33,9 @@ pub(crate) enum Others<'a> {
 }
 
 /// The egg page's section: every sibling with its source, a one-line difference, a link to its
-/// page and one to the comparison. Nothing when the egg has no sibling.
-pub(crate) fn section(h: &mut Html, others: &Others<'_>) {
+/// page and one to the comparison. Nothing when the egg has no sibling. `slug` is the egg of
+/// the page, published at `here`.
+pub(crate) fn section(h: &mut Html, here: Here<'_>, slug: &str, others: &Others<'_>) {
     let siblings = match others {
         Others::Compared(s) if s.is_empty() => return,
         Others::Compared(s) => s,
@@ -56,8 +58,8 @@ pub(crate) fn section(h: &mut Html, others: &Others<'_>) {
         .lit("<ul class=\"siblings\">");
     for s in siblings {
         let m = s.meta;
-        let page = format!("../{}/", m.slug);
-        let compare = format!("compare/{}/", m.slug);
+        let page = here.link(&paths::egg_page(&m.slug));
+        let compare = here.link(&paths::compare_page(slug, &m.slug));
         h.lit("<li><h3>")
             .el("a", &[("href", Some(&page))], &m.name)
             .lit("</h3><p class=\"muted\">")
@@ -170,8 +172,9 @@ fn parts(changes: &[Change]) -> Vec<String> {
 /// The page `eggs/{a}/compare/{b}/`: the two eggs side by side, then every change from `a` to
 /// `b`.
 pub(crate) fn page(a: &EggDoc, b: &EggDoc, changes: &[Change], assets: &Assets) -> String {
-    let root = "../../../../";
     let (ma, mb) = (&a.meta, &b.meta);
+    let path = paths::compare_page(&ma.slug, &mb.slug);
+    let here = Here::Page(&path);
     let mut h = Html::with_capacity(16 * 1024);
     layout::start(
         &mut h,
@@ -181,19 +184,19 @@ pub(crate) fn page(a: &EggDoc, b: &EggDoc, changes: &[Change], assets: &Assets) 
              startup, variables, install, and every change from one to the other.",
             ma.name, ma.owner, ma.repo, mb.name, mb.owner, mb.repo
         ),
-        root,
+        here,
         assets,
         Nav::Egg,
     );
-    let page_a = "../../";
-    let page_b = format!("../../../{}/", mb.slug);
-    let back = format!("../../../{}/compare/{}/", mb.slug, ma.slug);
+    let page_a = here.link(&paths::egg_page(&ma.slug));
+    let page_b = here.link(&paths::egg_page(&mb.slug));
+    let back = here.link(&paths::compare_page(&mb.slug, &ma.slug));
     h.lit("<article class=\"compare\"><h1>")
         .text(&ma.name)
         .lit(" <span class=\"muted\">compared with</span> ")
         .text(&mb.name)
         .lit("</h1><p class=\"lede\">Two eggs for the same game: ")
-        .el("a", &[("href", Some(page_a))], &ma.name)
+        .el("a", &[("href", Some(&page_a))], &ma.name)
         .lit(" (")
         .code(&format!("{}/{}", ma.owner, ma.repo))
         .lit(") and ")
@@ -223,7 +226,7 @@ pub(crate) fn page(a: &EggDoc, b: &EggDoc, changes: &[Change], assets: &Assets) 
         .lit("</p>");
     change_list(&mut h, changes);
     h.lit("</section></article>");
-    layout::end(&mut h, root, None, None);
+    layout::end(&mut h, here, None, None);
     h.finish()
 }
 
@@ -276,13 +279,10 @@ fn facts(h: &mut Html, a: &EggDoc, b: &EggDoc) {
         h.text(&count(n, "variable", "variables"));
     });
     row(h, "Pelican import", &|h, d| {
-        import(h, d.meta.import.as_ref().and_then(|i| i.pelican.as_ref()));
+        import(h, &d.meta.import.pelican);
     });
     row(h, "Pterodactyl import", &|h, d| {
-        import(
-            h,
-            d.meta.import.as_ref().and_then(|i| i.pterodactyl.as_ref()),
-        );
+        import(h, &d.meta.import.pterodactyl);
     });
     h.lit("</div>");
 }
@@ -366,13 +366,14 @@ fn ready_text(egg: &Value) -> String {
     }
 }
 
-/// Whether a panel can import the egg, as `meta.import` says.
-fn import(h: &mut Html, p: Option<&PanelImport>) {
+/// Whether a panel can import the egg, as `meta.import` says ("not known" when the build made
+/// no file for that panel and gave no reason).
+fn import(h: &mut Html, p: &PanelImport) {
     match p {
-        Some(p) if p.importable => {
+        p if p.importable => {
             h.lit("<span class=\"ok\">importable</span>");
         }
-        Some(p) if p.json.is_some() || p.yaml.is_some() || !p.problems.is_empty() => {
+        p if p.json.is_some() || p.yaml.is_some() || !p.problems.is_empty() => {
             h.lit("<span class=\"bad\">refused</span>");
             if let Some(first) = p.problems.first() {
                 h.lit(": ").text_code(first);

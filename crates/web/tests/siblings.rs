@@ -3,6 +3,8 @@
 //! count; and which pages a rebuild may take from the previous snapshot now that a page shows
 //! its siblings.
 
+mod support;
+
 use std::collections::BTreeMap;
 
 use eggcat_web::{SiteOptions, render};
@@ -58,6 +60,7 @@ fn tree(docs: &[(&str, Value)]) -> BTreeMap<String, Vec<u8>> {
             serde_json::to_vec(d).unwrap(),
         );
     }
+    support::published(&mut files);
     files
 }
 
