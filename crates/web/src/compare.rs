@@ -169,6 +169,47 @@ fn parts(changes: &[Change]) -> Vec<String> {
     out
 }
 
+/// What a comparison page shows of one of its two eggs: the upstream egg (as published, byte
+/// for byte) and these members of `meta`. The page is a function of the two (and of the
+/// assets), so a page of the previous snapshot still holds when both eggs show the same,
+/// whatever else of their documents changed: a new upstream commit changes `meta.commit` in
+/// every egg document of its source, and the comparison pages of none of them. The test
+/// `comparison_pages_show_nothing_of_a_document_but_what_shown_holds` keeps this list whole.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Shown<'a> {
+    egg: &'a str,
+    slug: &'a str,
+    name: &'a str,
+    source: &'a str,
+    owner: &'a str,
+    repo: &'a str,
+    path: &'a str,
+    format: &'a str,
+    import: &'a eggcat_catalog::wire::Imports,
+}
+
+/// The members of `meta` that [`Shown`] holds, by their published names.
+#[cfg(test)]
+const SHOWN_META: &[&str] = &[
+    "slug", "name", "source", "owner", "repo", "path", "format", "import",
+];
+
+/// What a comparison page shows of the egg of `doc`.
+pub(crate) fn shown(doc: &eggcat_catalog::wire::EggDocument) -> Shown<'_> {
+    let m = &doc.meta;
+    Shown {
+        egg: doc.egg.get(),
+        slug: &m.slug,
+        name: &m.name,
+        source: &m.source,
+        owner: &m.owner,
+        repo: &m.repo,
+        path: &m.path,
+        format: &m.format,
+        import: &m.import,
+    }
+}
+
 /// The page `eggs/{a}/compare/{b}/`: the two eggs side by side, then every change from `a` to
 /// `b`.
 pub(crate) fn page(a: &EggDoc, b: &EggDoc, changes: &[Change], assets: &Assets) -> String {
@@ -497,6 +538,71 @@ mod tests {
                 "user_viewable": true, "user_editable": true, "rules": "required|string"
             })).collect::<Vec<_>>()
         })
+    }
+
+    /// Every member of an egg document but the egg and the members of [`SHOWN_META`] changed
+    /// (each string, number and list of `meta`, and the README): the comparison page is the
+    /// same byte for byte, and so is what [`shown`] says of it. One shown member changed: what
+    /// `shown` says differs.
+    #[test]
+    fn comparison_pages_show_nothing_of_a_document_but_what_shown_holds() {
+        let doc = |name: &str, image: &str| {
+            json!({"egg": egg(image, &["A"]), "readme": "# r", "meta": {
+                "slug": name, "name": name, "category": "c", "source": "s", "owner": "o",
+                "repo": "r", "branch": "main", "path": "p/egg.json", "rawUrl": "https://x/p",
+                "indexedAt": 1, "format": "PTDL_v2", "sha256": "00", "commit": "c1", "uuid": "u",
+                "import": {"pelican": {"json": "https://x/a.json", "importable": true,
+                                       "problems": [], "losses": []},
+                           "pterodactyl": {"json": null, "importable": false,
+                                           "problems": ["no"], "losses": []}},
+                "diagnostics": [{"code": "E001", "severity": "error", "message": "m", "pointer": ""}]}})
+        };
+        let (a, b) = (doc("a", "img:1"), doc("b", "img:2"));
+        let mut other = a.clone();
+        other["readme"] = json!("# other");
+        let meta = other["meta"].as_object_mut().unwrap();
+        let mut changed = 0;
+        for (key, value) in meta.iter_mut() {
+            if SHOWN_META.contains(&key.as_str()) {
+                continue;
+            }
+            *value = match value.take() {
+                Value::String(s) => json!(format!("{s}-changed")),
+                Value::Number(n) => json!(n.as_u64().unwrap() + 1),
+                Value::Array(list) => {
+                    assert!(!list.is_empty(), "{key}: give it a member to take away");
+                    json!([])
+                }
+                v => panic!("{key}: {v} is not a string, number or list"),
+            };
+            changed += 1;
+        }
+        assert!(changed >= 8, "{changed}");
+        let decode = |v: &Value| {
+            let wire: eggcat_catalog::wire::EggDocument =
+                serde_json::from_value(v.clone()).unwrap();
+            let bytes = serde_json::to_vec(&wire).unwrap();
+            (wire, crate::model::EggDoc::decode(&bytes).unwrap())
+        };
+        let ((wa, da), (wb, db), (wo, dother)) = (decode(&a), decode(&b), decode(&other));
+        let assets = Assets {
+            css: "assets/x.css".into(),
+            js: "assets/x.js".into(),
+        };
+        let changes = eggcat_diff::diff(&da.egg, &db.egg);
+        assert_eq!(
+            page(&da, &db, &changes, &assets),
+            page(&dother, &db, &changes, &assets)
+        );
+        assert_eq!(
+            page(&db, &da, &changes, &assets),
+            page(&db, &dother, &changes, &assets)
+        );
+        assert_eq!(shown(&wa), shown(&wo));
+        assert_ne!(shown(&wa), shown(&wb));
+        let mut renamed = a.clone();
+        renamed["meta"]["owner"] = json!("someone");
+        assert_ne!(shown(&wa), shown(&decode(&renamed).0));
     }
 
     #[test]
