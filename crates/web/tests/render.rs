@@ -120,6 +120,10 @@ fn a_hostile_egg_renders_inert() {
         html.contains("../../status/#w-0"),
         "the report's warning is linked"
     );
+    assert!(
+        page(&out, "status/index.html").contains("href=\"../eggs/games-evil/\""),
+        "the warning links back to the egg's page"
+    );
     for p in ["index.html", "status/index.html"] {
         assert!(!page(&out, p).contains("<script>alert"), "{p}");
     }
