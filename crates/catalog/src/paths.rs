@@ -44,6 +44,36 @@ pub fn page_url(page: &str) -> &str {
     page.strip_suffix("index.html").unwrap_or(page)
 }
 
+/// The relative URL a link on the page published at `from` writes to reach `to`, both paths
+/// from the tree's root. `from` is a page's file (`eggs/x/index.html`) or a folder ending in
+/// `/`; `to` is a file, a page (its `index.html` is linked as its folder, [`page_url`]), or a
+/// folder ending in `/` (`""` is the root). The URL climbs (`../`) only out of the folders the
+/// two paths do not share, and is `./` for the folder the page is in. Every page links this way
+/// (except `404.html`, answered at any depth), so the tree works under any base path.
+pub fn href(from: &str, to: &str) -> String {
+    let from_dirs: Vec<&str> = from.rsplit_once('/').map_or(Vec::new(), |(dir, _)| {
+        dir.split('/').filter(|s| !s.is_empty()).collect()
+    });
+    let to = page_url(to);
+    let (to_dir, file) = to.rsplit_once('/').unwrap_or(("", to));
+    let to_dirs: Vec<&str> = to_dir.split('/').filter(|s| !s.is_empty()).collect();
+    let shared = from_dirs
+        .iter()
+        .zip(&to_dirs)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let mut out = "../".repeat(from_dirs.len() - shared);
+    for dir in &to_dirs[shared..] {
+        out.push_str(dir);
+        out.push('/');
+    }
+    out.push_str(file);
+    if out.is_empty() {
+        out.push_str("./");
+    }
+    out
+}
+
 /// Where an egg's icon is published (`ext` without the dot).
 pub fn icon(slug: &str, ext: &str) -> String {
     format!("{ICONS_DIR}/{slug}.{ext}")
@@ -200,6 +230,52 @@ mod tests {
         assert_eq!(media_type("api/v1/eggs/x/pelican.yaml"), "application/yaml");
         assert_eq!(media_type("index.html"), "text/html; charset=utf-8");
         assert_eq!(media_type("no-extension"), "application/octet-stream");
+    }
+
+    #[test]
+    fn hrefs_climb_only_out_of_the_folders_two_paths_do_not_share() {
+        let egg = egg_page("a");
+        // Same folder: the page itself, a file beside it.
+        assert_eq!(href(&egg, &egg), "./");
+        assert_eq!(href(CATALOG_PAGE, CATALOG_PAGE), "./");
+        assert_eq!(href(CATALOG_PAGE, FEED), "feed.atom");
+        // Child.
+        assert_eq!(href(&egg, &compare_page("a", "b")), "compare/b/");
+        assert_eq!(href(ALL_EGGS_PAGE, &egg), "a/");
+        assert_eq!(href(CATALOG_PAGE, ALL_EGGS_PAGE), "eggs/");
+        assert_eq!(href(CATALOG_PAGE, &egg), "eggs/a/");
+        // Sibling, and across the tree.
+        assert_eq!(href(&egg, &egg_page("b")), "../b/");
+        assert_eq!(href(&compare_page("a", "b"), &egg_page("b")), "../../../b/");
+        assert_eq!(
+            href(&compare_page("a", "b"), &compare_page("b", "a")),
+            "../../../b/compare/a/"
+        );
+        assert_eq!(href(&compare_page("a", "b"), &egg), "../../");
+        assert_eq!(href(STATUS_PAGE, &egg), "../eggs/a/");
+        assert_eq!(
+            href(&egg, &history("a")),
+            "../../api/v1/eggs/a/history.json"
+        );
+        assert_eq!(href(&egg, "icons/a.png"), "../../icons/a.png");
+        // Root.
+        assert_eq!(href(&egg, CATALOG_PAGE), "../../");
+        assert_eq!(href(&egg, ""), "../../");
+        assert_eq!(href(ALL_EGGS_PAGE, CATALOG_PAGE), "../");
+        assert_eq!(href(&compare_page("a", "b"), ""), "../../../../");
+        assert_eq!(href(CATALOG_PAGE, STATUS), "api/v1/_status.json");
+        // Trailing slashes: a folder on either side is the folder itself.
+        assert_eq!(href("eggs/a/", "eggs/b/"), "../b/");
+        assert_eq!(href("eggs/a/", "eggs/a/"), "./");
+        assert_eq!(href("status/", "eggs/a/"), "../eggs/a/");
+        assert_eq!(href("", "eggs/a/"), "eggs/a/");
+        assert_eq!(href(&egg, "eggs/"), "../");
+        // A shared name is a shared folder only as a whole segment.
+        assert_eq!(href("eggs/ab/index.html", "eggs/a/index.html"), "../a/");
+        assert_eq!(
+            href("eggs/a/index.html", "eggsx/a/index.html"),
+            "../../eggsx/a/"
+        );
     }
 
     #[test]

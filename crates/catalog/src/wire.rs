@@ -107,8 +107,9 @@ pub struct IndexItem {
     pub source: String,
 }
 
-/// `api/v1/_status.json`: what the build did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `api/v1/_status.json`: what the build did. (`Default` is the report of no build, which the
+/// pages show for a tree without one.)
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     /// Always [`crate::INTERFACE_VERSION`].

@@ -85,16 +85,19 @@ pub fn rebuild(
     progress: &(dyn Fn(Progress<'_>) + Sync),
 ) -> Result<Rebuilt, PipelineError> {
     let lock = store.lock()?;
+    let clock = Stages::start();
     let started_at_ms = now_ms();
     let infos: Vec<SourceInfo> = options.sources.iter().map(source_info).collect();
     let derivation = derivation::derivation(&options.base_url, options.limits.history);
     let inputs = derivation::inputs(&derivation, &infos);
     let loaded = previous::load(store, &derivation);
     let fetched = fetch::fetch_all(options, &store.mirrors_dir(), &loaded.commits, progress);
+    clock.lap("fetch");
     if let Some(snapshot_dir) = loaded.unchanged(&fetched, &inputs) {
         return Ok(Rebuilt::Unchanged { snapshot_dir });
     }
-    let (previous, previous_dir, other) = loaded.decode(store);
+    let (previous, reads, other) = loaded.decode(store);
+    clock.lap("previous");
     // Read from another snapshot than the one upstream was asked against (the current one is
     // damaged): ask again against the commits of the one read.
     let fetched = if other {
@@ -108,7 +111,7 @@ pub fn rebuild(
     // before it writes anything, so its own folder cannot be on it. A build that ends up
     // publishing nothing has then pruned one snapshot early; the next one keeps as many.
     let doomed = store
-        .prunable(KEEP_SNAPSHOTS - 1, previous_dir.as_deref())
+        .prunable(KEEP_SNAPSHOTS - 1, reads.dir())
         .unwrap_or_else(|e| {
             tracing::warn!(error = %e, "could not list old snapshots to prune");
             Vec::new()
@@ -122,35 +125,38 @@ pub fn rebuild(
     };
     let inputs_of = |(info, fetched)| SourceInput { info, fetched };
     let sources = infos.into_iter().zip(fetched).map(inputs_of).collect();
-    let previous = (previous, previous_dir);
+    let previous = (previous, reads);
     let outcome = std::thread::scope(|scope| {
         let pruning = scope.spawn(|| remove_all(&doomed));
-        let outcome = build_and_publish(store, options, sources, previous, &ctx, inputs);
+        let outcome = build_and_publish(store, options, sources, previous, &ctx, inputs, &clock);
         if let Err(e) = pruning.join().expect("removing folders does not panic") {
             tracing::warn!(error = %e, "could not prune old snapshots");
         }
+        clock.lap("prune");
         outcome
     })?;
     drop(lock);
     Ok(Rebuilt::Published(Box::new(outcome)))
 }
 
-/// Builds the catalog from the sources' outcomes and the previous catalog (with the folder it
-/// was read from), renders the pages, and publishes the snapshot, unless there is nothing to
-/// publish. `inputs` goes into the state when no source failed.
+/// Builds the catalog from the sources' outcomes and the previous catalog (with the reader of
+/// the folder it was read from), renders the pages, and publishes the snapshot, unless there is
+/// nothing to publish. `inputs` goes into the state when no source failed.
 fn build_and_publish(
     store: &Store,
     options: &BuildOptions,
     sources: Vec<SourceInput>,
-    (previous, previous_dir): (Previous, Option<PathBuf>),
+    (previous, reads): (Previous, previous::Reads),
     ctx: &BuildContext,
     inputs: String,
+    clock: &Stages,
 ) -> Result<Outcome, PipelineError> {
     // Import files, history documents and pages of unchanged eggs are taken from the previous
     // snapshot, but only when the same code and options made them.
-    let reusable = previous_dir.filter(|_| previous.derivation == ctx.derivation);
-    let read_previous = |path: &str| std::fs::read(reusable.as_ref()?.join(path)).ok();
+    let reusable = previous.derivation == ctx.derivation;
+    let read_previous = |path: &str| reusable.then(|| reads.read(path).ok()).flatten();
     let mut catalog = build(sources, previous, ctx, &read_previous);
+    clock.lap("build");
     // The web pages, feed and search summary are files of the same snapshot, rendered from its
     // documents, so every host of the tree shows them and a rebuild swaps them with the rest.
     let site = eggcat_web::SiteOptions {
@@ -158,11 +164,15 @@ fn build_and_publish(
     };
     let pages = eggcat_web::render(&catalog.files, &site, &read_previous);
     catalog.files.extend(pages);
+    clock.lap("render");
     if every_source_ok(&catalog.report) {
         catalog.state.inputs = inputs;
     }
     nothing_to_publish(&catalog.report)?;
-    let (id, snapshot_dir) = store.publish(&catalog)?;
+    let read = reads.into_files_of(store.current_dir().as_deref());
+    let (id, snapshot_dir) = store.publish(&catalog, &read)?;
+    drop(read);
+    clock.lap("publish");
     Ok(Outcome {
         report: catalog.report,
         snapshot_dir,
@@ -201,6 +211,31 @@ fn source_info(source: &Source) -> SourceInfo {
         owner: source.owner.clone(),
         repo: source.repo.clone(),
         raw_url: source.raw_url.clone(),
+    }
+}
+
+/// The time each stage of a rebuild took, logged at debug level (`EGGCAT_LOG=debug`): where a
+/// rebuild's time goes, without a profiler.
+struct Stages(std::sync::Mutex<std::time::Instant>);
+
+impl Stages {
+    fn start() -> Stages {
+        Stages(std::sync::Mutex::new(std::time::Instant::now()))
+    }
+
+    /// Logs the time since the previous lap as `stage`'s.
+    fn lap(&self, stage: &str) {
+        let mut last = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let now = std::time::Instant::now();
+        tracing::debug!(
+            stage,
+            ms = (now - *last).as_secs_f64() * 1000.0,
+            "rebuild stage done"
+        );
+        *last = now;
     }
 }
 

@@ -47,11 +47,12 @@ impl Loaded {
         (all_unchanged && same).then(|| dir.clone())
     }
 
-    /// The whole previous catalog and the folder it was read from; when the current snapshot
-    /// cannot be read, the newest older one that can stands in for it (so that failing sources
-    /// still keep eggs), and when none can, an empty catalog. The flag says whether it was read
-    /// from a snapshot other than the one whose commits upstream was asked against.
-    pub(crate) fn decode(&self, store: &Store) -> (Previous, Option<PathBuf>, bool) {
+    /// The whole previous catalog and the reader of the folder it was read from; when the
+    /// current snapshot cannot be read, the newest older one that can stands in for it (so
+    /// that failing sources still keep eggs), and when none can, an empty catalog (and a reader
+    /// of nothing). The flag says whether it was read from a snapshot other than the one whose
+    /// commits upstream was asked against.
+    pub(crate) fn decode(&self, store: &Store) -> (Previous, Reads, bool) {
         let asked = self.current.as_ref().map(|(dir, _)| dir);
         let candidates = store.snapshots_newest_first().unwrap_or_else(|e| {
             tracing::error!(error = %e, "cannot list the snapshots: building without a previous catalog");
@@ -59,19 +60,19 @@ impl Loaded {
         });
         for dir in candidates {
             match decode(store, &dir) {
-                Ok(previous) => {
+                Ok((previous, reads)) => {
                     let other = asked != Some(&dir);
                     if other {
                         tracing::warn!(instead = %dir.display(), "current snapshot unreadable: reusing an older one");
                     }
-                    return (previous, Some(dir), other);
+                    return (previous, reads, other);
                 }
                 Err(e) => {
                     tracing::error!(snapshot = %dir.display(), error = %e, "snapshot unreadable")
                 }
             }
         }
-        (Previous::default(), None, asked.is_some())
+        (Previous::default(), Reads::new(None), asked.is_some())
     }
 }
 
@@ -84,12 +85,71 @@ enum Unreadable {
     Catalog(#[from] eggcat_catalog::PreviousError),
 }
 
-/// The previous catalog of one snapshot.
-fn decode(store: &Store, dir: &std::path::Path) -> Result<Previous, Unreadable> {
+/// The previous catalog of one snapshot, and the reader of its files (with the ones decoding
+/// read).
+fn decode(store: &Store, dir: &std::path::Path) -> Result<(Previous, Reads), Unreadable> {
     let state = Previous::decode_state(&store.read_state(dir)?)?;
-    Ok(Previous::decode(state, &|path| {
-        std::fs::read(dir.join(path))
-    })?)
+    let reads = Reads::new(Some(dir.to_owned()));
+    let previous = Previous::decode(state, &|path| reads.read(path))?;
+    Ok((previous, reads))
+}
+
+/// The files of the previous snapshot a rebuild reads (its egg documents, and the import files,
+/// histories and pages it may reuse), each read from disk once and kept: publishing compares
+/// the new snapshot's files with the previous one's to share the unchanged ones, and compares
+/// these in memory instead of reading them again. What is kept is at most the previous
+/// snapshot's documents and pages, which the new snapshot holds in memory anyway.
+pub(crate) struct Reads {
+    dir: Option<PathBuf>,
+    kept: std::sync::Mutex<HashMap<String, Vec<u8>>>,
+}
+
+impl Reads {
+    /// Reads files of `dir`, or nothing.
+    pub(crate) fn new(dir: Option<PathBuf>) -> Reads {
+        Reads {
+            dir,
+            kept: std::sync::Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The folder read, if any.
+    pub(crate) fn dir(&self) -> Option<&std::path::Path> {
+        self.dir.as_deref()
+    }
+
+    /// The bytes of the file at `path` in the folder.
+    pub(crate) fn read(&self, path: &str) -> std::io::Result<Vec<u8>> {
+        let Some(dir) = &self.dir else {
+            return Err(std::io::ErrorKind::NotFound.into());
+        };
+        if let Some(bytes) = self.kept().get(path) {
+            return Ok(bytes.clone());
+        }
+        let bytes = std::fs::read(dir.join(path))?;
+        self.kept().insert(path.to_owned(), bytes.clone());
+        Ok(bytes)
+    }
+
+    /// The files read, by path, when they are files of `current` (what publishing compares
+    /// against); else none.
+    pub(crate) fn into_files_of(
+        self,
+        current: Option<&std::path::Path>,
+    ) -> HashMap<String, Vec<u8>> {
+        if self.dir.is_none() || self.dir.as_deref() != current {
+            return HashMap::new();
+        }
+        self.kept
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    fn kept(&self) -> std::sync::MutexGuard<'_, HashMap<String, Vec<u8>>> {
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 /// The commit of each source of `previous`, when it was made under `derivation`.

@@ -1,7 +1,7 @@
 //! The snapshots folder: publishing a catalog atomically, finding and reading the current one,
 //! and pruning old ones.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -181,8 +181,17 @@ impl Store {
     }
 
     /// Writes `catalog` as a new snapshot and makes it current; returns its id and folder. Files
-    /// identical to the current snapshot's are hard-linked instead of written again.
-    pub fn publish(&self, catalog: &Catalog) -> Result<(String, PathBuf), StoreError> {
+    /// identical to the current snapshot's are hard-linked instead of written again (snapshots
+    /// are never written to once published, so sharing their files keeps each immutable).
+    ///
+    /// `read` holds files of the current snapshot that the caller has read already, by path
+    /// (a rebuild reads most of them to reuse what they derived): they are compared in memory
+    /// instead of being read again. A file not in `read` is read to be compared.
+    pub fn publish(
+        &self,
+        catalog: &Catalog,
+        read: &HashMap<String, Vec<u8>>,
+    ) -> Result<(String, PathBuf), StoreError> {
         let snapshots = self.snapshots_dir();
         fs::create_dir_all(&snapshots).map_err(io_error("create", &snapshots))?;
         let mut id = catalog.report.build_id.clone();
@@ -204,15 +213,17 @@ impl Store {
             .collect();
         let state = serde_json::to_vec(&catalog.state).expect("state always serializes");
         files.push((STATE_FILE, &state));
+        let mut folders = Folders::new(&tmp);
         for (path, bytes) in files {
             let target = tmp.join(path);
-            if let Some(parent) = target.parent() {
-                fs::create_dir_all(parent).map_err(io_error("create", parent))?;
-            }
+            folders.make_parent(path)?;
             let same = previous
                 .as_ref()
                 .map(|p| p.join(path))
-                .filter(|p| same_content(p, bytes));
+                .filter(|p| match read.get(path) {
+                    Some(old) => old == bytes,
+                    None => same_content(p, bytes),
+                });
             let linked = same.is_some_and(|old| fs::hard_link(old, &target).is_ok());
             if !linked {
                 fs::write(&target, bytes).map_err(io_error("write", &target))?;
@@ -322,6 +333,49 @@ fn remove_stale(
     Ok(())
 }
 
+/// The folders of a snapshot being written, each made once: a tree of a few thousand files in
+/// a few thousand folders would otherwise ask for every file's folder again.
+struct Folders<'a> {
+    root: &'a Path,
+    made: HashSet<String>,
+}
+
+impl<'a> Folders<'a> {
+    fn new(root: &'a Path) -> Folders<'a> {
+        Folders {
+            root,
+            made: HashSet::new(),
+        }
+    }
+
+    /// Makes the folder of `path` (relative to the root, `/`-separated) and its parents.
+    fn make_parent(&mut self, path: &str) -> Result<(), StoreError> {
+        let Some((folder, _)) = path.rsplit_once('/') else {
+            return self.make("");
+        };
+        self.make(folder)
+    }
+
+    fn make(&mut self, folder: &str) -> Result<(), StoreError> {
+        if self.made.contains(folder) {
+            return Ok(());
+        }
+        if let Some((parent, _)) = folder.rsplit_once('/') {
+            self.make(parent)?;
+        } else if !folder.is_empty() {
+            self.make("")?;
+        }
+        let dir = self.root.join(folder);
+        match fs::create_dir(&dir) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+            Err(e) => return Err(io_error("create", &dir)(e)),
+        }
+        self.made.insert(folder.to_owned());
+        Ok(())
+    }
+}
+
 fn same_content(path: &Path, bytes: &[u8]) -> bool {
     fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
         && fs::read(path).is_ok_and(|old| old == bytes)
@@ -384,8 +438,8 @@ mod tests {
         let store = Store::new(tmp.path());
         assert!(store.read_current().unwrap().is_none());
         assert!(store.snapshots_newest_first().unwrap().is_empty());
-        let (first, first_dir) = store.publish(&catalog("1", "{}")).unwrap();
-        let (second, second_dir) = store.publish(&catalog("2", "{}")).unwrap();
+        let (first, first_dir) = store.publish(&catalog("1", "{}"), &HashMap::new()).unwrap();
+        let (second, second_dir) = store.publish(&catalog("2", "{}"), &HashMap::new()).unwrap();
         assert_eq!((first.as_str(), second.as_str()), ("1", "2"));
         let current = store.read_current().unwrap().unwrap();
         assert_eq!(current.id, "2");
@@ -402,7 +456,9 @@ mod tests {
         );
         assert!(store.read_state(&second_dir).unwrap().starts_with(b"{"));
         // The same build id twice gets its own folder.
-        let (third, _) = store.publish(&catalog("2", "{\"x\":1}")).unwrap();
+        let (third, _) = store
+            .publish(&catalog("2", "{\"x\":1}"), &HashMap::new())
+            .unwrap();
         assert_eq!(third, "2-2");
         let order = store.snapshots_newest_first().unwrap();
         let names: Vec<_> = order
@@ -410,6 +466,28 @@ mod tests {
             .map(|d| d.file_name().unwrap().to_owned())
             .collect();
         assert_eq!(names, ["2-2", "2", "1"], "current first, then newest first");
+    }
+
+    #[test]
+    fn files_the_caller_read_are_compared_in_memory() {
+        use std::os::unix::fs::MetadataExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let (_, first_dir) = store.publish(&catalog("1", "{}"), &HashMap::new()).unwrap();
+        let ino = |d: &Path| fs::metadata(d.join(paths::egg("a"))).unwrap().ino();
+        // Read as they are: shared.
+        let read = HashMap::from([(paths::egg("a"), b"{}".to_vec())]);
+        let (_, second_dir) = store.publish(&catalog("2", "{}"), &read).unwrap();
+        assert_eq!(ino(&first_dir), ino(&second_dir));
+        // The same file read with other bytes than the new ones: written anew.
+        let (_, third_dir) = store.publish(&catalog("3", "{\"b\":2}"), &read).unwrap();
+        assert_ne!(ino(&second_dir), ino(&third_dir));
+        assert_eq!(
+            fs::read(third_dir.join(paths::egg("a"))).unwrap(),
+            b"{\"b\":2}"
+        );
+        // Every folder of the tree is there, made once each.
+        assert!(third_dir.join("api/v1/eggs").is_dir());
     }
 
     #[test]

@@ -15,10 +15,13 @@ use std::collections::BTreeMap;
 use eggcat_catalog::paths;
 
 use crate::html::Html;
-use crate::layout::{self, Assets, Data, Nav};
+use crate::layout::{self, Assets, Data, Here, Nav};
 use crate::model::Status;
 use crate::summary::SummaryItem;
 use crate::words::count;
+
+/// Where the catalog page is published, for its links.
+const HERE: Here<'static> = Here::Page(paths::CATALOG_PAGE);
 
 /// Eggs in the list before "Show all": the same number as the script's `PAGE`.
 pub(crate) const PAGE: usize = 60;
@@ -56,7 +59,7 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
         &mut h,
         "eggcat: the egg catalog",
         &description,
-        "",
+        HERE,
         assets,
         Nav::Catalog,
     );
@@ -66,7 +69,7 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
         ))
         .el(
             "a",
-            &[("href", Some(paths::FEED))],
+            &[("href", Some(&HERE.link(paths::FEED)))],
             "Atom feed of recent changes",
         )
         .lit(".</p>");
@@ -137,14 +140,14 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
     h.lit("</ul>");
     if items.len() > PAGE {
         h.lit("<p class=\"all\"><a id=\"all\" class=\"more\" href=\"")
-            .text(paths::page_url(paths::ALL_EGGS_PAGE))
+            .text(&HERE.link(paths::ALL_EGGS_PAGE))
             .lit("\">")
             .text(&format!("Show all {}", count(items.len(), "egg", "eggs")))
             .lit("</a></p>");
     }
     layout::end(
         &mut h,
-        "",
+        HERE,
         None,
         Some(Data {
             label: "_summary.json",
@@ -156,14 +159,14 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
 
 /// `eggs/index.html`: every egg by name, a link each, with its category and source.
 pub(crate) fn all(items: &[SummaryItem], assets: &Assets) -> String {
-    let root = "../";
+    let here = Here::Page(paths::ALL_EGGS_PAGE);
     let mut h = Html::with_capacity(items.len() * 160 + 4096);
     let eggs = count(items.len(), "egg", "eggs");
     layout::start(
         &mut h,
         "All eggs – eggcat",
         &format!("Every egg of the catalog by name, {eggs} for Pelican and Pterodactyl."),
-        root,
+        here,
         assets,
         Nav::Egg,
     );
@@ -171,12 +174,12 @@ pub(crate) fn all(items: &[SummaryItem], assets: &Assets) -> String {
         .text(&format!("{eggs}, by name. "))
         .el(
             "a",
-            &[("href", Some(root))],
+            &[("href", Some(&here.link(paths::CATALOG_PAGE)))],
             "Search and filter them in the catalog",
         )
         .lit(".</p><ul class=\"all-eggs\">");
     for i in by_name(items) {
-        let href = format!("{}/", i.slug);
+        let href = here.link(&paths::egg_page(&i.slug));
         h.lit("<li>")
             .el("a", &[("href", Some(&href))], &i.name)
             .lit(" ")
@@ -190,7 +193,7 @@ pub(crate) fn all(items: &[SummaryItem], assets: &Assets) -> String {
     h.lit("</ul>");
     layout::end(
         &mut h,
-        root,
+        here,
         None,
         Some(Data {
             label: "_summary.json",
@@ -203,8 +206,7 @@ pub(crate) fn all(items: &[SummaryItem], assets: &Assets) -> String {
 /// One list item.
 fn item(h: &mut Html, i: &SummaryItem) {
     let id = format!("e-{}", i.slug);
-    let page = paths::egg_page(&i.slug);
-    let href = paths::page_url(&page);
+    let href = HERE.link(&paths::egg_page(&i.slug));
     h.open("li", &[("id", Some(&id))]);
     match &i.icon {
         Some(src) => h.open(
@@ -221,7 +223,7 @@ fn item(h: &mut Html, i: &SummaryItem) {
         None => h.lit("<span class=\"icon none\" aria-hidden=\"true\"></span>"),
     };
     h.lit("<div><h2>")
-        .el("a", &[("href", Some(href))], &i.name)
+        .el("a", &[("href", Some(&href))], &i.name)
         .lit("</h2>");
     if !i.description.is_empty() {
         h.el("p", &[("class", Some("desc"))], &i.description);

@@ -7,11 +7,12 @@
 //! The direction is the egg page's: "from this egg to that one" is what would change for the
 //! servers made from this egg if the panel held the other egg in its place.
 
+use eggcat_catalog::paths;
 use eggcat_diff::{Change, Kind};
 use serde_json::Value;
 
 use crate::html::Html;
-use crate::layout::{self, Assets, Nav};
+use crate::layout::{self, Assets, Here, Nav};
 use crate::model::{EggDoc, Meta, PanelImport, docker_images, egg_str, startup_commands};
 use crate::words::count;
 
@@ -32,8 +33,9 @@ pub(crate) enum Others<'a> {
 }
 
 /// The egg page's section: every sibling with its source, a one-line difference, a link to its
-/// page and one to the comparison. Nothing when the egg has no sibling.
-pub(crate) fn section(h: &mut Html, others: &Others<'_>) {
+/// page and one to the comparison. Nothing when the egg has no sibling. `slug` is the egg of
+/// the page, published at `here`.
+pub(crate) fn section(h: &mut Html, here: Here<'_>, slug: &str, others: &Others<'_>) {
     let siblings = match others {
         Others::Compared(s) if s.is_empty() => return,
         Others::Compared(s) => s,
@@ -56,8 +58,8 @@ pub(crate) fn section(h: &mut Html, others: &Others<'_>) {
         .lit("<ul class=\"siblings\">");
     for s in siblings {
         let m = s.meta;
-        let page = format!("../{}/", m.slug);
-        let compare = format!("compare/{}/", m.slug);
+        let page = here.link(&paths::egg_page(&m.slug));
+        let compare = here.link(&paths::compare_page(slug, &m.slug));
         h.lit("<li><h3>")
             .el("a", &[("href", Some(&page))], &m.name)
             .lit("</h3><p class=\"muted\">")
@@ -167,11 +169,53 @@ fn parts(changes: &[Change]) -> Vec<String> {
     out
 }
 
+/// What a comparison page shows of one of its two eggs: the upstream egg (as published, byte
+/// for byte) and these members of `meta`. The page is a function of the two (and of the
+/// assets), so a page of the previous snapshot still holds when both eggs show the same,
+/// whatever else of their documents changed: a new upstream commit changes `meta.commit` in
+/// every egg document of its source, and the comparison pages of none of them. The test
+/// `comparison_pages_show_nothing_of_a_document_but_what_shown_holds` keeps this list whole.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Shown<'a> {
+    egg: &'a str,
+    slug: &'a str,
+    name: &'a str,
+    source: &'a str,
+    owner: &'a str,
+    repo: &'a str,
+    path: &'a str,
+    format: &'a str,
+    import: &'a eggcat_catalog::wire::Imports,
+}
+
+/// The members of `meta` that [`Shown`] holds, by their published names.
+#[cfg(test)]
+const SHOWN_META: &[&str] = &[
+    "slug", "name", "source", "owner", "repo", "path", "format", "import",
+];
+
+/// What a comparison page shows of the egg of `doc`.
+pub(crate) fn shown(doc: &eggcat_catalog::wire::EggDocument) -> Shown<'_> {
+    let m = &doc.meta;
+    Shown {
+        egg: doc.egg.get(),
+        slug: &m.slug,
+        name: &m.name,
+        source: &m.source,
+        owner: &m.owner,
+        repo: &m.repo,
+        path: &m.path,
+        format: &m.format,
+        import: &m.import,
+    }
+}
+
 /// The page `eggs/{a}/compare/{b}/`: the two eggs side by side, then every change from `a` to
 /// `b`.
 pub(crate) fn page(a: &EggDoc, b: &EggDoc, changes: &[Change], assets: &Assets) -> String {
-    let root = "../../../../";
     let (ma, mb) = (&a.meta, &b.meta);
+    let path = paths::compare_page(&ma.slug, &mb.slug);
+    let here = Here::Page(&path);
     let mut h = Html::with_capacity(16 * 1024);
     layout::start(
         &mut h,
@@ -181,19 +225,19 @@ pub(crate) fn page(a: &EggDoc, b: &EggDoc, changes: &[Change], assets: &Assets) 
              startup, variables, install, and every change from one to the other.",
             ma.name, ma.owner, ma.repo, mb.name, mb.owner, mb.repo
         ),
-        root,
+        here,
         assets,
         Nav::Egg,
     );
-    let page_a = "../../";
-    let page_b = format!("../../../{}/", mb.slug);
-    let back = format!("../../../{}/compare/{}/", mb.slug, ma.slug);
+    let page_a = here.link(&paths::egg_page(&ma.slug));
+    let page_b = here.link(&paths::egg_page(&mb.slug));
+    let back = here.link(&paths::compare_page(&mb.slug, &ma.slug));
     h.lit("<article class=\"compare\"><h1>")
         .text(&ma.name)
         .lit(" <span class=\"muted\">compared with</span> ")
         .text(&mb.name)
         .lit("</h1><p class=\"lede\">Two eggs for the same game: ")
-        .el("a", &[("href", Some(page_a))], &ma.name)
+        .el("a", &[("href", Some(&page_a))], &ma.name)
         .lit(" (")
         .code(&format!("{}/{}", ma.owner, ma.repo))
         .lit(") and ")
@@ -223,7 +267,7 @@ pub(crate) fn page(a: &EggDoc, b: &EggDoc, changes: &[Change], assets: &Assets) 
         .lit("</p>");
     change_list(&mut h, changes);
     h.lit("</section></article>");
-    layout::end(&mut h, root, None, None);
+    layout::end(&mut h, here, None, None);
     h.finish()
 }
 
@@ -276,13 +320,10 @@ fn facts(h: &mut Html, a: &EggDoc, b: &EggDoc) {
         h.text(&count(n, "variable", "variables"));
     });
     row(h, "Pelican import", &|h, d| {
-        import(h, d.meta.import.as_ref().and_then(|i| i.pelican.as_ref()));
+        import(h, &d.meta.import.pelican);
     });
     row(h, "Pterodactyl import", &|h, d| {
-        import(
-            h,
-            d.meta.import.as_ref().and_then(|i| i.pterodactyl.as_ref()),
-        );
+        import(h, &d.meta.import.pterodactyl);
     });
     h.lit("</div>");
 }
@@ -366,13 +407,14 @@ fn ready_text(egg: &Value) -> String {
     }
 }
 
-/// Whether a panel can import the egg, as `meta.import` says.
-fn import(h: &mut Html, p: Option<&PanelImport>) {
+/// Whether a panel can import the egg, as `meta.import` says ("not known" when the build made
+/// no file for that panel and gave no reason).
+fn import(h: &mut Html, p: &PanelImport) {
     match p {
-        Some(p) if p.importable => {
+        p if p.importable => {
             h.lit("<span class=\"ok\">importable</span>");
         }
-        Some(p) if p.json.is_some() || p.yaml.is_some() || !p.problems.is_empty() => {
+        p if p.json.is_some() || p.yaml.is_some() || !p.problems.is_empty() => {
             h.lit("<span class=\"bad\">refused</span>");
             if let Some(first) = p.problems.first() {
                 h.lit(": ").text_code(first);
@@ -496,6 +538,71 @@ mod tests {
                 "user_viewable": true, "user_editable": true, "rules": "required|string"
             })).collect::<Vec<_>>()
         })
+    }
+
+    /// Every member of an egg document but the egg and the members of [`SHOWN_META`] changed
+    /// (each string, number and list of `meta`, and the README): the comparison page is the
+    /// same byte for byte, and so is what [`shown`] says of it. One shown member changed: what
+    /// `shown` says differs.
+    #[test]
+    fn comparison_pages_show_nothing_of_a_document_but_what_shown_holds() {
+        let doc = |name: &str, image: &str| {
+            json!({"egg": egg(image, &["A"]), "readme": "# r", "meta": {
+                "slug": name, "name": name, "category": "c", "source": "s", "owner": "o",
+                "repo": "r", "branch": "main", "path": "p/egg.json", "rawUrl": "https://x/p",
+                "indexedAt": 1, "format": "PTDL_v2", "sha256": "00", "commit": "c1", "uuid": "u",
+                "import": {"pelican": {"json": "https://x/a.json", "importable": true,
+                                       "problems": [], "losses": []},
+                           "pterodactyl": {"json": null, "importable": false,
+                                           "problems": ["no"], "losses": []}},
+                "diagnostics": [{"code": "E001", "severity": "error", "message": "m", "pointer": ""}]}})
+        };
+        let (a, b) = (doc("a", "img:1"), doc("b", "img:2"));
+        let mut other = a.clone();
+        other["readme"] = json!("# other");
+        let meta = other["meta"].as_object_mut().unwrap();
+        let mut changed = 0;
+        for (key, value) in meta.iter_mut() {
+            if SHOWN_META.contains(&key.as_str()) {
+                continue;
+            }
+            *value = match value.take() {
+                Value::String(s) => json!(format!("{s}-changed")),
+                Value::Number(n) => json!(n.as_u64().unwrap() + 1),
+                Value::Array(list) => {
+                    assert!(!list.is_empty(), "{key}: give it a member to take away");
+                    json!([])
+                }
+                v => panic!("{key}: {v} is not a string, number or list"),
+            };
+            changed += 1;
+        }
+        assert!(changed >= 8, "{changed}");
+        let decode = |v: &Value| {
+            let wire: eggcat_catalog::wire::EggDocument =
+                serde_json::from_value(v.clone()).unwrap();
+            let bytes = serde_json::to_vec(&wire).unwrap();
+            (wire, crate::model::EggDoc::decode(&bytes).unwrap())
+        };
+        let ((wa, da), (wb, db), (wo, dother)) = (decode(&a), decode(&b), decode(&other));
+        let assets = Assets {
+            css: "assets/x.css".into(),
+            js: "assets/x.js".into(),
+        };
+        let changes = eggcat_diff::diff(&da.egg, &db.egg);
+        assert_eq!(
+            page(&da, &db, &changes, &assets),
+            page(&dother, &db, &changes, &assets)
+        );
+        assert_eq!(
+            page(&db, &da, &changes, &assets),
+            page(&db, &dother, &changes, &assets)
+        );
+        assert_eq!(shown(&wa), shown(&wo));
+        assert_ne!(shown(&wa), shown(&wb));
+        let mut renamed = a.clone();
+        renamed["meta"]["owner"] = json!("someone");
+        assert_ne!(shown(&wa), shown(&decode(&renamed).0));
     }
 
     #[test]

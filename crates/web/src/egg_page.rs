@@ -6,10 +6,11 @@
 //! script (collapsed, with line numbers), the changes of its last versions upstream
 //! (`history.rs`), the README, and the problems found in it.
 
+use eggcat_catalog::wire::Severity;
 use serde_json::Value;
 
 use crate::html::Html;
-use crate::layout::{self, Assets, Data, Nav};
+use crate::layout::{self, Assets, Data, Here, Nav};
 use crate::model::{
     EggDoc, Meta, PanelImport, Status, clip, docker_images, egg_str, startup_commands,
 };
@@ -41,20 +42,21 @@ pub(crate) fn render(
 ) -> String {
     let m = &doc.meta;
     let egg = &doc.egg;
-    let root = "../../";
+    let path = eggcat_catalog::paths::egg_page(&m.slug);
+    let here = Here::Page(&path);
     let mut h = Html::with_capacity(16 * 1024);
     layout::start(
         &mut h,
         &format!("{} – eggcat", m.name),
         &meta_description(&m.name, &item.description),
-        root,
+        here,
         assets,
         Nav::Egg,
     );
 
-    head(&mut h, doc, item, root);
+    head(&mut h, doc, item, here);
     facts(&mut h, doc, item);
-    crate::compare::section(&mut h, related.siblings);
+    crate::compare::section(&mut h, here, &m.slug, related.siblings);
 
     section(&mut h, "import", "How to import");
     parts::import(&mut h, m, base);
@@ -85,7 +87,7 @@ pub(crate) fn render(
     parts::install(&mut h, egg.pointer("/scripts/installation"));
     h.lit("</section>");
 
-    history::section(&mut h, related.history, &m.slug);
+    history::section(&mut h, here, related.history, &m.slug);
 
     if let Some(md) = doc.readme.as_deref().filter(|r| !r.trim().is_empty()) {
         section(&mut h, "readme", "README");
@@ -95,13 +97,13 @@ pub(crate) fn render(
             .lit("</div></section>");
     }
 
-    problems(&mut h, m, status);
+    problems(&mut h, here, m, status);
     h.lit("</article>");
     let doc_path = eggcat_catalog::paths::egg(&m.slug);
     let label = format!("{}.json", m.slug);
     layout::end(
         &mut h,
-        root,
+        here,
         None,
         Some(Data {
             label: &label,
@@ -112,12 +114,12 @@ pub(crate) fn render(
 }
 
 /// The page's header: the icon, the name and the description (clipped).
-fn head(h: &mut Html, doc: &EggDoc, item: &SummaryItem, root: &str) {
+fn head(h: &mut Html, doc: &EggDoc, item: &SummaryItem, here: Here<'_>) {
     let m = &doc.meta;
     let egg = &doc.egg;
     h.lit("<article class=\"egg\"><header class=\"egg-head\">");
     if let Some(icon) = &item.icon {
-        let src = format!("{root}{icon}");
+        let src = here.link(icon);
         h.open(
             "img",
             &[
@@ -276,7 +278,7 @@ pub(crate) fn file_warnings<'a>(status: &'a Status, m: &Meta) -> Vec<(usize, &'a
 }
 
 /// `meta.diagnostics` and the build report's warnings about this file.
-fn problems(h: &mut Html, m: &Meta, status: &Status) {
+fn problems(h: &mut Html, here: Here<'_>, m: &Meta, status: &Status) {
     let warnings = file_warnings(status, m);
     if m.diagnostics.is_empty() && warnings.is_empty() {
         return;
@@ -285,13 +287,13 @@ fn problems(h: &mut Html, m: &Meta, status: &Status) {
     if !m.diagnostics.is_empty() {
         h.lit("<ul class=\"diags\">");
         for d in &m.diagnostics {
-            let class = match d.severity.as_str() {
-                "error" => "sev error",
-                "warning" => "sev warning",
-                _ => "sev note",
+            let class = match d.severity {
+                Severity::Error => "sev error",
+                Severity::Warning => "sev warning",
+                Severity::Note => "sev note",
             };
             h.lit("<li>")
-                .el("span", &[("class", Some(class))], &d.severity)
+                .el("span", &[("class", Some(class))], d.severity.as_str())
                 .lit(" ");
             h.code(&d.code).lit(": ").text_code(&d.message);
             if !d.pointer.is_empty() || d.line.is_some() {
@@ -315,7 +317,7 @@ fn problems(h: &mut Html, m: &Meta, status: &Status) {
     if !warnings.is_empty() {
         h.lit("<p>From the build report:</p><ul>");
         for (i, msg) in warnings {
-            let href = format!("../../status/#w-{i}");
+            let href = format!("{}#w-{i}", here.link(eggcat_catalog::paths::STATUS_PAGE));
             h.lit("<li>")
                 .open("a", &[("href", Some(&href))])
                 .text_code(msg)

@@ -11,13 +11,8 @@ use crate::words::count;
 /// The import URLs with copy buttons and the steps in each panel; the upstream file and the
 /// egg document always.
 pub(crate) fn import(h: &mut Html, m: &Meta, base: &str) {
-    let imports = m.import.as_ref();
-    let pelican = imports
-        .and_then(|i| i.pelican.as_ref())
-        .filter(|p| has_files(p));
-    let ptero = imports
-        .and_then(|i| i.pterodactyl.as_ref())
-        .filter(|p| has_files(p));
+    let pelican = Some(&m.import.pelican).filter(|p| has_files(p));
+    let ptero = Some(&m.import.pterodactyl).filter(|p| has_files(p));
     if let Some(p) = pelican {
         h.lit("<h3>Pelican</h3>");
         panel_state(h, p);

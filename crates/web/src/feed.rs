@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 use std::time::UNIX_EPOCH;
 
+use eggcat_catalog::paths;
 use eggcat_catalog::wire::{Version, VersionEvent};
 
 use crate::history::{anchor, event_words, full_stop, short, web_url};
@@ -40,7 +41,7 @@ pub(crate) fn render(
 ) -> String {
     let mut entries: Vec<Entry<'_>> = Vec::new();
     for item in items {
-        let page = format!("{base}/eggs/{}/", item.slug);
+        let page = format!("{base}/{}", paths::page_url(&paths::egg_page(&item.slug)));
         // The oldest version fetched (`earliest`) is no change anyone made at that commit: the
         // commit is only where the fetched history stops, so it is no entry.
         let changes: Vec<&Version> = versions

@@ -13,6 +13,7 @@ use eggcat_catalog::wire::{History, Version, VersionEvent};
 use eggcat_diff::ScriptDiff;
 
 use crate::html::Html;
+use crate::layout::Here;
 use crate::words::count;
 
 /// How many versions the page shows; the rest are in the history document it links. The feed
@@ -99,11 +100,11 @@ pub(crate) fn web_url(url: Option<&str>) -> Option<&str> {
 }
 
 /// The "Changes" section of the page of egg `slug`.
-pub(crate) fn section(h: &mut Html, history: &Loaded, slug: &str) {
+pub(crate) fn section(h: &mut Html, here: Here<'_>, history: &Loaded, slug: &str) {
     h.lit(
         "<section id=\"changes\" aria-labelledby=\"h-changes\"><h2 id=\"h-changes\">Changes</h2>",
     );
-    let doc_href = format!("../../{}", eggcat_catalog::paths::history(slug));
+    let doc_href = here.link(&eggcat_catalog::paths::history(slug));
     let doc = match history {
         Loaded::Doc(doc) if !doc.versions.is_empty() => doc,
         Loaded::Doc(History { note, .. }) | Loaded::Unreadable { note } => {

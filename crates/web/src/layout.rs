@@ -1,9 +1,9 @@
 //! The frame every page shares: head, skip link, header with the site navigation, footer.
 //!
-//! Every URL in a page is relative (`root` is the way back to the top of the tree, `""`,
-//! `"../"` or `"../../"`), so the tree works under any base path on any static host. The one
-//! exception is the 404 page, answered at any depth: its `root` is the absolute path of the
-//! tree's root (from `base_url`, `"/"` by default).
+//! Every URL in a page is relative, made by `catalog::paths::href` from the page's own path
+//! ([`Here::Page`]), so the tree works under any base path on any static host. The one
+//! exception is the 404 page, answered at any depth: its URLs start from the absolute path of
+//! the tree's root (from `base_url`, `"/"` by default; [`Here::Anywhere`]).
 
 use eggcat_catalog::paths;
 
@@ -14,6 +14,27 @@ use crate::html::Html;
 pub(crate) struct Assets {
     pub(crate) css: String,
     pub(crate) js: String,
+}
+
+/// Where a page is answered, which decides how its links are written.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Here<'a> {
+    /// The page published at this path (`eggs/x/index.html`): links relative to it.
+    Page(&'a str),
+    /// A page answered at any path (`404.html`): links from the tree's root path, which ends
+    /// in `/` (`/`, `/cat/`).
+    Anywhere(&'a str),
+}
+
+impl Here<'_> {
+    /// The URL of the published file or page `to` (a path from the tree's root) as this page
+    /// links it.
+    pub(crate) fn link(self, to: &str) -> String {
+        match self {
+            Here::Page(page) => paths::href(page, to),
+            Here::Anywhere(root) => format!("{root}{}", paths::page_url(to)),
+        }
+    }
 }
 
 /// Which navigation entry is the current page.
@@ -38,13 +59,19 @@ pub(crate) fn start(
     h: &mut Html,
     title: &str,
     description: &str,
-    root: &str,
+    here: Here<'_>,
     assets: &Assets,
     nav: Nav,
 ) {
-    let css = format!("{root}{}", assets.css);
-    let js = format!("{root}{}", assets.js);
-    let feed = format!("{root}feed.atom");
+    let css = here.link(&assets.css);
+    let js = here.link(&assets.js);
+    let feed = here.link(paths::FEED);
+    // The site navigation goes through the root (`../status/` even on the status page), so
+    // that it reads the same on every page.
+    let root = match here.link(paths::CATALOG_PAGE) {
+        top if top == "./" => String::new(),
+        other => other,
+    };
     h.lit("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
         .lit("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
         .lit("<meta name=\"color-scheme\" content=\"light dark\">")
@@ -73,7 +100,7 @@ pub(crate) fn start(
         .close("script")
         .lit("</head><body><a class=\"skip\" href=\"#main\">Skip to content</a>")
         .lit("<header class=\"site\"><a class=\"brand\" href=\"")
-        .text(if root.is_empty() { "./" } else { root })
+        .text(&here.link(paths::CATALOG_PAGE))
         .lit("\">eggcat</a><nav aria-label=\"Site\"><ul>");
     let items: [(&str, &str, Nav); 2] = [
         ("", "Catalog", Nav::Catalog),
@@ -103,7 +130,7 @@ pub(crate) fn start(
 }
 
 /// Closes `<main>` and the page; the footer names the JSON document of the page's data.
-pub(crate) fn end(h: &mut Html, root: &str, built: Option<&str>, data: Option<Data<'_>>) {
+pub(crate) fn end(h: &mut Html, here: Here<'_>, built: Option<&str>, data: Option<Data<'_>>) {
     h.lit("</main><footer class=\"site\"><p>Built ");
     // Egg pages leave the build time out: a page changes only when its egg does, so a rebuild
     // does not rewrite (or re-upload) every page.
@@ -112,7 +139,7 @@ pub(crate) fn end(h: &mut Html, root: &str, built: Option<&str>, data: Option<Da
     }
     h.lit("by eggcat from the upstream repositories.");
     if let Some(data) = data {
-        let href = format!("{root}{}", data.path);
+        let href = here.link(data.path);
         h.lit(" The same data as JSON: ")
             .el("a", &[("href", Some(&href))], data.label)
             .lit(".");

@@ -90,7 +90,8 @@ pub fn render(
     let status: model::Status = read(files, eggcat_catalog::paths::STATUS).unwrap_or_default();
     let removed: Vec<model::Removed> =
         read(files, eggcat_catalog::paths::REMOVED).unwrap_or_default();
-    let index: Vec<IndexSlug> = read(files, eggcat_catalog::paths::INDEX).unwrap_or_default();
+    let index: Vec<eggcat_catalog::wire::IndexItem> =
+        read(files, eggcat_catalog::paths::INDEX).unwrap_or_default();
 
     let previous_status: Option<model::Status> = previous(eggcat_catalog::paths::STATUS)
         .and_then(|bytes| serde_json::from_slice(&bytes).ok());
@@ -98,7 +99,9 @@ pub fn render(
     let mut readmes = readme::Renderer::new();
     let docs: Vec<model::EggDoc> = index
         .iter()
-        .filter_map(|entry| read(files, &eggcat_catalog::paths::egg(&entry.slug)))
+        .filter_map(|entry| {
+            model::EggDoc::decode(files.get(&eggcat_catalog::paths::egg(&entry.slug))?)
+        })
         .collect();
     // Each page shows the egg's siblings (other eggs for the same game): siblings.rs groups
     // them, sibling_pages.rs diffs them and says whether their pages still hold.
@@ -164,12 +167,6 @@ pub fn render(
         feed::render(&items, &versions, base).into_bytes(),
     );
     out
-}
-
-/// Just the slug of an index item.
-#[derive(serde::Deserialize)]
-struct IndexSlug {
-    slug: String,
 }
 
 fn read<T: serde::de::DeserializeOwned>(

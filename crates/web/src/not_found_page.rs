@@ -5,23 +5,27 @@
 //! relative like every other page's: they start from the absolute path of the tree's root,
 //! taken from `base_url` (`/` when the catalog is at the root of its host).
 
+use eggcat_catalog::paths;
+
 use crate::html::Html;
-use crate::layout::{self, Assets, Nav};
+use crate::layout::{self, Assets, Here, Nav};
 
 /// The page, for a tree whose root is at `base` (`base_url` without its trailing `/`).
 pub(crate) fn render(base: &str, assets: &Assets) -> String {
     let root = root_path(base);
+    let here = Here::Anywhere(&root);
     let mut h = Html::with_capacity(4096);
     layout::start(
         &mut h,
         "Page not found – eggcat",
         "There is no page at this address in the egg catalog: search the catalog instead.",
-        &root,
+        here,
         assets,
         Nav::Egg,
     );
-    let status = format!("{root}status/");
-    let removed = format!("{root}{}", eggcat_catalog::paths::REMOVED);
+    let status = here.link(paths::STATUS_PAGE);
+    let removed = here.link(paths::REMOVED);
+    let catalog = here.link(paths::CATALOG_PAGE);
     // A removed (or renamed) egg's old address never lands here: it answers `410 Gone` with a
     // problem document. The sentence says so, and where those eggs are listed.
     h.lit("<h1>Page not found</h1><p class=\"lede\">There is no page at this address. ")
@@ -40,15 +44,15 @@ pub(crate) fn render(base: &str, assets: &Assets) -> String {
                 ("class", Some("search lost")),
                 ("role", Some("search")),
                 ("method", Some("get")),
-                ("action", Some(&root)),
+                ("action", Some(&catalog)),
             ],
         )
         .lit("<div class=\"field q\"><label for=\"q\">Search the catalog</label>")
         .lit("<input id=\"q\" name=\"q\" type=\"search\" autocomplete=\"off\" spellcheck=\"false\" placeholder=\"name, tag, image…\"></div>")
         .lit("<button type=\"submit\">Search</button></form><p>")
-        .el("a", &[("href", Some(&root))], "Go to the catalog of every egg")
+        .el("a", &[("href", Some(&catalog))], "Go to the catalog of every egg")
         .lit("</p>");
-    layout::end(&mut h, &root, None, None);
+    layout::end(&mut h, here, None, None);
     h.finish()
 }
 

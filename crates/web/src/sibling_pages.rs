@@ -5,10 +5,13 @@
 //! An egg page now shows its siblings, so it depends on more than its own egg document: it is
 //! taken from the previous snapshot only when its group has the same slugs as there (read from
 //! the previous `_summary.json`, whose `game` fields name the groups) and every egg document of
-//! the group is unchanged. A comparison page depends on its two egg documents alone.
+//! the group is unchanged. A comparison page depends on what it shows of its two egg documents
+//! alone (`compare::Shown`: not on `meta.commit`, which a new upstream commit changes in every
+//! egg document of its source).
 
 use std::collections::BTreeMap;
 
+use eggcat_catalog::wire::EggDocument;
 use eggcat_catalog::{PreviousFiles, paths};
 use eggcat_diff::{Change, Prepared};
 
@@ -31,6 +34,8 @@ pub(crate) struct Siblings<'a> {
     previous: PreviousFiles<'a>,
     /// Slug to whether its egg document is byte-identical to the previous snapshot's.
     unchanged: BTreeMap<String, bool>,
+    /// Slug to whether its comparison pages show the same of it as the previous snapshot's.
+    shown_unchanged: BTreeMap<String, bool>,
     /// The previous snapshot's groups (each sorted), by slug; `None` without a readable summary.
     previous_groups: Option<BTreeMap<String, Vec<String>>>,
     /// The changes from the first slug to the second.
@@ -60,6 +65,7 @@ impl<'a> Siblings<'a> {
             files,
             previous,
             unchanged: BTreeMap::new(),
+            shown_unchanged: BTreeMap::new(),
             previous_groups: None,
             diffs: BTreeMap::new(),
             prepared: BTreeMap::new(),
@@ -80,6 +86,28 @@ impl<'a> Siblings<'a> {
         let path = paths::egg(slug);
         let same = (self.previous)(&path).as_deref() == self.files.get(&path).map(Vec::as_slice);
         self.unchanged.insert(slug.to_owned(), same);
+        same
+    }
+
+    /// Whether the comparison pages show the same of the egg as the previous snapshot's
+    /// ([`compare::Shown`]): its document is unchanged, or changed only where they do not look.
+    fn shown_unchanged(&mut self, slug: &str) -> bool {
+        if self.doc_unchanged(slug) {
+            return true;
+        }
+        if let Some(&known) = self.shown_unchanged.get(slug) {
+            return known;
+        }
+        let path = paths::egg(slug);
+        let decode = |bytes: &[u8]| serde_json::from_slice::<EggDocument>(bytes).ok();
+        let before = (self.previous)(&path);
+        let same = match (before.as_deref().and_then(decode), self.files.get(&path)) {
+            (Some(before), Some(now)) => {
+                decode(now).is_some_and(|now| compare::shown(&before) == compare::shown(&now))
+            }
+            _ => false,
+        };
+        self.shown_unchanged.insert(slug.to_owned(), same);
         same
     }
 
@@ -169,8 +197,8 @@ impl<'a> Siblings<'a> {
     }
 
     /// Every comparison page (both directions of every pair of siblings, in games of at most
-    /// [`MAX_COMPARED`] eggs) into `out`; a page whose two egg documents are unchanged is taken
-    /// from the previous snapshot.
+    /// [`MAX_COMPARED`] eggs) into `out`; a page whose two eggs show the same as in the previous
+    /// snapshot ([`compare::Shown`]) is taken from there.
     pub(crate) fn pages(&mut self, assets: &Assets, out: &mut BTreeMap<String, Vec<u8>>) {
         let groups: Vec<Vec<String>> = self
             .groups
@@ -182,7 +210,7 @@ impl<'a> Siblings<'a> {
             for a in &group {
                 for b in group.iter().filter(|b| *b != a) {
                     let path = paths::compare_page(a, b);
-                    let kept = if self.doc_unchanged(a) && self.doc_unchanged(b) {
+                    let kept = if self.shown_unchanged(a) && self.shown_unchanged(b) {
                         (self.previous)(&path)
                     } else {
                         None

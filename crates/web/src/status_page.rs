@@ -4,7 +4,10 @@
 //! (each with an anchor `#w-{n}`, `#s-{n}`, the egg pages link to); the removed slugs.
 
 use crate::html::Html;
-use crate::layout::{self, Assets, Data, Nav};
+use eggcat_catalog::paths;
+use eggcat_catalog::wire::SourceStatus;
+
+use crate::layout::{self, Assets, Data, Here, Nav};
 use crate::model::{Removed, SourceProblem, Status};
 use crate::summary::SummaryItem;
 use crate::words::count;
@@ -16,7 +19,7 @@ pub(crate) fn render(
     items: &[SummaryItem],
     assets: &Assets,
 ) -> String {
-    let root = "../";
+    let here = Here::Page(paths::STATUS_PAGE);
     let mut h = Html::with_capacity(32 * 1024);
     let summary = format!(
         "{}, {}, {}",
@@ -31,7 +34,7 @@ pub(crate) fn render(
             "The build report of the egg catalog: {summary}; the health of each upstream \
              repository and every diagnostic."
         ),
-        root,
+        here,
         assets,
         Nav::Status,
     );
@@ -56,16 +59,17 @@ pub(crate) fn render(
             .text(&format!("{}/{}", s.owner, s.repo))
             .lit("</th>")
             .el("td", &[], &s.label);
-        let health = match (s.status.as_str(), s.kept_previous, s.changed) {
-            ("ok", _, true) => "ok, updated".to_owned(),
-            ("ok", _, false) => "ok, unchanged".to_owned(),
+        let ok = s.status == SourceStatus::Ok;
+        let health = match (ok, s.kept_previous, s.changed) {
+            (true, _, true) => "ok, updated".to_owned(),
+            (true, _, false) => "ok, unchanged".to_owned(),
             (_, true, _) => format!(
                 "failed, previous eggs kept: {}",
                 s.error.as_deref().unwrap_or("")
             ),
             _ => format!("failed: {}", s.error.as_deref().unwrap_or("")),
         };
-        let class = if s.status == "ok" { "ok" } else { "bad" };
+        let class = if ok { "ok" } else { "bad" };
         h.open("td", &[("class", Some(class))])
             .text_code(&health)
             .close("td");
@@ -116,7 +120,7 @@ pub(crate) fn render(
     }
     layout::end(
         &mut h,
-        root,
+        here,
         Some(&status.finished_at),
         Some(Data {
             label: "_status.json",
@@ -153,7 +157,7 @@ fn problems(
             .iter()
             .find(|i| format!("{}/{}", i.owner, i.repo) == p.source && path_of(i, p))
         {
-            let href = format!("../eggs/{}/", egg.slug);
+            let href = Here::Page(paths::STATUS_PAGE).link(&paths::egg_page(&egg.slug));
             h.lit(" ").el(
                 "a",
                 &[("href", Some(&href))],

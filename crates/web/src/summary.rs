@@ -50,7 +50,6 @@ pub(crate) fn item(doc: &EggDoc, icon: Option<String>) -> SummaryItem {
     let m = &doc.meta;
     let mut images = egg_strings(&doc.egg, "docker_images");
     images.dedup();
-    let import = m.import.as_ref();
     SummaryItem {
         slug: m.slug.clone(),
         name: m.name.clone(),
@@ -69,12 +68,8 @@ pub(crate) fn item(doc: &EggDoc, icon: Option<String>) -> SummaryItem {
         indexed_at: m.indexed_at,
         icon,
         importable: Importable {
-            pelican: import
-                .and_then(|i| i.pelican.as_ref())
-                .is_some_and(|p| p.importable),
-            pterodactyl: import
-                .and_then(|i| i.pterodactyl.as_ref())
-                .is_some_and(|p| p.importable),
+            pelican: m.import.pelican.importable,
+            pterodactyl: m.import.pterodactyl.importable,
         },
         // Alone until the caller knows the groups (lib.rs sets both).
         game: m.slug.clone(),

@@ -5,6 +5,8 @@
 //! missing or unreadable history, the page reused only when its history is unchanged, and the
 //! feed's entry ids, dates and order.
 
+mod support;
+
 use std::collections::BTreeMap;
 
 use eggcat_catalog::wire::{History, Version, VersionEvent};
@@ -46,6 +48,7 @@ fn tree(eggs: &[(&str, &str, u64)], histories: &[(&str, Vec<u8>)]) -> BTreeMap<S
     for (slug, bytes) in histories {
         files.insert(eggcat_catalog::paths::history(slug), bytes.clone());
     }
+    support::published(&mut files);
     files
 }
 

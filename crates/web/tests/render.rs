@@ -4,6 +4,8 @@
 //! stable. Without the corpus (a plain clone) its test skips with one line on stderr, or fails
 //! under `EGGCAT_CORPUS=require` (CI).
 
+mod support;
+
 use std::collections::BTreeMap;
 
 use eggcat_web::{SiteOptions, render};
@@ -34,6 +36,7 @@ fn tree(egg: serde_json::Value, readme: Option<&str>) -> BTreeMap<String, Vec<u8
         "api/v1/_status.json".to_owned(),
         br#"{"buildId":"b1","finishedAt":"2026-01-01T00:00:00.000Z","eggs":1,"sources":[],"skipped":[],"warnings":[{"source":"o/games","path":"evil/sub/egg-evil.json","message":"dup <key>"}]}"#.to_vec(),
     );
+    support::published(&mut files);
     files
 }
 
@@ -116,6 +119,10 @@ fn a_hostile_egg_renders_inert() {
     assert!(
         html.contains("../../status/#w-0"),
         "the report's warning is linked"
+    );
+    assert!(
+        page(&out, "status/index.html").contains("href=\"../eggs/games-evil/\""),
+        "the warning links back to the egg's page"
     );
     for p in ["index.html", "status/index.html"] {
         assert!(!page(&out, p).contains("<script>alert"), "{p}");

@@ -3,6 +3,8 @@
 //! count; and which pages a rebuild may take from the previous snapshot now that a page shows
 //! its siblings.
 
+mod support;
+
 use std::collections::BTreeMap;
 
 use eggcat_web::{SiteOptions, render};
@@ -58,6 +60,7 @@ fn tree(docs: &[(&str, Value)]) -> BTreeMap<String, Vec<u8>> {
             serde_json::to_vec(d).unwrap(),
         );
     }
+    support::published(&mut files);
     files
 }
 
@@ -224,6 +227,24 @@ fn a_changed_sibling_renders_its_siblings_pages_again() {
         "eggs/a-7dtd/compare/a-pterodactyl-7dtd/index.html"
     ));
     assert!(kept(&out, "eggs/b-minecraft/index.html"));
+}
+
+/// A new upstream commit changes `meta.commit` in every egg document of its source: each egg
+/// page (it links the file at that commit) is made anew, each comparison page (it does not
+/// show the commit) is reused.
+#[test]
+fn a_new_commit_alone_renders_egg_pages_again_and_reuses_comparison_pages() {
+    let before = catalog();
+    let mut after = catalog();
+    for (_, d) in &mut after {
+        d["meta"]["commit"] = json!("beefcafe");
+    }
+    let out = rebuild(&before, &after);
+    assert!(!kept(&out, "eggs/a-7dtd/index.html"));
+    assert!(text(&out, "eggs/a-7dtd/index.html").contains("beefcafe"));
+    for path in out.keys().filter(|k| k.contains("/compare/")) {
+        assert!(kept(&out, path), "{path} rendered again");
+    }
 }
 
 #[test]

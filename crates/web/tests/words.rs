@@ -2,6 +2,8 @@
 //! and 2: "1 egg", "2 eggs", "0 eggs", never "1 eggs" (issue 15). Also the status page's code
 //! spans and the data each footer names.
 
+mod support;
+
 use std::collections::BTreeMap;
 
 use eggcat_web::{SiteOptions, render};
@@ -72,6 +74,7 @@ fn tree(n: usize) -> BTreeMap<String, Vec<u8>> {
         "api/v1/_status.json".to_owned(),
         serde_json::to_vec(&status).unwrap(),
     );
+    support::published(&mut files);
     files
 }
 

@@ -9,7 +9,7 @@
 //! document. A JSON file of the snapshot that no path maps to a schema is a failure, so a new
 //! document cannot be published without its contract.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -505,4 +505,212 @@ fn the_contract_check_fails_on_a_broken_or_unknown_document() {
         "{}",
         failures[1]
     );
+}
+
+/// The field tables of docs/catalog-format.md that describe published schemas of the OpenAPI:
+/// each table by its heading (the whole line) and its place under that heading (0: the first),
+/// with the schemas whose members it names.
+const DOCUMENTED: &[(&str, usize, &[&str])] = &[
+    ("## 7. `meta`", 0, &["EggMeta"]),
+    ("### `import`", 0, &["Imports", "PanelImport"]),
+    ("### `diagnostics`", 0, &["Diagnostic"]),
+    (
+        "## 8. The egg document (`api/v1/eggs/<slug>.json`)",
+        0,
+        &["EggDetail"],
+    ),
+    ("## 9. The index (`_index.json`)", 0, &["EggListItem"]),
+    (REPORT, 0, &["BuildReport"]),
+    (REPORT, 1, &["SourceReport"]),
+    (REPORT, 2, &["SourceProblem"]),
+    (REPORT, 3, &["DiagnosticCounts"]),
+    ("### `lastRebuild` (served only)", 0, &["LastRebuild"]),
+    ("## 15. Removed eggs (`_removed.json`)", 0, &["RemovedEgg"]),
+    (
+        "## 17. Panel egg indexes (`api/v1/compat/`)",
+        0,
+        &["CompatIndex"],
+    ),
+    (
+        "## 18. The search summary (`_summary.json`)",
+        0,
+        &["SummaryItem"],
+    ),
+    (HISTORY, 0, &["EggHistory"]),
+    (HISTORY, 1, &["EggVersion"]),
+    (HISTORY, 2, &["EggChange"]),
+    (HISTORY, 3, &["ScriptDiff"]),
+];
+const REPORT: &str = "## 11. The build report (`api/v1/_status.json`)";
+const HISTORY: &str = "## 20. Egg history (`api/v1/eggs/<slug>/history.json`)";
+
+/// The schemas of the OpenAPI that catalog-format.md does not describe field by field, and why.
+const NOT_IN_CATALOG_FORMAT: &[(&str, &str)] = &[
+    ("Egg", "the upstream egg, published as upstream wrote it"),
+    ("EggVariable", "a variable of the upstream egg"),
+    ("PanelEgg", "the panels' own export format (docs/panels.md)"),
+    ("Problem", "an answer of eggcat serve (docs/api.md)"),
+    ("GoneProblem", "an answer of eggcat serve (docs/api.md)"),
+    ("Health", "an answer of eggcat serve (docs/api.md)"),
+    ("Ready", "an answer of eggcat serve (docs/api.md)"),
+    ("OpenApiDocument", "the OpenAPI document itself"),
+    ("EggIndex", "an array of EggListItem"),
+    ("EggNames", "an array of strings"),
+    ("RemovedList", "an array of RemovedEgg"),
+    ("Summary", "an array of SummaryItem"),
+    ("SourceStatus", "a string"),
+];
+
+/// Headings whose field tables describe no schema: `state.json` is not published.
+const NO_SCHEMA_HEADINGS: &[&str] = &["## 14. Snapshot state (`state.json`, not published)"];
+
+/// The field tables of a Markdown document (tables whose first column is `Field`), by heading
+/// and place under it: the member names each row's first cell names in backticks, a dotted
+/// name (`importable.pelican`, `egg.meta.version`, `*.problems`, `sources[].key`) naming each
+/// of its parts.
+fn field_tables(doc: &str) -> BTreeMap<(String, usize), BTreeSet<String>> {
+    let mut tables = BTreeMap::new();
+    let (mut heading, mut under, mut in_table) = (String::new(), 0, false);
+    for line in doc.lines() {
+        if line.starts_with('#') {
+            (heading, under, in_table) = (line.trim().to_owned(), 0, false);
+        } else if line.starts_with("| Field |") {
+            tables.insert((heading.clone(), under), BTreeSet::new());
+            (under, in_table) = (under + 1, true);
+        } else if in_table && line.starts_with('|') {
+            let first = line.split('|').nth(1).unwrap_or("");
+            let names = tables.get_mut(&(heading.clone(), under - 1)).unwrap();
+            for token in first.split('`').skip(1).step_by(2) {
+                for part in token.split('.') {
+                    let part = part.trim_end_matches("[]");
+                    if !part.is_empty() && part != "*" {
+                        names.insert(part.to_owned());
+                    }
+                }
+            }
+        } else {
+            in_table = false;
+        }
+    }
+    tables
+}
+
+/// The member names of a schema: its properties, and those of the objects and arrays written
+/// inside it (a `$ref` is another schema's, not followed).
+fn schema_members(schema: &Value, into: &mut BTreeSet<String>) {
+    if let Some(props) = schema["properties"].as_object() {
+        for (name, s) in props {
+            into.insert(name.clone());
+            schema_members(s, into);
+        }
+    }
+    if schema["items"].is_object() {
+        schema_members(&schema["items"], into);
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for s in schema[key].as_array().into_iter().flatten() {
+            schema_members(s, into);
+        }
+    }
+}
+
+/// What does not agree between the field tables of `doc` and the schemas of `openapi`: a
+/// member a table lacks or names in vain, a schema neither documented nor set aside, a field
+/// table no schema is listed for, a listed table that is not there.
+fn catalog_format_disagreements(doc: &str, openapi: &Value) -> Vec<String> {
+    let schemas = openapi["components"]["schemas"].as_object().unwrap();
+    let tables = field_tables(doc);
+    let mut failures = Vec::new();
+    for name in schemas.keys() {
+        let documented = DOCUMENTED
+            .iter()
+            .any(|(_, _, s)| s.contains(&name.as_str()));
+        let elsewhere = NOT_IN_CATALOG_FORMAT.iter().any(|(s, _)| s == name);
+        if documented == elsewhere {
+            failures.push(format!(
+                "schema {name}: listed {} (list it once, in DOCUMENTED or NOT_IN_CATALOG_FORMAT)",
+                if documented { "twice" } else { "nowhere" }
+            ));
+        }
+    }
+    for (heading, place, names) in DOCUMENTED {
+        let Some(doc_names) = tables.get(&(heading.to_string(), *place)) else {
+            failures.push(format!("no field table {place} under `{heading}`"));
+            continue;
+        };
+        let mut members = BTreeSet::new();
+        for name in *names {
+            match schemas.get(*name) {
+                Some(s) => schema_members(s, &mut members),
+                None => failures.push(format!("no schema {name} in the OpenAPI")),
+            }
+        }
+        for m in members.difference(doc_names) {
+            failures.push(format!(
+                "`{m}` of {names:?} is not in field table {place} under `{heading}`"
+            ));
+        }
+        for m in doc_names.difference(&members) {
+            failures.push(format!(
+                "field table {place} under `{heading}` names `{m}`, which {names:?} do not have"
+            ));
+        }
+    }
+    for (heading, place) in tables.keys() {
+        let listed = DOCUMENTED
+            .iter()
+            .any(|(h, p, _)| h == heading && p == place);
+        if !listed && !NO_SCHEMA_HEADINGS.contains(&heading.as_str()) {
+            failures.push(format!(
+                "field table {place} under `{heading}` is listed for no schema"
+            ));
+        }
+    }
+    failures
+}
+
+fn catalog_format() -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/catalog-format.md"),
+    )
+    .unwrap()
+}
+
+fn openapi_file() -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src/openapi.json");
+    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+}
+
+/// docs/catalog-format.md, a hand-written description of the published documents, names every
+/// member of every published schema of the OpenAPI in its field tables, and no other.
+#[test]
+fn catalog_format_md_names_every_member_of_the_published_schemas_and_no_other() {
+    assert_none(&catalog_format_disagreements(
+        &catalog_format(),
+        &openapi_file(),
+    ));
+}
+
+/// The check is live: a member left out of the doc, a field the schema lacks, a new schema and
+/// an unlisted field table each fail.
+#[test]
+fn the_catalog_format_check_fails_on_each_kind_of_drift() {
+    let (doc, mut openapi) = (catalog_format(), openapi_file());
+    let row = "| `sha256` | string |";
+    assert!(doc.contains(row));
+    let missing = doc.replacen(row, "| sha-256 | string |", 1);
+    let f = catalog_format_disagreements(&missing, &openapi);
+    assert!(
+        f.len() == 1 && f[0].contains("`sha256` of [\"EggMeta\"]"),
+        "{f:#?}"
+    );
+    let extra = doc.replacen(row, "| `sha512` | string | x |\n| `sha256` | string |", 1);
+    let f = catalog_format_disagreements(&extra, &openapi);
+    assert!(f.len() == 1 && f[0].contains("names `sha512`"), "{f:#?}");
+    let unlisted = format!("{doc}\n## 99. New\n\n| Field | Type |\n|---|---|\n| `x` | y |\n");
+    let f = catalog_format_disagreements(&unlisted, &openapi);
+    assert!(f.len() == 1 && f[0].contains("## 99. New"), "{f:#?}");
+    openapi["components"]["schemas"]["Brand"] = serde_json::json!({"type": "object"});
+    let f = catalog_format_disagreements(&doc, &openapi);
+    assert!(f.len() == 1 && f[0].contains("schema Brand"), "{f:#?}");
 }
