@@ -59,9 +59,9 @@ for _ in $(seq 1 300); do
     sleep 0.2
 done
 curl -sf "$BASE/readyz" >/dev/null || die "not ready after 60 s"
-# One pass over every path first, so that the baseline holds what serving it allocates.
+# One pass over every path first (soak.py paths), so that the baseline holds what serving
+# them allocates; the baseline is sampled right after, before the first rebuild.
 python3 "$(dirname "$0")/soak.py" paths "$BASE" "$TMP/paths.txt" >"$TMP/paths.json"
-while read -r p; do curl -s -o /dev/null "$BASE$p"; done <"$TMP/paths.txt"
 
 python3 "$(dirname "$0")/soak.py" memory "$SERVER" 5 >"$TMP/memory.json" &
 PIDS+=($!)
