@@ -148,8 +148,11 @@ fn build_and_publish(
 ) -> Result<Outcome, PipelineError> {
     // Import files, history documents and pages of unchanged eggs are taken from the previous
     // snapshot, but only when the same code and options made them.
-    let reusable = previous_dir.filter(|_| previous.derivation == ctx.derivation);
-    let read_previous = |path: &str| std::fs::read(reusable.as_ref()?.join(path)).ok();
+    // Each file read is checked against that snapshot's manifest: a damaged one is made anew.
+    let reusable = previous_dir
+        .filter(|_| previous.derivation == ctx.derivation)
+        .map(|dir| store.reader(&dir));
+    let read_previous = |path: &str| reusable.as_ref()?.read(path);
     let mut catalog = build(sources, previous, ctx, &read_previous);
     // The web pages, feed and search summary are files of the same snapshot, rendered from its
     // documents, so every host of the tree shows them and a rebuild swaps them with the rest.
@@ -169,6 +172,7 @@ fn build_and_publish(
         snapshot: SnapshotFiles {
             id,
             files: catalog.files,
+            damaged: Vec::new(),
         },
     })
 }

@@ -16,6 +16,9 @@ pub(crate) struct Loaded {
     /// The commit of each source key in that state, when it was made under this build's
     /// derivation (else empty: every source is fetched and parsed again).
     pub(crate) commits: HashMap<String, String>,
+    /// Whether files of the current snapshot are missing or not of their size in its
+    /// manifest: then the rebuild publishes a new snapshot even if nothing changed upstream.
+    damaged: bool,
 }
 
 /// Reads the current snapshot's state (not its documents).
@@ -25,13 +28,24 @@ pub(crate) fn load(store: &Store, derivation: &str) -> Loaded {
         let state = Previous::decode_state(&bytes).ok()?;
         Some((dir, state))
     });
+    let damaged = current.as_ref().is_some_and(|(dir, _)| {
+        let damaged = store.check(dir);
+        for d in damaged.iter().take(20) {
+            tracing::error!(snapshot = %dir.display(), path = %d.path, problem = %d.problem, "damaged file in the current snapshot: rebuilding it");
+        }
+        !damaged.is_empty()
+    });
     let commits = current
         .iter()
         .filter(|(_, state)| state.derivation == derivation)
         .flat_map(|(_, state)| &state.sources)
         .map(|s| (s.key.clone(), s.commit.clone()))
         .collect();
-    Loaded { current, commits }
+    Loaded {
+        current,
+        commits,
+        damaged,
+    }
 }
 
 impl Loaded {
@@ -39,7 +53,7 @@ impl Loaded {
     /// times: every source unchanged upstream, and the snapshot made from the same inputs (see
     /// `derivation::inputs`) by a build where no source failed.
     pub(crate) fn unchanged(&self, fetched: &[Fetched], inputs: &str) -> Option<PathBuf> {
-        let (dir, state) = self.current.as_ref()?;
+        let (dir, state) = self.current.as_ref().filter(|_| !self.damaged)?;
         let all_unchanged = fetched.iter().all(|f| matches!(f, Fetched::Unchanged));
         let same = !state.inputs.is_empty()
             && state.inputs == inputs
@@ -87,8 +101,11 @@ enum Unreadable {
 /// The previous catalog of one snapshot.
 fn decode(store: &Store, dir: &std::path::Path) -> Result<Previous, Unreadable> {
     let state = Previous::decode_state(&store.read_state(dir)?)?;
+    let reader = store.reader(dir);
     Ok(Previous::decode(state, &|path| {
-        std::fs::read(dir.join(path))
+        reader.read(path).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "missing or damaged")
+        })
     })?)
 }
 
@@ -127,6 +144,7 @@ mod tests {
         Loaded {
             current: Some((PathBuf::from("snapshots/1"), state)),
             commits: HashMap::new(),
+            damaged: false,
         }
     }
 
@@ -153,7 +171,14 @@ mod tests {
         let none = Loaded {
             current: None,
             commits: HashMap::new(),
+            damaged: false,
         };
         assert_eq!(none.unchanged(&two(), "key"), None);
+        // A damaged current snapshot is never kept, even when nothing changed.
+        let damaged = Loaded {
+            damaged: true,
+            ..loaded("key", 2)
+        };
+        assert_eq!(damaged.unchanged(&two(), "key"), None);
     }
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use eggcat_catalog::{Catalog, paths};
 
+use crate::manifest::{Damaged, Entry, MANIFEST_FILE, Manifest, check_sizes};
 use crate::{StoreError, io_error};
 
 /// The file beside the published tree that carries [`State`].
@@ -19,12 +20,39 @@ pub struct Store {
 }
 
 /// The published tree of a snapshot, read into memory.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct SnapshotFiles {
     /// The snapshot's folder name (its build id).
     pub id: String,
     /// Every published file, by `/`-separated path under the output root (`api/v1/...`).
+    /// A damaged file is left out.
     pub files: BTreeMap<String, Vec<u8>>,
+    /// The files found damaged when the snapshot was read (missing, truncated, changed), by
+    /// its manifest; empty for a snapshot made in memory.
+    pub damaged: Vec<Damaged>,
+}
+
+/// Reads the files of one snapshot, each checked against the snapshot's manifest.
+#[derive(Debug)]
+pub struct SnapshotReader {
+    dir: PathBuf,
+    manifest: Option<Manifest>,
+}
+
+impl SnapshotReader {
+    /// The bytes of the file at `path` under the snapshot's folder, when they are what the
+    /// build wrote (a snapshot without a readable manifest has nothing to check them against:
+    /// its files are read as they are). `None` for a missing or damaged file.
+    pub fn read(&self, path: &str) -> Option<Vec<u8>> {
+        let bytes = fs::read(self.dir.join(path)).ok()?;
+        match &self.manifest {
+            Some(m) if m.verify(path, &bytes).is_some() => {
+                tracing::warn!(snapshot = %self.dir.display(), path, "damaged file not reused");
+                None
+            }
+            _ => Some(bytes),
+        }
+    }
 }
 
 impl Store {
@@ -60,7 +88,10 @@ impl Store {
         dir.is_dir().then_some(dir)
     }
 
-    /// Reads the published tree of the current snapshot, or `None` when there is none.
+    /// Reads the published tree of the current snapshot, or `None` when there is none. Each
+    /// file is checked against the snapshot's manifest: a damaged one is left out and listed in
+    /// [`SnapshotFiles::damaged`]; the snapshot is refused only when its index or status
+    /// document cannot be read.
     pub fn read_current(&self) -> Result<Option<SnapshotFiles>, StoreError> {
         let Some(dir) = self.current_dir() else {
             return Ok(None);
@@ -69,17 +100,33 @@ impl Store {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut files = BTreeMap::new();
-        read_tree(&dir, "", &mut files)?;
-        files.remove(STATE_FILE);
-        if !files.contains_key(paths::INDEX) || !files.contains_key(paths::STATUS) {
-            let detail = "index or status document missing".to_owned();
+        let (files, damaged) = read_checked(&dir)?;
+        for d in damaged.iter().take(20) {
+            tracing::error!(snapshot = %id, path = %d.path, problem = %d.problem, "damaged file in the current snapshot");
+        }
+        let needed = [paths::INDEX, paths::STATUS];
+        if let Some(missing) = needed.iter().find(|p| !files.contains_key(**p)) {
             return Err(StoreError::Damaged {
                 path: dir.display().to_string(),
-                detail,
+                detail: format!("{missing} missing or damaged"),
             });
         }
-        Ok(Some(SnapshotFiles { id, files }))
+        Ok(Some(SnapshotFiles { id, files, damaged }))
+    }
+
+    /// The files of the snapshot in `dir` that are missing or not of their size in its
+    /// manifest (a missing manifest is one of them). Stats each file, reads none: cheap enough
+    /// for every rebuild.
+    pub fn check(&self, dir: &Path) -> Vec<Damaged> {
+        check_sizes(dir)
+    }
+
+    /// A reader of the files of the snapshot in `dir`, checked against its manifest.
+    pub fn reader(&self, dir: &Path) -> SnapshotReader {
+        SnapshotReader {
+            dir: dir.to_path_buf(),
+            manifest: Manifest::read(dir).ok(),
+        }
     }
 
     /// The snapshots a build may read its previous catalog from, best first: the current one,
@@ -108,9 +155,20 @@ impl Store {
     }
 
     /// The bytes of a snapshot's `state.json` (what the catalog decodes as its previous state).
+    /// A state that does not match the snapshot's manifest is [`StoreError::Damaged`].
     pub fn read_state(&self, snapshot: &Path) -> Result<Vec<u8>, StoreError> {
         let path = snapshot.join(STATE_FILE);
-        fs::read(&path).map_err(io_error("read", &path))
+        let bytes = fs::read(&path).map_err(io_error("read", &path))?;
+        let damaged = Manifest::read(snapshot)
+            .ok()
+            .and_then(|m| m.verify(STATE_FILE, &bytes));
+        match damaged {
+            Some(d) => Err(StoreError::Damaged {
+                path: snapshot.display().to_string(),
+                detail: format!("{}: {}", d.path, d.problem),
+            }),
+            None => Ok(bytes),
+        }
     }
 
     /// Takes the lock that lets one build at a time run on this `data_dir`, waiting a little: a
@@ -133,7 +191,9 @@ impl Store {
     }
 
     /// Writes `catalog` as a new snapshot and makes it current; returns its id and folder. Files
-    /// identical to the current snapshot's are hard-linked instead of written again.
+    /// identical to the current snapshot's are hard-linked instead of written again; the
+    /// manifest (every file's size and SHA-256) is written last. When writing fails (a full
+    /// disk, ...), the half-written folder is removed and the current snapshot stays.
     pub fn publish(&self, catalog: &Catalog) -> Result<(String, PathBuf), StoreError> {
         let snapshots = self.snapshots_dir();
         fs::create_dir_all(&snapshots).map_err(io_error("create", &snapshots))?;
@@ -148,6 +208,22 @@ impl Store {
         if tmp.exists() {
             fs::remove_dir_all(&tmp).map_err(io_error("remove", &tmp))?;
         }
+        if let Err(e) = self.write_snapshot(catalog, &tmp) {
+            // Best effort: what cannot be removed now is pruned by the next build.
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+        let dir = snapshots.join(&id);
+        if let Err(e) = fs::rename(&tmp, &dir) {
+            let _ = fs::remove_dir_all(&tmp);
+            return Err(io_error("rename", &tmp)(e));
+        }
+        self.point_current_at(&id)?;
+        Ok((id, dir))
+    }
+
+    /// Writes the files of `catalog`, its state and then its manifest into `tmp`.
+    fn write_snapshot(&self, catalog: &Catalog, tmp: &Path) -> Result<(), StoreError> {
         let previous = self.current_dir();
         let mut files: Vec<(&str, &[u8])> = catalog
             .files
@@ -156,6 +232,10 @@ impl Store {
             .collect();
         let state = serde_json::to_vec(&catalog.state).expect("state always serializes");
         files.push((STATE_FILE, &state));
+        let mut manifest = Manifest {
+            version: 1,
+            files: BTreeMap::new(),
+        };
         for (path, bytes) in files {
             let target = tmp.join(path);
             if let Some(parent) = target.parent() {
@@ -169,11 +249,11 @@ impl Store {
             if !linked {
                 fs::write(&target, bytes).map_err(io_error("write", &target))?;
             }
+            manifest.files.insert(path.to_owned(), Entry::of(bytes));
         }
-        let dir = snapshots.join(&id);
-        fs::rename(&tmp, &dir).map_err(io_error("rename", &tmp))?;
-        self.point_current_at(&id)?;
-        Ok((id, dir))
+        let target = tmp.join(MANIFEST_FILE);
+        let bytes = serde_json::to_vec(&manifest).expect("a manifest serializes");
+        fs::write(&target, bytes).map_err(io_error("write", &target))
     }
 
     /// Moves `current` to `snapshots/<id>` with one atomic rename.
@@ -238,8 +318,15 @@ pub fn write_tree(files: &BTreeMap<String, Vec<u8>>, out: &Path) -> Result<(), S
         let parent = target.parent().expect("every published path has a folder");
         fs::create_dir_all(parent).map_err(io_error("create", parent))?;
         let tmp = parent.join(format!(".{}.tmp", std::process::id()));
-        fs::write(&tmp, bytes).map_err(io_error("write", &tmp))?;
-        fs::rename(&tmp, &target).map_err(io_error("rename", &target))?;
+        // A failed write (a full disk) leaves no temporary file behind, and the file it would
+        // have replaced as it was.
+        let written = fs::write(&tmp, bytes)
+            .map_err(io_error("write", &tmp))
+            .and_then(|()| fs::rename(&tmp, &target).map_err(io_error("rename", &target)));
+        if written.is_err() {
+            let _ = fs::remove_file(&tmp);
+        }
+        written?;
     }
     let folders: std::collections::BTreeSet<&str> = files
         .keys()
@@ -277,6 +364,41 @@ fn remove_stale(
 fn same_content(path: &Path, bytes: &[u8]) -> bool {
     fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
         && fs::read(path).is_ok_and(|old| old == bytes)
+}
+
+/// The files of the snapshot in `dir`, each checked against its manifest, and the damaged
+/// ones. Without a readable manifest, every file under `dir` is read as it is (and the manifest
+/// is the one damaged file).
+fn read_checked(dir: &Path) -> Result<(BTreeMap<String, Vec<u8>>, Vec<Damaged>), StoreError> {
+    let manifest = match Manifest::read(dir) {
+        Ok(m) => m,
+        Err(damaged) => {
+            let mut files = BTreeMap::new();
+            read_tree(dir, "", &mut files)?;
+            files.remove(STATE_FILE);
+            return Ok((files, vec![damaged]));
+        }
+    };
+    let mut files = BTreeMap::new();
+    let mut damaged = Vec::new();
+    for path in manifest.files.keys().filter(|p| *p != STATE_FILE) {
+        let problem = match fs::read(dir.join(path)) {
+            Ok(bytes) => match manifest.verify(path, &bytes) {
+                None => {
+                    files.insert(path.clone(), bytes);
+                    continue;
+                }
+                Some(d) => d.problem,
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => "missing".to_owned(),
+            Err(e) => format!("unreadable: {e}"),
+        };
+        damaged.push(Damaged {
+            path: path.clone(),
+            problem,
+        });
+    }
+    Ok((files, damaged))
 }
 
 fn read_tree(
@@ -365,6 +487,62 @@ mod tests {
             .map(|d| d.file_name().unwrap().to_owned())
             .collect();
         assert_eq!(names, ["2-2", "2", "1"], "current first, then newest first");
+    }
+
+    #[test]
+    fn damage_is_found_by_the_manifest_and_damaged_files_are_not_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let (_, dir) = store.publish(&catalog("1", "{\"egg\":1}")).unwrap();
+        assert!(store.check(&dir).is_empty(), "a fresh snapshot is intact");
+        assert!(store.read_current().unwrap().unwrap().damaged.is_empty());
+        let egg = paths::egg("a");
+        // Truncated: the stat check finds it, and the read leaves it out.
+        fs::write(dir.join(&egg), b"{").unwrap();
+        let found = store.check(&dir);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].path, egg);
+        assert_eq!(found[0].problem, "1 bytes, expected 9");
+        let read = store.read_current().unwrap().unwrap();
+        assert!(!read.files.contains_key(&egg));
+        assert_eq!(read.damaged, found);
+        assert_eq!(store.reader(&dir).read(&egg), None, "not reused");
+        // Same size, other bytes: only the hash finds it.
+        fs::write(dir.join(&egg), b"{\"egg\":2}").unwrap();
+        assert!(store.check(&dir).is_empty());
+        let read = store.read_current().unwrap().unwrap();
+        assert_eq!(read.damaged[0].problem, "content changed (SHA-256 differs)");
+        // Missing.
+        fs::remove_file(dir.join(&egg)).unwrap();
+        assert_eq!(store.check(&dir)[0].problem, "missing");
+        // A missing index is a snapshot that cannot be served at all.
+        fs::remove_file(dir.join(paths::INDEX)).unwrap();
+        assert!(matches!(
+            store.read_current(),
+            Err(StoreError::Damaged { .. })
+        ));
+        // A damaged state is refused with the reason.
+        fs::write(dir.join(STATE_FILE), b"{}").unwrap();
+        let state = store.read_state(&dir).unwrap_err().to_string();
+        assert!(state.contains("state.json: 2 bytes, expected"), "{state}");
+    }
+
+    #[test]
+    fn a_failed_publish_leaves_no_folder_behind() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        store.publish(&catalog("1", "{}")).unwrap();
+        // A path that cannot be a file (its folder is a file): the write fails half-way.
+        let mut broken = catalog("2", "{}");
+        broken.files.insert("x".to_owned(), Vec::new());
+        broken.files.insert("x/y".to_owned(), Vec::new());
+        assert!(store.publish(&broken).is_err());
+        let names: Vec<_> = fs::read_dir(tmp.path().join("snapshots"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names, ["1"], "no .tmp- folder left");
+        assert_eq!(store.read_current().unwrap().unwrap().id, "1");
     }
 
     #[test]

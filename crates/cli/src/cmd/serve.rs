@@ -60,12 +60,13 @@ async fn main(config: Config) -> Result<()> {
     Ok(())
 }
 
-/// Serves the snapshot already published in `data_dir`, if any.
+/// Serves the snapshot already published in `data_dir`, if any; false when there is none, or
+/// when it is damaged (what of it is intact is served, and a build starts at once to repair it).
 fn load_current(store: &Store, app: &App) -> bool {
     match store.read_current() {
-        Ok(Some(files)) => match app.install(files) {
-            Ok(()) => true,
-            Err(e) => {
+        Ok(Some(files)) => match (files.damaged.is_empty(), app.install(files)) {
+            (intact, Ok(())) => intact,
+            (_, Err(e)) => {
                 tracing::error!(error = %e, "the current snapshot cannot be served: building a new one");
                 false
             }
