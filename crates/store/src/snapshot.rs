@@ -306,27 +306,41 @@ pub fn remove_all(dirs: &[PathBuf]) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Writes a published tree into `out` (for `--out`): each file replaced atomically, the
-/// [`paths::LISTS`] last, then files that are no longer published removed. Only the folders the
-/// tree itself has (`api/`, `eggs/`, ...) are cleaned: anything else in `out` is left alone.
+/// Writes a published tree into `out` (for `--out`) in two steps: every file is first written
+/// beside its target under a temporary name; only when all are written are they renamed into
+/// place, the [`paths::LISTS`] last, and then files that are no longer published removed. Only
+/// the folders the tree itself has (`api/`, `eggs/`, ...) are cleaned: anything else in `out`
+/// is left alone. When a write fails (a full disk, ...), the temporary files are removed and
+/// `out` is left as it was.
 pub fn write_tree(files: &BTreeMap<String, Vec<u8>>, out: &Path) -> Result<(), StoreError> {
     // Every other file first, the lists that name them last: a reader of `out` never finds a
     // list entry whose file is not there yet.
     let (lists, rest): (Vec<_>, Vec<_>) = files.iter().partition(|(p, _)| paths::is_list(p));
-    for (path, bytes) in rest.into_iter().chain(lists) {
+    let ordered: Vec<(&String, &Vec<u8>)> = rest.into_iter().chain(lists).collect();
+    let suffix = format!(".eggcat-{}.tmp", std::process::id());
+    let tmp_of = |target: &Path| {
+        let mut name = target.file_name().unwrap_or_default().to_os_string();
+        name.push(&suffix);
+        target.with_file_name(name)
+    };
+    let mut written: Vec<PathBuf> = Vec::with_capacity(ordered.len());
+    let staged = ordered.iter().try_for_each(|(path, bytes)| {
         let target = out.join(path);
         let parent = target.parent().expect("every published path has a folder");
         fs::create_dir_all(parent).map_err(io_error("create", parent))?;
-        let tmp = parent.join(format!(".{}.tmp", std::process::id()));
-        // A failed write (a full disk) leaves no temporary file behind, and the file it would
-        // have replaced as it was.
-        let written = fs::write(&tmp, bytes)
-            .map_err(io_error("write", &tmp))
-            .and_then(|()| fs::rename(&tmp, &target).map_err(io_error("rename", &target)));
-        if written.is_err() {
-            let _ = fs::remove_file(&tmp);
+        let tmp = tmp_of(&target);
+        written.push(tmp.clone());
+        fs::write(&tmp, bytes).map_err(io_error("write", &tmp))
+    });
+    if let Err(e) = staged {
+        for tmp in &written {
+            let _ = fs::remove_file(tmp);
         }
-        written?;
+        return Err(e);
+    }
+    for (path, _) in &ordered {
+        let target = out.join(path);
+        fs::rename(tmp_of(&target), &target).map_err(io_error("rename", &target))?;
     }
     let folders: std::collections::BTreeSet<&str> = files
         .keys()

@@ -8,6 +8,8 @@ mod cli;
 mod conformance;
 mod contract;
 mod diff;
+mod faults;
+mod faults_disk;
 mod golden;
 mod history;
 mod hosts;
