@@ -10,6 +10,7 @@ mod contract;
 mod diff;
 mod faults;
 mod faults_disk;
+mod faults_publish;
 mod golden;
 mod history;
 mod hosts;
