@@ -9,6 +9,7 @@ mod conformance;
 mod contract;
 mod diff;
 mod faults;
+mod faults_connections;
 mod faults_disk;
 mod faults_publish;
 mod golden;
