@@ -380,10 +380,13 @@ fn same_content(path: &Path, bytes: &[u8]) -> bool {
         && fs::read(path).is_ok_and(|old| old == bytes)
 }
 
+/// Files by path under a snapshot's folder.
+type Files = BTreeMap<String, Vec<u8>>;
+
 /// The files of the snapshot in `dir`, each checked against its manifest, and the damaged
 /// ones. Without a readable manifest, every file under `dir` is read as it is (and the manifest
 /// is the one damaged file).
-fn read_checked(dir: &Path) -> Result<(BTreeMap<String, Vec<u8>>, Vec<Damaged>), StoreError> {
+fn read_checked(dir: &Path) -> Result<(Files, Vec<Damaged>), StoreError> {
     let manifest = match Manifest::read(dir) {
         Ok(m) => m,
         Err(damaged) => {

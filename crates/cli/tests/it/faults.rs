@@ -299,25 +299,31 @@ pub(crate) fn complete(data: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// Prints the figures as `bench/faults.sh` shows them.
+/// Prints the figures as `bench/faults.sh` shows them (to stdout itself, which the harness does
+/// not capture: they are the bench's output).
 fn print(figures: &KillFigures, seed: u64) {
-    println!(
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
         "kill points: {} tried ({} in a first build, {} in a rebuild), {} survived, seed {seed}",
         figures.tried,
         figures.first_builds,
         figures.tried - figures.first_builds,
         figures.survived
     );
-    println!(
+    let _ = writeln!(
+        out,
         "kill times: {} ms to {} ms after the build started (a whole first build took {} ms, a rebuild {} ms)",
         figures.min_ms, figures.max_ms, figures.first_build_ms, figures.rebuild_ms
     );
-    println!(
+    let _ = writeln!(
+        out,
         "killed after the new snapshot was current: {}; after the build had ended: {}",
         figures.published_before_kill, figures.finished_before_kill
     );
     for failure in &figures.failures {
-        println!("FAILED {failure}");
+        let _ = writeln!(out, "FAILED {failure}");
     }
 }
 
