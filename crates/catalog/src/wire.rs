@@ -429,22 +429,49 @@ pub enum HealthStatus {
 }
 
 /// `/readyz` when a catalog is served (before, the answer is a `503` [`ProblemDocument`]).
+/// Always `200` then: a degraded server still serves what it has, and should keep its traffic.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Ready {
-    /// Always `ready`.
+    /// `ready`, or `degraded` when [`Ready::problems`] is not empty.
     pub status: ReadyStatus,
     /// The id of the snapshot being served ([`Report::build_id`]).
     pub build: String,
     /// Eggs in the catalog.
     pub eggs: usize,
+    /// What needs an operator's attention, when the status is `degraded` (left out when empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<ReadyProblem>,
 }
 
 /// `status` of [`Ready`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ReadyStatus {
-    /// A catalog is served.
+    /// A catalog is served, whole.
     Ready,
+    /// A catalog is served, but something is wrong (see [`Ready::problems`]).
+    Degraded,
+}
+
+/// One thing wrong with a server that still serves.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadyProblem {
+    /// What kind of problem.
+    pub code: ReadyProblemCode,
+    /// It in words (the damaged files, the rebuild's error).
+    pub detail: String,
+}
+
+/// `code` of [`ReadyProblem`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReadyProblemCode {
+    /// Files of the snapshot on disk did not match its manifest when it was loaded: they are
+    /// not served (404) until a rebuild writes them again.
+    SnapshotDamaged,
+    /// The last rebuild failed (an unwritable or full `data_dir`, ...): the catalog served is
+    /// the last good one.
+    RebuildFailed,
 }
 
 /// An error answer of `eggcat serve` and of the static-host rules of `eggcat-publish`: RFC 9457

@@ -152,7 +152,8 @@ fn build_and_publish(
     clock: &Stages,
 ) -> Result<Outcome, PipelineError> {
     // Import files, history documents and pages of unchanged eggs are taken from the previous
-    // snapshot, but only when the same code and options made them.
+    // snapshot, but only when the same code and options made them; each file read is checked
+    // against that snapshot's manifest, and a damaged one is made anew.
     let reusable = previous.derivation == ctx.derivation;
     let read_previous = |path: &str| reusable.then(|| reads.read(path).ok()).flatten();
     let mut catalog = build(sources, previous, ctx, &read_previous);
@@ -179,6 +180,7 @@ fn build_and_publish(
         snapshot: SnapshotFiles {
             id,
             files: catalog.files,
+            damaged: Vec::new(),
         },
     })
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use eggcat_catalog::wire::State;
 use eggcat_catalog::{Fetched, Previous};
-use eggcat_store::Store;
+use eggcat_store::{SnapshotReader, Store};
 
 /// The current snapshot's state, as far as it could be read.
 pub(crate) struct Loaded {
@@ -16,6 +16,9 @@ pub(crate) struct Loaded {
     /// The commit of each source key in that state, when it was made under this build's
     /// derivation (else empty: every source is fetched and parsed again).
     pub(crate) commits: HashMap<String, String>,
+    /// Whether files of the current snapshot are missing or not of their size in its
+    /// manifest: then the rebuild publishes a new snapshot even if nothing changed upstream.
+    damaged: bool,
 }
 
 /// Reads the current snapshot's state (not its documents).
@@ -25,13 +28,24 @@ pub(crate) fn load(store: &Store, derivation: &str) -> Loaded {
         let state = Previous::decode_state(&bytes).ok()?;
         Some((dir, state))
     });
+    let damaged = current.as_ref().is_some_and(|(dir, _)| {
+        let damaged = store.check(dir);
+        for d in damaged.iter().take(20) {
+            tracing::error!(snapshot = %dir.display(), path = %d.path, problem = %d.problem, "damaged file in the current snapshot: rebuilding it");
+        }
+        !damaged.is_empty()
+    });
     let commits = current
         .iter()
         .filter(|(_, state)| state.derivation == derivation)
         .flat_map(|(_, state)| &state.sources)
         .map(|s| (s.key.clone(), s.commit.clone()))
         .collect();
-    Loaded { current, commits }
+    Loaded {
+        current,
+        commits,
+        damaged,
+    }
 }
 
 impl Loaded {
@@ -39,7 +53,7 @@ impl Loaded {
     /// times: every source unchanged upstream, and the snapshot made from the same inputs (see
     /// `derivation::inputs`) by a build where no source failed.
     pub(crate) fn unchanged(&self, fetched: &[Fetched], inputs: &str) -> Option<PathBuf> {
-        let (dir, state) = self.current.as_ref()?;
+        let (dir, state) = self.current.as_ref().filter(|_| !self.damaged)?;
         let all_unchanged = fetched.iter().all(|f| matches!(f, Fetched::Unchanged));
         let same = !state.inputs.is_empty()
             && state.inputs == inputs
@@ -72,7 +86,11 @@ impl Loaded {
                 }
             }
         }
-        (Previous::default(), Reads::new(None), asked.is_some())
+        (
+            Previous::default(),
+            Reads::new(store, None),
+            asked.is_some(),
+        )
     }
 }
 
@@ -89,7 +107,7 @@ enum Unreadable {
 /// read).
 fn decode(store: &Store, dir: &std::path::Path) -> Result<(Previous, Reads), Unreadable> {
     let state = Previous::decode_state(&store.read_state(dir)?)?;
-    let reads = Reads::new(Some(dir.to_owned()));
+    let reads = Reads::new(store, Some(dir.to_owned()));
     let previous = Previous::decode(state, &|path| reads.read(path))?;
     Ok((previous, reads))
 }
@@ -99,15 +117,19 @@ fn decode(store: &Store, dir: &std::path::Path) -> Result<(Previous, Reads), Unr
 /// the new snapshot's files with the previous one's to share the unchanged ones, and compares
 /// these in memory instead of reading them again. What is kept is at most the previous
 /// snapshot's documents and pages, which the new snapshot holds in memory anyway.
+/// Each file is checked against the snapshot's manifest when it is read: a damaged one is not
+/// reused.
 pub(crate) struct Reads {
     dir: Option<PathBuf>,
+    reader: Option<SnapshotReader>,
     kept: std::sync::Mutex<HashMap<String, Vec<u8>>>,
 }
 
 impl Reads {
-    /// Reads files of `dir`, or nothing.
-    pub(crate) fn new(dir: Option<PathBuf>) -> Reads {
+    /// Reads files of `dir` in `store`, or nothing.
+    pub(crate) fn new(store: &Store, dir: Option<PathBuf>) -> Reads {
         Reads {
+            reader: dir.as_deref().map(|d| store.reader(d)),
             dir,
             kept: std::sync::Mutex::new(HashMap::new()),
         }
@@ -120,13 +142,15 @@ impl Reads {
 
     /// The bytes of the file at `path` in the folder.
     pub(crate) fn read(&self, path: &str) -> std::io::Result<Vec<u8>> {
-        let Some(dir) = &self.dir else {
+        let Some(reader) = &self.reader else {
             return Err(std::io::ErrorKind::NotFound.into());
         };
         if let Some(bytes) = self.kept().get(path) {
             return Ok(bytes.clone());
         }
-        let bytes = std::fs::read(dir.join(path))?;
+        let bytes = reader.read(path).ok_or_else(|| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "missing or damaged")
+        })?;
         self.kept().insert(path.to_owned(), bytes.clone());
         Ok(bytes)
     }
@@ -187,6 +211,7 @@ mod tests {
         Loaded {
             current: Some((PathBuf::from("snapshots/1"), state)),
             commits: HashMap::new(),
+            damaged: false,
         }
     }
 
@@ -213,7 +238,14 @@ mod tests {
         let none = Loaded {
             current: None,
             commits: HashMap::new(),
+            damaged: false,
         };
         assert_eq!(none.unchanged(&two(), "key"), None);
+        // A damaged current snapshot is never kept, even when nothing changed.
+        let damaged = Loaded {
+            damaged: true,
+            ..loaded("key", 2)
+        };
+        assert_eq!(damaged.unchanged(&two(), "key"), None);
     }
 }

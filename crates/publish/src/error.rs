@@ -126,9 +126,15 @@ impl Context<'_> {
                 .find(|p| p.starts_with("after ") && p.ends_with(" retries"))
                 .map(|p| format!(" ({p})"))
                 .unwrap_or_default();
+            // A timeout is one request's: say which object the store did not answer for.
+            let what = if has(&["timed out"]) && !key.is_empty() {
+                format!("{operation} {key}: ")
+            } else {
+                String::new()
+            };
             return PublishError::Network {
                 endpoint: self.endpoint.to_owned(),
-                detail: format!("{cause}{retries}"),
+                detail: format!("{what}{cause}{retries}"),
             };
         }
         PublishError::Store {

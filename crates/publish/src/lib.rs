@@ -20,4 +20,4 @@ pub use objects::{
     NOT_FOUND_KEY, alias, key, objects,
 };
 pub use plan::{Plan, RemoteObject, is_md5, plan};
-pub use target::{DEFAULT_CONCURRENCY, Target};
+pub use target::{DEFAULT_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT, Target};

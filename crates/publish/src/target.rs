@@ -35,7 +35,14 @@ pub struct Target {
     pub aliases: bool,
     /// Uploads in flight at once.
     pub concurrency: usize,
+    /// How long one request may take before it is abandoned (and retried, up to three times):
+    /// a store that hangs fails the publish within about four times this, never forever.
+    pub request_timeout: Duration,
 }
+
+/// [`Target::request_timeout`] unless a caller sets another: long enough for a large object on
+/// a slow link.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// Eight uploads in flight keep a link busy with small objects without tripping rate limits
 /// (S3 allows 3,500 writes per second per prefix; R2 and B2 fewer).
@@ -52,6 +59,7 @@ impl Target {
             cache_control: CacheControl::default(),
             aliases: true,
             concurrency: DEFAULT_CONCURRENCY,
+            request_timeout: DEFAULT_REQUEST_TIMEOUT,
         }
     }
 
@@ -183,7 +191,7 @@ pub(crate) fn connect(
             ClientOptions::new()
                 .with_allow_http(plain_http)
                 .with_connect_timeout(Duration::from_secs(5))
-                .with_timeout(Duration::from_secs(60)),
+                .with_timeout(target.request_timeout),
         )
         // A few quick retries ride out a blip; a dead store is reported within seconds rather
         // than after the library's default of ten retries over three minutes.

@@ -11,9 +11,10 @@ use arc_swap::ArcSwapOption;
 use bytes::Bytes;
 use eggcat_catalog::paths;
 use eggcat_catalog::wire::{
-    Health, HealthStatus, LastRebuild, Ready, ReadyStatus, RebuildOutcome, Report, ServedReport,
+    Health, HealthStatus, LastRebuild, Ready, ReadyProblem, ReadyProblemCode, ReadyStatus,
+    RebuildOutcome, Report, ServedReport,
 };
-use eggcat_store::{CurrentFiles, SnapshotFiles};
+use eggcat_store::{CurrentFiles, Damaged, SnapshotFiles};
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
@@ -46,10 +47,57 @@ pub struct App {
     /// The snapshot as published, before a failed rebuild's note was added to its status.
     published: ArcSwapOption<Snapshot>,
     metrics: Metrics,
+    /// What `/readyz` reports as degraded: set when a catalog is installed and after a rebuild.
+    problems: std::sync::Mutex<Problems>,
     cache_control: HeaderValue,
     openapi: Document,
     started_at: SystemTime,
     started_header: HeaderValue,
+}
+
+/// What is wrong with a server that still serves.
+#[derive(Debug, Default)]
+struct Problems {
+    /// The damaged files of the snapshot being served, found when it was loaded.
+    damaged: Vec<Damaged>,
+    /// The error of the last rebuild, when it failed.
+    rebuild_failed: Option<String>,
+}
+
+impl Problems {
+    /// The problems as `/readyz` lists them.
+    fn listed(&self) -> Vec<ReadyProblem> {
+        let mut listed = Vec::new();
+        if !self.damaged.is_empty() {
+            let shown: Vec<String> = self
+                .damaged
+                .iter()
+                .take(5)
+                .map(|d| format!("{} ({})", d.path, d.problem))
+                .collect();
+            let more = self.damaged.len().saturating_sub(shown.len());
+            let more = if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            };
+            listed.push(ReadyProblem {
+                code: ReadyProblemCode::SnapshotDamaged,
+                detail: format!(
+                    "{} damaged file(s) not served until the next build: {}{more}",
+                    self.damaged.len(),
+                    shown.join(", ")
+                ),
+            });
+        }
+        if let Some(error) = &self.rebuild_failed {
+            listed.push(ReadyProblem {
+                code: ReadyProblemCode::RebuildFailed,
+                detail: format!("serving the last good catalog: {error}"),
+            });
+        }
+        listed
+    }
 }
 
 const ALLOW: HeaderValue = HeaderValue::from_static("GET, HEAD, OPTIONS");
@@ -78,6 +126,7 @@ impl App {
             catalog: ArcSwapOption::empty(),
             published: ArcSwapOption::empty(),
             metrics: Metrics::new(),
+            problems: std::sync::Mutex::default(),
             cache_control,
             openapi: Document::new(OPENAPI.as_bytes().to_vec(), "application/json"),
             started_header: HeaderValue::from_str(&httpdate::fmt_http_date(started_at))
@@ -88,30 +137,44 @@ impl App {
 
     /// Loads a published tree and serves it from now on. CPU-heavy (compression): call it off
     /// the async workers.
-    pub fn install(&self, files: SnapshotFiles) -> Result<(), ServerError> {
+    pub fn install(&self, mut files: SnapshotFiles) -> Result<(), ServerError> {
         let previous = self.published.load_full();
-        self.serve(Snapshot::load(files, previous.as_deref())?);
+        let damaged = std::mem::take(&mut files.damaged);
+        self.serve(Snapshot::load(files, previous.as_deref())?, damaged);
         Ok(())
     }
 
     /// [`App::install`] from a tree on disk, read one file at a time (see
-    /// [`Snapshot::load_each`]): what `serve` does after each build.
-    pub fn install_current(&self, files: &CurrentFiles) -> Result<(), ServerError> {
+    /// [`Snapshot::load_each`]): what `serve` does at start and after each build. A damaged
+    /// file is left out and reported, as by [`App::install`]; returns how many there were.
+    pub fn install_current(&self, files: &CurrentFiles) -> Result<usize, ServerError> {
         let previous = self.published.load_full();
-        let each = files
-            .paths()
-            .iter()
-            .map(|p| Ok((p.clone(), files.read(p)?)));
-        self.serve(Snapshot::load_each(
-            files.id.clone(),
-            each,
-            previous.as_deref(),
-        )?);
-        Ok(())
+        let mut damaged = files.damaged.clone();
+        let each = files.paths().iter().filter_map(|p| match files.read(p) {
+            Ok(bytes) => Some(Ok((p.clone(), bytes))),
+            Err(d) => {
+                damaged.push(d);
+                None
+            }
+        });
+        let snapshot = Snapshot::load_each(files.id.clone(), each, previous.as_deref())?;
+        let count = damaged.len();
+        self.serve(snapshot, damaged);
+        Ok(count)
     }
 
-    fn serve(&self, snapshot: Snapshot) {
+    /// Serves `snapshot` from now on; `damaged` are the files of its tree left out.
+    fn serve(&self, snapshot: Snapshot, damaged: Vec<Damaged>) {
         let snapshot = Arc::new(snapshot);
+        if !damaged.is_empty() {
+            tracing::error!(
+                build = %snapshot.id,
+                damaged = damaged.len(),
+                "serving a damaged catalog: its damaged files answer 404 until the next build"
+            );
+        }
+        self.metrics.set_damaged(damaged.len());
+        self.problems.lock().expect("problems lock").damaged = damaged;
         let (files, [identity, br, zstd, gzip]) = snapshot.payload();
         tracing::info!(
             build = %snapshot.id,
@@ -137,6 +200,7 @@ impl App {
     /// Records a successful rebuild run by this process (for `/metrics`).
     pub fn rebuild_succeeded(&self, at_unix_ms: u64) {
         self.metrics.record_build(at_unix_ms, true);
+        self.problems.lock().expect("problems lock").rebuild_failed = None;
     }
 
     /// Records a failed rebuild: the last good catalog stays, and its status document gains a
@@ -144,6 +208,7 @@ impl App {
     /// `Last-Modified`, so that clients polling with `If-Modified-Since` see it too).
     pub fn rebuild_failed(&self, error: &str, at_unix_ms: u64) {
         self.metrics.record_build(at_unix_ms, false);
+        self.problems.lock().expect("problems lock").rebuild_failed = Some(error.to_owned());
         let Some(published) = self.published.load_full() else {
             tracing::error!(%error, "build failed: no catalog to serve yet");
             return;
@@ -229,14 +294,21 @@ impl App {
                 },
             ),
             Route::Readyz => match self.catalog.load().as_deref() {
-                Some(s) => small_json(
-                    StatusCode::OK,
-                    &Ready {
-                        status: ReadyStatus::Ready,
+                Some(s) => {
+                    let problems = self.problems.lock().expect("problems lock").listed();
+                    let status = if problems.is_empty() {
+                        ReadyStatus::Ready
+                    } else {
+                        ReadyStatus::Degraded
+                    };
+                    let ready = Ready {
+                        status,
                         build: s.id.clone(),
                         eggs: s.eggs,
-                    },
-                ),
+                        problems,
+                    };
+                    small_json(StatusCode::OK, &ready)
+                }
                 None => not_ready(path),
             },
             Route::Metrics => {

@@ -5,16 +5,23 @@
 //!   workers, and a request never hops between threads (as nginx's workers do);
 //! - a header read timeout (hyper's, which needs a timer): a slowloris client is closed;
 //! - a write timeout ([`TimedIo`]): a client that stops reading is closed;
-//! - a cap on open connections, shared by the workers: past it, new connections wait in the
-//!   kernel's backlog while existing clients keep being served;
+//! - a cap on open connections, shared by the workers: at it, the connection idle the longest
+//!   (no byte read or written for [`SHED_IDLE`] or more: a client that has sent nothing yet, or
+//!   a keep-alive connection between requests) is closed to make room for each new one, as nginx
+//!   reuses idle keep-alive connections when it runs out; only when none is idle do new
+//!   connections wait (one per worker, the rest in the kernel's backlog) while the open ones are
+//!   served. So a flood of idle connections cannot lock new clients out;
 //! - a maximum header size (431 past it) and a bounded read buffer per connection;
 //! - graceful shutdown: stop accepting, let in-flight requests finish (bounded by a grace time).
 
+use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, Weak};
 use std::task::{Context, Poll};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -26,10 +33,18 @@ use hyper_util::server::graceful::GracefulShutdown;
 use socket2::{Domain, Protocol, Socket, Type};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::{Semaphore, watch};
-use tokio::time::Sleep;
+use tokio::sync::{Notify, Semaphore, watch};
+use tokio::time::{Instant, Sleep};
 
 use crate::app::App;
+
+/// How long a connection must have been idle (no byte read or written) to be closed when a new
+/// one needs its slot at `max_connections`: long enough for a client that has just connected to
+/// send its request, short enough that a flood of idle connections drains in moments.
+pub(crate) const SHED_IDLE: Duration = Duration::from_millis(500);
+
+/// How often a worker waiting for a free slot looks for an idle connection to close again.
+const SHED_EVERY: Duration = Duration::from_millis(20);
 
 /// Limits of the HTTP layer.
 #[derive(Debug, Clone)]
@@ -92,12 +107,15 @@ impl Server {
         let permits = Arc::new(Semaphore::new(
             options.max_connections.clamp(1, Semaphore::MAX_PERMITS),
         ));
+        // Shared by every worker: at the cap, any worker may close any idle connection.
+        let shed = Arc::new(OpenConnections::default());
         let mut workers = Vec::new();
         for (n, listener) in listeners.into_iter().enumerate() {
-            let (app, options, permits, stopped) = (
+            let (app, options, permits, shed, stopped) = (
                 Arc::clone(&app),
                 options.clone(),
                 Arc::clone(&permits),
+                Arc::clone(&shed),
                 stopped.clone(),
             );
             let runtime = tokio::runtime::Builder::new_current_thread()
@@ -109,7 +127,7 @@ impl Server {
                     runtime.block_on(async move {
                         match TcpListener::from_std(listener) {
                             Ok(listener) => {
-                                accept_loop(listener, app, &options, permits, stopped).await
+                                accept_loop(listener, app, &options, permits, &shed, stopped).await
                             }
                             Err(e) => tracing::error!(error = %e, "cannot use the listener"),
                         }
@@ -172,6 +190,7 @@ async fn accept_loop(
     app: Arc<App>,
     options: &ServeOptions,
     permits: Arc<Semaphore>,
+    shed: &Arc<OpenConnections>,
     mut stopped: watch::Receiver<bool>,
 ) {
     let graceful = GracefulShutdown::new();
@@ -186,6 +205,7 @@ async fn accept_loop(
         let _ = stopped.wait_for(|stop| *stop).await;
     };
     tokio::pin!(shutdown);
+    let shed = Arc::clone(shed);
     loop {
         let stream = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -199,23 +219,35 @@ async fn accept_loop(
             },
             () = &mut shutdown => break,
         };
-        // Past the cap, this connection waits for a permit, and this worker accepts no other
-        // until then: at most one waiting connection per worker, the rest wait in the kernel's
-        // backlog. (Taking the permit before `accept` would let an idle worker hold a permit
-        // while connections queue on another worker's listener.)
-        let permit = tokio::select! {
-            permit = Arc::clone(&permits).acquire_owned() => permit.expect("the semaphore is never closed"),
-            () = &mut shutdown => break,
+        // At the cap, the idle connections are asked to close until a slot is free; meanwhile
+        // this worker accepts no other connection: at most one waiting connection per worker,
+        // the rest wait in the kernel's backlog. (Taking the permit before `accept` would let
+        // an idle worker hold a permit while connections queue on another worker's listener.)
+        let Some(permit) = slot(&permits, &shed, &mut shutdown).await else {
+            break;
         };
         let _ = stream.set_nodelay(true);
-        let io = TokioIo::new(TimedIo::new(stream, options.write_timeout));
+        let activity = Arc::new(Activity::new());
+        shed.push(&activity, options.max_connections);
+        let io = TokioIo::new(TimedIo::new(
+            stream,
+            options.write_timeout,
+            Arc::clone(&activity),
+        ));
         let app = Arc::clone(&app);
         let service =
             service_fn(move |req| std::future::ready(Ok::<_, Infallible>(app.handle(&req))));
         let connection = graceful.watch(builder.serve_connection(io, service));
         tokio::spawn(async move {
-            if let Err(e) = connection.await {
-                tracing::debug!(error = %e, "connection ended with an error");
+            tokio::select! {
+                ended = connection => {
+                    if let Err(e) = ended {
+                        tracing::debug!(error = %e, "connection ended with an error");
+                    }
+                }
+                () = activity.close.notified() => {
+                    tracing::debug!("closed an idle connection: at max_connections");
+                }
             }
             drop(permit);
         });
@@ -227,25 +259,122 @@ async fn accept_loop(
     }
 }
 
-/// A stream whose writes fail with `TimedOut` after being blocked for the timeout.
+/// A free connection slot: at once when there is one, else after asking the idle connections to
+/// close (every [`SHED_EVERY`] until one does, or an open one ends). `None` on shutdown.
+async fn slot(
+    permits: &Arc<Semaphore>,
+    shed: &OpenConnections,
+    shutdown: &mut Pin<&mut impl std::future::Future<Output = ()>>,
+) -> Option<tokio::sync::OwnedSemaphorePermit> {
+    if let Ok(permit) = Arc::clone(permits).try_acquire_owned() {
+        return Some(permit);
+    }
+    loop {
+        shed.close_one_idle();
+        tokio::select! {
+            permit = Arc::clone(permits).acquire_owned() => {
+                return Some(permit.expect("the semaphore is never closed"));
+            }
+            () = tokio::time::sleep(SHED_EVERY) => {}
+            () = shutdown.as_mut() => return None,
+        }
+    }
+}
+
+/// The open connections, oldest first, to find the one idle the longest at the cap.
+#[derive(Debug, Default)]
+struct OpenConnections {
+    queue: Mutex<VecDeque<Weak<Activity>>>,
+}
+
+impl OpenConnections {
+    /// Adds a connection just accepted; ended ones are dropped from the queue now and then, so
+    /// that it stays within twice the cap.
+    fn push(&self, activity: &Arc<Activity>, max_connections: usize) {
+        let mut queue = self.queue.lock().expect("connections lock");
+        if queue.len() >= 2 * max_connections.max(64) {
+            queue.retain(|w| w.strong_count() > 0);
+        }
+        queue.push_back(Arc::downgrade(activity));
+    }
+
+    /// Closes the oldest connection idle for [`SHED_IDLE`] or more, if there is one (busy ones
+    /// go to the back of the queue).
+    fn close_one_idle(&self) -> bool {
+        let mut queue = self.queue.lock().expect("connections lock");
+        for _ in 0..queue.len() {
+            let Some(weak) = queue.pop_front() else { break };
+            let Some(open) = weak.upgrade() else { continue };
+            if open.idle_for() >= SHED_IDLE {
+                // `notify_one` keeps the wake-up even if the task is not waiting yet.
+                open.close.notify_one();
+                return true;
+            }
+            queue.push_back(weak);
+        }
+        false
+    }
+}
+
+/// When a connection last read or wrote a byte, whether a write is blocked on its client, and
+/// the switch that closes it.
+#[derive(Debug)]
+struct Activity {
+    born: Instant,
+    /// Milliseconds after `born`.
+    last_ms: AtomicU64,
+    blocked: AtomicBool,
+    close: Notify,
+}
+
+impl Activity {
+    fn new() -> Activity {
+        Activity {
+            born: Instant::now(),
+            last_ms: AtomicU64::new(0),
+            blocked: AtomicBool::new(false),
+            close: Notify::new(),
+        }
+    }
+
+    fn touch(&self) {
+        let now = u64::try_from(self.born.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.last_ms.store(now, Ordering::Relaxed);
+    }
+
+    /// How long nothing has moved (zero while a write is blocked: the answer is on its way).
+    fn idle_for(&self) -> Duration {
+        if self.blocked.load(Ordering::Relaxed) {
+            return Duration::ZERO;
+        }
+        let last = Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
+        self.born.elapsed().saturating_sub(last)
+    }
+}
+
+/// A stream whose writes fail with `TimedOut` after being blocked for the timeout, and which
+/// records its [`Activity`].
 struct TimedIo {
     inner: TcpStream,
     timeout: Duration,
     blocked_since: Option<Pin<Box<Sleep>>>,
+    activity: Arc<Activity>,
 }
 
 impl TimedIo {
-    fn new(inner: TcpStream, timeout: Duration) -> TimedIo {
+    fn new(inner: TcpStream, timeout: Duration, activity: Arc<Activity>) -> TimedIo {
         TimedIo {
             inner,
             timeout,
             blocked_since: None,
+            activity,
         }
     }
 
     /// Called when a write is pending: arms the deadline, and fails once it has passed.
     fn pending<T>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
         let timeout = self.timeout;
+        self.activity.blocked.store(true, Ordering::Relaxed);
         let deadline = self
             .blocked_since
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
@@ -267,6 +396,8 @@ impl TimedIo {
             Poll::Pending => self.pending(cx),
             ready => {
                 self.blocked_since = None;
+                self.activity.blocked.store(false, Ordering::Relaxed);
+                self.activity.touch();
                 ready
             }
         }
@@ -279,7 +410,12 @@ impl AsyncRead for TimedIo {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.inner).poll_read(cx, buf)
+        let before = buf.filled().len();
+        let result = Pin::new(&mut self.inner).poll_read(cx, buf);
+        if buf.filled().len() > before {
+            self.activity.touch();
+        }
+        result
     }
 }
 

@@ -60,6 +60,7 @@ pub(crate) struct Metrics {
     builds_ok: AtomicU64,
     builds_failed: AtomicU64,
     last_build: Mutex<Option<(u64, bool)>>,
+    damaged_files: AtomicU64,
 }
 
 impl Metrics {
@@ -72,7 +73,13 @@ impl Metrics {
             builds_ok: AtomicU64::new(0),
             builds_failed: AtomicU64::new(0),
             last_build: Mutex::new(None),
+            damaged_files: AtomicU64::new(0),
         }
+    }
+
+    /// Records how many files of the snapshot being served were found damaged when it loaded.
+    pub(crate) fn set_damaged(&self, files: usize) {
+        self.damaged_files.store(files as u64, Relaxed);
     }
 
     /// Counts one answered request.
@@ -144,6 +151,12 @@ impl Metrics {
             o.push_str("# TYPE eggcat_catalog_build_timestamp_seconds gauge\n");
             let _ = writeln!(o, "eggcat_catalog_build_timestamp_seconds {built}");
         }
+        o.push_str("# HELP eggcat_snapshot_damaged_files Files of the served snapshot that did not match its manifest when it was loaded (not served).\n# TYPE eggcat_snapshot_damaged_files gauge\n");
+        let _ = writeln!(
+            o,
+            "eggcat_snapshot_damaged_files {}",
+            self.damaged_files.load(Relaxed)
+        );
         o.push_str("# HELP eggcat_builds_total Builds run by this process, by outcome.\n# TYPE eggcat_builds_total counter\n");
         let _ = writeln!(
             o,

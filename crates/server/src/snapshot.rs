@@ -285,6 +285,7 @@ mod tests {
                 .iter()
                 .map(|(p, body)| ((*p).to_owned(), body.as_bytes().to_vec()))
                 .collect(),
+            damaged: Vec::new(),
         }
     }
 

@@ -7,6 +7,7 @@
 //! ```text
 //! mirrors/<owner-repo-hash>.git   bare, shallow mirror of each git source
 //! snapshots/<build-id>/           one complete published tree (api/v1/...) plus state.json
+//!                                 and manifest.json (each file's size and SHA-256, written last)
 //! snapshots/.tmp-<build-id>/      a snapshot being written (never current)
 //! current -> snapshots/<build-id> the published snapshot, swapped by an atomic rename
 //! .lock                           held by the one build that may run at a time
@@ -17,9 +18,11 @@
 //! renamed over the old one), so a reader sees the old catalog or the new one, never a mix, and a
 //! build killed at any point leaves the previous snapshot current and intact.
 
+mod manifest;
 mod snapshot;
 
-pub use snapshot::{CurrentFiles, SnapshotFiles, Store, remove_all, write_tree};
+pub use manifest::Damaged;
+pub use snapshot::{CurrentFiles, SnapshotFiles, SnapshotReader, Store, remove_all, write_tree};
 
 /// Why reading or writing snapshots failed.
 #[derive(Debug, thiserror::Error)]

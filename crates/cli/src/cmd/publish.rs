@@ -45,6 +45,8 @@ pub(crate) struct Table {
     /// Alias objects beside the files; `false` for MinIO and Garage (see [`Target::aliases`]).
     aliases: Option<bool>,
     concurrency: Option<usize>,
+    /// How long one request may take (see [`Target::request_timeout`]).
+    timeout: Option<String>,
 }
 
 impl Table {
@@ -70,6 +72,10 @@ impl Table {
             concurrency: self
                 .concurrency
                 .unwrap_or(eggcat_publish::DEFAULT_CONCURRENCY),
+            request_timeout: match self.timeout {
+                Some(t) => crate::config::parse_duration("[publish] timeout", &t)?,
+                None => eggcat_publish::DEFAULT_REQUEST_TIMEOUT,
+            },
         };
         target.bucket_and_prefix()?;
         Ok(target)

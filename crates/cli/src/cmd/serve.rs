@@ -98,11 +98,12 @@ fn cannot_listen(listen: &str, e: &std::io::Error) -> anyhow::Error {
     anyhow::anyhow!("cannot listen on {listen}: {what}")
 }
 
-/// Serves the snapshot already published in `data_dir`, if any.
+/// Serves the snapshot already published in `data_dir`, if any; false when there is none, or
+/// when it is damaged (what of it is intact is served, and a build starts at once to repair it).
 fn load_current(store: &Store, app: &App) -> bool {
     match store.current_files() {
         Ok(Some(files)) => match app.install_current(&files) {
-            Ok(()) => true,
+            Ok(damaged) => damaged == 0,
             Err(e) => {
                 tracing::error!(error = %e, "the current snapshot cannot be served: building a new one");
                 false

@@ -432,7 +432,29 @@ fn edit_state(snapshot_dir: &Path, edit: impl FnOnce(&mut serde_json::Value)) {
     let mut state: serde_json::Value =
         serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     edit(&mut state);
-    replace(&path, serde_json::to_vec(&state).unwrap());
+    rewrite(
+        snapshot_dir,
+        "state.json",
+        serde_json::to_vec(&state).unwrap(),
+    );
+}
+
+/// Replaces a file of a snapshot as a build would have written it: its entry in the snapshot's
+/// manifest (size and SHA-256) is updated too, or the change would be damage, which a build
+/// does not reuse.
+fn rewrite(snapshot_dir: &Path, path: &str, bytes: impl AsRef<[u8]>) {
+    use sha2::Digest;
+    let bytes = bytes.as_ref();
+    let manifest_path = snapshot_dir.join("manifest.json");
+    let mut manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    let hex: String = sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    manifest["files"][path] = serde_json::json!({"size": bytes.len(), "sha256": hex});
+    replace(&snapshot_dir.join(path), bytes);
+    replace(&manifest_path, serde_json::to_vec(&manifest).unwrap());
 }
 
 #[test]
@@ -480,7 +502,7 @@ fn import_files_and_pages_of_unchanged_eggs_are_reused_and_equal_fresh_ones() {
     let twin_page = "eggs/alpha-pterodactyl-paper/index.html";
     let beta_page = "eggs/beta-mumble/index.html";
     for path in [twin_yaml, twin_page, beta_page, changed_yaml] {
-        replace(&fresh.snapshot_dir.join(path), "kept\n");
+        rewrite(&fresh.snapshot_dir, path, "kept\n");
     }
     a.write("games/paper/egg-paper.json", egg_json("Paper Three"))
         .commit("paper three");

@@ -247,7 +247,7 @@ fn a_slowloris_client_is_closed_within_ten_seconds() {
 }
 
 #[test]
-fn past_the_connection_cap_new_clients_wait_while_existing_ones_are_served() {
+fn past_the_connection_cap_new_clients_wait_while_busy_ones_are_served_and_idle_ones_make_room() {
     let (_tmp, app, _) = served_catalog();
     runtime().block_on(async {
         let options = ServeOptions {
@@ -258,35 +258,47 @@ fn past_the_connection_cap_new_clients_wait_while_existing_ones_are_served() {
         let addr = server.addr;
         tokio::task::spawn_blocking(move || {
             let request = b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
-            let mut first = TcpStream::connect(addr).unwrap();
-            let mut second = TcpStream::connect(addr).unwrap();
-            for s in [&mut first, &mut second] {
+            let ask = |s: &mut TcpStream| {
                 s.write_all(request).unwrap();
                 s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
                 let mut buf = [0u8; 512];
                 assert!(s.read(&mut buf).unwrap() > 0);
-            }
-            // A third client is not served while two are open...
+            };
+            let mut first = TcpStream::connect(addr).unwrap();
+            let mut second = TcpStream::connect(addr).unwrap();
+            ask(&mut first);
+            ask(&mut second);
+            // A third client is not served while the two open ones stay busy (a request every
+            // 100 ms: never idle for the 500 ms that would let one be closed for it)...
             let mut third = TcpStream::connect(addr).unwrap();
             third.write_all(request).unwrap();
             third
-                .set_read_timeout(Some(Duration::from_millis(500)))
+                .set_read_timeout(Some(Duration::from_millis(50)))
                 .unwrap();
             let mut buf = [0u8; 512];
-            assert!(
-                third.read(&mut buf).is_err(),
-                "the third connection must wait"
-            );
-            // ...the existing ones still are...
-            first.write_all(request).unwrap();
-            assert!(first.read(&mut buf).unwrap() > 0);
-            // ...and once one leaves, the third is served.
-            drop(second);
+            for _ in 0..12 {
+                assert!(
+                    third.read(&mut buf).is_err(),
+                    "the third connection must wait"
+                );
+                // ...and the busy ones still are served...
+                ask(&mut first);
+                ask(&mut second);
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            // ...until they fall idle: one of them is closed to make room, and the third is
+            // served.
             third
                 .set_read_timeout(Some(Duration::from_secs(5)))
                 .unwrap();
             let n = third.read(&mut buf).unwrap();
             assert!(String::from_utf8_lossy(&buf[..n]).starts_with("HTTP/1.1 200"));
+            let mut closed = 0;
+            for s in [&mut first, &mut second] {
+                s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+                closed += usize::from(s.read(&mut buf).is_ok_and(|n| n == 0));
+            }
+            assert_eq!(closed, 1, "the idle connection closed for the third one");
         })
         .await
         .unwrap();

@@ -109,6 +109,7 @@ fn eggcat_serve_passes_the_conformance_table() {
     let snapshot = eggcat_store::SnapshotFiles {
         id: "test".into(),
         files: files.clone(),
+        damaged: Vec::new(),
     };
     app.install(snapshot).unwrap();
     let server = Server::start("127.0.0.1:0", Arc::clone(&app), ServeOptions::default()).unwrap();
