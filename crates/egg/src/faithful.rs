@@ -439,6 +439,15 @@ mod tests {
     }
 
     #[test]
+    fn a_long_json_number_is_read_back_as_printed() {
+        // serde_json's default float parsing is best-effort: without `float_roundtrip` this
+        // read 5.555555555555557e59 back from the printed 5.555555555555556e59 (fuzzing).
+        let v = json(&"5".repeat(60)).unwrap();
+        let printed = serde_json::to_string(&v).unwrap();
+        assert_eq!(json(&printed).unwrap(), v);
+    }
+
+    #[test]
     fn yaml_over_the_node_budget_is_refused() {
         let items = |n: usize| format!("[{}]", vec!["1"; n].join(","));
         assert!(yaml(&items(MAX_YAML_NODES / 2)).is_ok());
