@@ -176,7 +176,13 @@ impl App {
         }
         let route = match route(path) {
             Ok(route) => route,
-            Err(problem) => return (Label::Unmatched, problem_response(&problem, path)),
+            Err(problem) => {
+                let head = req.method() == Method::HEAD;
+                return (
+                    Label::Unmatched,
+                    finish(problem_response(&problem, path), head),
+                );
+            }
         };
         let label = route_label(&route);
         // The method before the query: a preflight or a POST is answered for the path, whatever
