@@ -23,6 +23,12 @@ pub const MAX_JSON_DEPTH: usize = 127;
 /// build, 100 did not. Real eggs nest about 6 levels deep.
 pub const MAX_YAML_DEPTH: usize = 64;
 
+/// Most nodes (mappings, sequences and scalars, those an alias copies counted again) a YAML file
+/// may make. The largest real egg has about 1,000; the parser's default, 250,000, let a
+/// 700-byte alias bomb found by fuzzing cost about a second of a debug build, and over ten of
+/// the fuzz build, before it was refused.
+pub const MAX_YAML_NODES: usize = 25_000;
+
 /// Which syntax a file is written in, from its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SyntaxKind {
@@ -124,7 +130,14 @@ fn parse_json(text: &str) -> Result<Parsed, ParseError> {
 
 fn parse_yaml(text: &str) -> Result<Parsed, ParseError> {
     let options = serde_saphyr::options! {
-        budget: serde_saphyr::budget! { max_depth: MAX_YAML_DEPTH },
+        budget: serde_saphyr::budget! {
+            max_depth: MAX_YAML_DEPTH,
+            max_nodes: MAX_YAML_NODES,
+            max_events: 4 * MAX_YAML_NODES,
+        },
+        alias_limits: serde_saphyr::alias_limits! {
+            max_total_replayed_events: 4 * MAX_YAML_NODES,
+        },
         duplicate_keys: serde_saphyr::DuplicateKeyPolicy::Error,
         strict_booleans: true,
         with_snippet: false,
@@ -423,6 +436,23 @@ mod tests {
         }
         let e = yaml(&bomb).unwrap_err();
         assert!(matches!(e, ParseError::Yaml(_)), "{e}");
+    }
+
+    #[test]
+    fn a_long_json_number_is_read_back_as_printed() {
+        // serde_json's default float parsing is best-effort: without `float_roundtrip` this
+        // read 5.555555555555557e59 back from the printed 5.555555555555556e59 (fuzzing).
+        let v = json(&"5".repeat(60)).unwrap();
+        let printed = serde_json::to_string(&v).unwrap();
+        assert_eq!(json(&printed).unwrap(), v);
+    }
+
+    #[test]
+    fn yaml_over_the_node_budget_is_refused() {
+        let items = |n: usize| format!("[{}]", vec!["1"; n].join(","));
+        assert!(yaml(&items(MAX_YAML_NODES / 2)).is_ok());
+        let e = yaml(&items(MAX_YAML_NODES + 1)).unwrap_err();
+        assert!(e.to_string().contains("limit on nodes"), "{e}");
     }
 
     #[test]

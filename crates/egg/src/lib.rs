@@ -11,5 +11,7 @@ mod faithful;
 pub mod panel;
 mod view;
 
-pub use faithful::{MAX_JSON_DEPTH, MAX_YAML_DEPTH, ParseError, Parsed, SyntaxKind, parse};
+pub use faithful::{
+    MAX_JSON_DEPTH, MAX_YAML_DEPTH, MAX_YAML_NODES, ParseError, Parsed, SyntaxKind, parse,
+};
 pub use view::{EggInfo, ShapeError, inspect};

@@ -261,7 +261,13 @@ impl App {
         }
         let route = match route(path) {
             Ok(route) => route,
-            Err(problem) => return (Label::Unmatched, problem_response(&problem, path)),
+            Err(problem) => {
+                let head = req.method() == Method::HEAD;
+                return (
+                    Label::Unmatched,
+                    finish(problem_response(&problem, path), head),
+                );
+            }
         };
         let label = route_label(&route);
         // The method before the query: a preflight or a POST is answered for the path, whatever
@@ -283,7 +289,8 @@ impl App {
         };
         let route = match route.with_query(req.uri().query()) {
             Ok(route) => route,
-            Err(problem) => return (label, problem_response(&problem, path)),
+            // A HEAD gets the problem's headers without its body (found by fuzzing).
+            Err(problem) => return (label, finish(problem_response(&problem, path), head)),
         };
         let label = route_label(&route);
         let response = match &route {
@@ -330,7 +337,7 @@ impl App {
             }
             catalog_route => {
                 let Some(snapshot) = self.catalog.load_full() else {
-                    return (label, not_ready(path));
+                    return (label, finish(not_ready(path), head));
                 };
                 let doc = match catalog_route {
                     Route::Egg(slug) => snapshot.egg(slug),

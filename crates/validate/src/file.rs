@@ -32,7 +32,8 @@ pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
         Ok(p) => p,
         Err(e) => {
             let f = parse_finding(bytes, &e);
-            let span = f.at.map(|(l, c)| point(l, c));
+            let byte_columns = matches!(e, ParseError::Json(_));
+            let span = f.at.map(|(l, c)| point_in(bytes, l, c, byte_columns));
             return vec![place(f, span)];
         }
     };
@@ -231,6 +232,30 @@ fn point(line: u32, column: u32) -> Span {
         column,
         end_line: line,
         end_column: column.saturating_add(1),
+    }
+}
+
+/// [`point`] at a parser's position, kept inside the file (fuzzing found both): serde_json
+/// counts columns in bytes, where diagnostics count characters, and a parser points one past
+/// the end of a line or of the file (an empty file, an unexpected end), where the span is made
+/// empty instead of covering a character that is not there. A line past the last is the last.
+fn point_in(bytes: &[u8], line: u32, column: u32, byte_columns: bool) -> Span {
+    let lines: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let index = (line.max(1) as usize - 1).min(lines.len() - 1);
+    let text = lines[index];
+    let chars = |b: &[u8]| String::from_utf8_lossy(b).chars().count();
+    let len = chars(text);
+    let column = if byte_columns {
+        chars(&text[..(column.max(1) as usize - 1).min(text.len())]) + 1
+    } else {
+        (column.max(1) as usize).min(len + 1)
+    };
+    let line = clamp(index + 1);
+    Span {
+        line,
+        column: clamp(column),
+        end_line: line,
+        end_column: clamp((column + 1).min(len + 1)),
     }
 }
 

@@ -43,6 +43,7 @@ mod words;
 
 pub use eggcat_catalog::PreviousFiles;
 pub use eggcat_catalog::paths::SUMMARY;
+pub use readme::render_readme;
 
 /// How the site is addressed.
 #[derive(Debug, Clone, Copy)]

@@ -89,6 +89,19 @@ impl Upstream {
     }
 }
 
+/// A README rendered and sanitized as an egg page shows it, for callers outside the pages (the
+/// fuzz target `readme`, which checks the output with an HTML parser): `dir` is the README's
+/// folder in the repository, `raw` and `blob` the prefixes of raw and browsable file URLs (each
+/// ending in `/`, or empty when unknown).
+pub fn render_readme(markdown: &str, dir: &str, raw: &str, blob: &str) -> String {
+    let upstream = Upstream {
+        dir: dir.to_owned(),
+        raw: raw.to_owned(),
+        blob: blob.to_owned(),
+    };
+    Renderer::new().render(markdown, &upstream).0
+}
+
 /// Whether `url` has a scheme (or is protocol-relative): not ours to rewrite.
 fn is_absolute(url: &str) -> bool {
     if url.starts_with("//") {
