@@ -287,13 +287,14 @@ impl Store {
     /// manifest (every file's size and SHA-256) is written last. When writing fails (a full
     /// disk, ...), the half-written folder is removed and the current snapshot stays.
     ///
-    /// `read` holds files of the current snapshot that the caller has read already, by path
-    /// (a rebuild reads most of them to reuse what they derived): they are compared in memory
-    /// instead of being read again. A file not in `read` is read to be compared.
+    /// `read` holds the [`digest`](crate::digest) of files of the current snapshot that the
+    /// caller has read already and found intact, by path (a rebuild reads most of them to reuse
+    /// what they derived): they are compared by that hash instead of being read again. A file
+    /// not in `read` is read to be compared.
     pub fn publish(
         &self,
         catalog: &Catalog,
-        read: &HashMap<String, Vec<u8>>,
+        read: &HashMap<String, String>,
     ) -> Result<(String, PathBuf), StoreError> {
         let snapshots = self.snapshots_dir();
         fs::create_dir_all(&snapshots).map_err(io_error("create", &snapshots))?;
@@ -326,7 +327,7 @@ impl Store {
     fn write_snapshot(
         &self,
         catalog: &Catalog,
-        read: &HashMap<String, Vec<u8>>,
+        read: &HashMap<String, String>,
         tmp: &Path,
     ) -> Result<(), StoreError> {
         let previous = self.current_dir();
@@ -345,18 +346,19 @@ impl Store {
         for (path, bytes) in files {
             let target = tmp.join(path);
             folders.make_parent(path)?;
+            let entry = Entry::of(bytes);
             let same = previous
                 .as_ref()
                 .map(|p| p.join(path))
                 .filter(|p| match read.get(path) {
-                    Some(old) => old == bytes,
+                    Some(old) => *old == entry.sha256,
                     None => same_content(p, bytes),
                 });
             let linked = same.is_some_and(|old| fs::hard_link(old, &target).is_ok());
             if !linked {
                 fs::write(&target, bytes).map_err(io_error("write", &target))?;
             }
-            manifest.files.insert(path.to_owned(), Entry::of(bytes));
+            manifest.files.insert(path.to_owned(), entry);
         }
         let target = tmp.join(MANIFEST_FILE);
         let bytes = serde_json::to_vec(&manifest).expect("a manifest serializes");
@@ -693,7 +695,7 @@ mod tests {
         let (_, first_dir) = store.publish(&catalog("1", "{}"), &HashMap::new()).unwrap();
         let ino = |d: &Path| fs::metadata(d.join(paths::egg("a"))).unwrap().ino();
         // Read as they are: shared.
-        let read = HashMap::from([(paths::egg("a"), b"{}".to_vec())]);
+        let read = HashMap::from([(paths::egg("a"), crate::digest(b"{}"))]);
         let (_, second_dir) = store.publish(&catalog("2", "{}"), &read).unwrap();
         assert_eq!(ino(&first_dir), ino(&second_dir));
         // The same file read with other bytes than the new ones: written anew.
