@@ -2,7 +2,7 @@
 //! against, and all a rebuild with no change reads), then, when something changed, the whole
 //! previous catalog, decoded by `eggcat-catalog` from the bytes the store reads.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use eggcat_catalog::wire::State;
@@ -114,14 +114,15 @@ fn decode(store: &Store, dir: &std::path::Path) -> Result<(Previous, Reads), Unr
 
 /// The files of the previous snapshot a rebuild reads (its egg documents, and the import files,
 /// histories and pages it may reuse), each checked against the snapshot's manifest when it is
-/// read (a damaged one is not reused). The SHA-256 of each is kept: publishing compares the new
-/// snapshot's files with the previous one's to share the unchanged ones, and compares these by
-/// their hash instead of reading them again. Only the hashes are kept, not the bytes: keeping
-/// the bytes cost 30 MiB more at the rebuild's peak (bench/build.sh).
+/// read (a damaged one is not reused). Which were read intact is kept: publishing compares the
+/// new snapshot's files with the previous one's to share the unchanged ones, and compares these
+/// with the hash the manifest gives them instead of reading them again. Only their paths are
+/// kept, not their bytes (which cost 30 MiB more at the rebuild's peak, bench/build.sh) nor a
+/// hash of them (the manifest's was checked as they were read).
 pub(crate) struct Reads {
     dir: Option<PathBuf>,
     reader: Option<SnapshotReader>,
-    kept: std::sync::Mutex<HashMap<String, String>>,
+    kept: std::sync::Mutex<HashSet<String>>,
 }
 
 impl Reads {
@@ -130,7 +131,7 @@ impl Reads {
         Reads {
             reader: dir.as_deref().map(|d| store.reader(d)),
             dir,
-            kept: std::sync::Mutex::new(HashMap::new()),
+            kept: std::sync::Mutex::new(HashSet::new()),
         }
     }
 
@@ -147,26 +148,22 @@ impl Reads {
         let bytes = reader.read(path).ok_or_else(|| {
             std::io::Error::new(std::io::ErrorKind::InvalidData, "missing or damaged")
         })?;
-        self.kept()
-            .insert(path.to_owned(), eggcat_store::digest(&bytes));
+        self.kept().insert(path.to_owned());
         Ok(bytes)
     }
 
-    /// The hashes of the files read, by path, when they are files of `current` (what
-    /// publishing compares against); else none.
-    pub(crate) fn into_files_of(
-        self,
-        current: Option<&std::path::Path>,
-    ) -> HashMap<String, String> {
+    /// The files read intact, when they are files of `current` (what publishing compares
+    /// against); else none.
+    pub(crate) fn into_files_of(self, current: Option<&std::path::Path>) -> HashSet<String> {
         if self.dir.is_none() || self.dir.as_deref() != current {
-            return HashMap::new();
+            return HashSet::new();
         }
         self.kept
             .into_inner()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    fn kept(&self) -> std::sync::MutexGuard<'_, HashMap<String, String>> {
+    fn kept(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {
         self.kept
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

@@ -21,7 +21,7 @@
 mod manifest;
 mod snapshot;
 
-pub use manifest::{Damaged, digest};
+pub use manifest::Damaged;
 pub use snapshot::{CurrentFiles, SnapshotFiles, SnapshotReader, Store, remove_all, write_tree};
 
 /// Why reading or writing snapshots failed.

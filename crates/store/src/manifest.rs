@@ -50,14 +50,9 @@ impl Entry {
     pub(crate) fn of(bytes: &[u8]) -> Entry {
         Entry {
             size: bytes.len() as u64,
-            sha256: digest(bytes),
+            sha256: eggcat_catalog::hex(&Sha256::digest(bytes)),
         }
     }
-}
-
-/// The SHA-256 of `bytes`, lowercase hex: a file's hash as a manifest holds it.
-pub fn digest(bytes: &[u8]) -> String {
-    eggcat_catalog::hex(&Sha256::digest(bytes))
 }
 
 impl Manifest {

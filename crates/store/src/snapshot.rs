@@ -1,7 +1,7 @@
 //! The snapshots folder: publishing a catalog atomically, finding and reading the current one,
 //! and pruning old ones.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -287,14 +287,14 @@ impl Store {
     /// manifest (every file's size and SHA-256) is written last. When writing fails (a full
     /// disk, ...), the half-written folder is removed and the current snapshot stays.
     ///
-    /// `read` holds the [`digest`](crate::digest) of files of the current snapshot that the
-    /// caller has read already and found intact, by path (a rebuild reads most of them to reuse
-    /// what they derived): they are compared by that hash instead of being read again. A file
-    /// not in `read` is read to be compared.
+    /// `read` holds the paths of files of the current snapshot that the caller has read already
+    /// and found intact, matching its manifest (a rebuild reads most of them to reuse what they
+    /// derived): they are compared by the hash that manifest gives them instead of being read
+    /// again. A file not in `read` is read to be compared.
     pub fn publish(
         &self,
         catalog: &Catalog,
-        read: &HashMap<String, String>,
+        read: &HashSet<String>,
     ) -> Result<(String, PathBuf), StoreError> {
         let snapshots = self.snapshots_dir();
         fs::create_dir_all(&snapshots).map_err(io_error("create", &snapshots))?;
@@ -327,7 +327,7 @@ impl Store {
     fn write_snapshot(
         &self,
         catalog: &Catalog,
-        read: &HashMap<String, String>,
+        read: &HashSet<String>,
         tmp: &Path,
     ) -> Result<(), StoreError> {
         let previous = self.current_dir();
@@ -342,16 +342,21 @@ impl Store {
             version: 1,
             files: BTreeMap::new(),
         };
+        let previous_manifest = previous.as_deref().and_then(|p| Manifest::read(p).ok());
         let mut folders = Folders::new(tmp);
         for (path, bytes) in files {
             let target = tmp.join(path);
             folders.make_parent(path)?;
             let entry = Entry::of(bytes);
+            let known = read
+                .contains(path)
+                .then(|| previous_manifest.as_ref()?.files.get(path))
+                .flatten();
             let same = previous
                 .as_ref()
                 .map(|p| p.join(path))
-                .filter(|p| match read.get(path) {
-                    Some(old) => *old == entry.sha256,
+                .filter(|p| match known {
+                    Some(old) => *old == entry,
                     None => same_content(p, bytes),
                 });
             let linked = same.is_some_and(|old| fs::hard_link(old, &target).is_ok());
@@ -589,8 +594,8 @@ mod tests {
         let store = Store::new(tmp.path());
         assert!(store.read_current().unwrap().is_none());
         assert!(store.snapshots_newest_first().unwrap().is_empty());
-        let (first, first_dir) = store.publish(&catalog("1", "{}"), &HashMap::new()).unwrap();
-        let (second, second_dir) = store.publish(&catalog("2", "{}"), &HashMap::new()).unwrap();
+        let (first, first_dir) = store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
+        let (second, second_dir) = store.publish(&catalog("2", "{}"), &HashSet::new()).unwrap();
         assert_eq!((first.as_str(), second.as_str()), ("1", "2"));
         let current = store.read_current().unwrap().unwrap();
         assert_eq!(current.id, "2");
@@ -608,7 +613,7 @@ mod tests {
         assert!(store.read_state(&second_dir).unwrap().starts_with(b"{"));
         // The same build id twice gets its own folder.
         let (third, _) = store
-            .publish(&catalog("2", "{\"x\":1}"), &HashMap::new())
+            .publish(&catalog("2", "{\"x\":1}"), &HashSet::new())
             .unwrap();
         assert_eq!(third, "2-2");
         let order = store.snapshots_newest_first().unwrap();
@@ -624,7 +629,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
         let (_, dir) = store
-            .publish(&catalog("1", "{\"egg\":1}"), &HashMap::new())
+            .publish(&catalog("1", "{\"egg\":1}"), &HashSet::new())
             .unwrap();
         assert!(store.check(&dir).is_empty(), "a fresh snapshot is intact");
         assert!(store.read_current().unwrap().unwrap().damaged.is_empty());
@@ -663,12 +668,12 @@ mod tests {
     fn a_failed_publish_leaves_no_folder_behind() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
-        store.publish(&catalog("1", "{}"), &HashMap::new()).unwrap();
+        store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
         // A path that cannot be a file (its folder is a file): the write fails half-way.
         let mut broken = catalog("2", "{}");
         broken.files.insert("x".to_owned(), Vec::new());
         broken.files.insert("x/y".to_owned(), Vec::new());
-        assert!(store.publish(&broken, &HashMap::new()).is_err());
+        assert!(store.publish(&broken, &HashSet::new()).is_err());
         let names: Vec<_> = fs::read_dir(tmp.path().join("snapshots"))
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -692,10 +697,10 @@ mod tests {
         use std::os::unix::fs::MetadataExt;
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
-        let (_, first_dir) = store.publish(&catalog("1", "{}"), &HashMap::new()).unwrap();
+        let (_, first_dir) = store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
         let ino = |d: &Path| fs::metadata(d.join(paths::egg("a"))).unwrap().ino();
         // Read as they are: shared.
-        let read = HashMap::from([(paths::egg("a"), crate::digest(b"{}"))]);
+        let read = HashSet::from([paths::egg("a")]);
         let (_, second_dir) = store.publish(&catalog("2", "{}"), &read).unwrap();
         assert_eq!(ino(&first_dir), ino(&second_dir));
         // The same file read with other bytes than the new ones: written anew.
