@@ -11,6 +11,9 @@
 
 #[path = "../../crates/cli/src/config.rs"]
 mod config;
+/// How the binary words its errors (`cmd/publish.rs` logs with it).
+#[path = "../../crates/cli/src/errors.rs"]
+mod errors;
 #[path = "../../crates/cli/src/cmd/publish.rs"]
 mod publish;
 #[path = "../../crates/cli/src/words.rs"]
