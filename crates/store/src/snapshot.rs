@@ -44,14 +44,25 @@ impl SnapshotReader {
     /// build wrote (a snapshot without a readable manifest has nothing to check them against:
     /// its files are read as they are). `None` for a missing or damaged file.
     pub fn read(&self, path: &str) -> Option<Vec<u8>> {
-        let bytes = fs::read(self.dir.join(path)).ok()?;
-        match &self.manifest {
-            Some(m) if m.verify(path, &bytes).is_some() => {
+        match self.checked(path).ok()? {
+            Ok(bytes) => Some(bytes),
+            Err(_) => {
                 tracing::warn!(snapshot = %self.dir.display(), path, "damaged file not reused");
                 None
             }
-            _ => Some(bytes),
         }
+    }
+
+    /// The bytes of the file at `path`, or what its manifest says is wrong with them; the
+    /// outer error when it cannot be read at all.
+    fn checked(&self, path: &str) -> std::io::Result<Result<Vec<u8>, Damaged>> {
+        let bytes = fs::read(self.dir.join(path))?;
+        Ok(
+            match self.manifest.as_ref().and_then(|m| m.verify(path, &bytes)) {
+                None => Ok(bytes),
+                Some(damaged) => Err(damaged),
+            },
+        )
     }
 }
 
@@ -61,8 +72,7 @@ impl SnapshotReader {
 pub struct CurrentFiles {
     /// The snapshot's folder name (its build id).
     pub id: String,
-    dir: PathBuf,
-    manifest: Option<Manifest>,
+    reader: SnapshotReader,
     /// Every published file, by `/`-separated path under the output root, sorted.
     paths: Vec<String>,
     /// Damage found when listing: a missing or unreadable manifest (the files are then read as
@@ -79,11 +89,9 @@ impl CurrentFiles {
     /// The bytes of the file at `path` (one of [`CurrentFiles::paths`]), when they are what the
     /// build wrote; else what is wrong with it, also logged.
     pub fn read(&self, path: &str) -> Result<Vec<u8>, Damaged> {
-        let problem = match fs::read(self.dir.join(path)) {
-            Ok(bytes) => match self.manifest.as_ref().and_then(|m| m.verify(path, &bytes)) {
-                None => return Ok(bytes),
-                Some(d) => d.problem,
-            },
+        let problem = match self.reader.checked(path) {
+            Ok(Ok(bytes)) => return Ok(bytes),
+            Ok(Err(damaged)) => damaged.problem,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => "missing".to_owned(),
             Err(e) => format!("unreadable: {e}"),
         };
@@ -151,7 +159,7 @@ impl Store {
             .find(|p| !files.contains_key(**p))
         {
             return Err(StoreError::Damaged {
-                path: current.dir.display().to_string(),
+                path: current.reader.dir.display().to_string(),
                 detail: format!("{missing} missing or damaged"),
             });
         }
@@ -198,8 +206,7 @@ impl Store {
         }
         Ok(Some(CurrentFiles {
             id,
-            dir,
-            manifest,
+            reader: SnapshotReader { dir, manifest },
             paths,
             damaged,
         }))
