@@ -66,7 +66,7 @@ bin=target/x86_64-unknown-linux-gnu/release
 run() {
     local t=$1
     mkdir -p "fuzz/artifacts/$t" "fuzz/corpus/$t"
-    local status=0
+    local status=0 began=$SECONDS
     (cd fuzz && ASAN_OPTIONS=detect_odr_violation=0 "$bin/$t" "corpus/$t" \
         -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
         -max_len=65536 -print_final_stats=1 -artifact_prefix="artifacts/$t/") \
@@ -76,7 +76,7 @@ run() {
     local found
     found=$(find "fuzz/artifacts/$t" -type f -newer "$logs/started" \
         \( -name 'crash-*' -o -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
-    echo "$status $found" >"$logs/$t.status"
+    echo "$status $found $((SECONDS - began))" >"$logs/$t.status"
 }
 
 running=0
@@ -94,11 +94,11 @@ failed=0
 printf '%-10s %8s %12s %9s %8s %8s\n' target seconds executions exec/s corpus crashes
 for t in "${targets[@]}"; do
     log="$logs/$t.log"
-    read -r status crashes <"$logs/$t.status"
+    read -r status crashes ran <"$logs/$t.status"
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     corpus=$(find "fuzz/corpus/$t" -type f | wc -l)
-    printf '%-10s %8s %12s %9s %8s %8s\n' "$t" "$seconds" "${execs:-?}" "${rate:-?}" "$corpus" "$crashes"
+    printf '%-10s %8s %12s %9s %8s %8s\n' "$t" "$ran" "${execs:-?}" "${rate:-?}" "$corpus" "$crashes"
     if [[ $status != 0 || $crashes != 0 ]]; then
         failed=1
         echo "--- $t: exit status $status; the end of its log:" >&2

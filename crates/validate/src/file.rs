@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use crate::checks::check_egg;
 use crate::span::{LineIndex, Span, locate, parent};
+use crate::span_yaml::LfLines;
 use crate::vocab::diagnostic::sort;
 use crate::vocab::{Code, Diagnostic, Family, Finding, family, kind};
 
@@ -152,7 +153,7 @@ fn check_document(doc: &Value, size: usize) -> Vec<Finding> {
 
 /// The parser's refusal as a finding with the position its message gives.
 fn parse_finding(bytes: &[u8], e: &ParseError) -> Finding {
-    let message = e.to_string();
+    let mut message = e.to_string();
     let (code, at) = match e {
         ParseError::ByteOrderMark => (Code::ByteOrderMark, Some((1, 1))),
         ParseError::InvalidUtf8 { offset } => {
@@ -176,12 +177,33 @@ fn parse_finding(bytes: &[u8], e: &ParseError) -> Finding {
             (code, position_in(m))
         }
     };
+    let at = match (e, at) {
+        (ParseError::Yaml(_), Some(yaml_at)) => match by_newlines(bytes, yaml_at) {
+            Some(at) => {
+                let said = |(l, c): (u32, u32)| format!("line {l}, column {c}");
+                message = message.replace(&said(yaml_at), &said(at));
+                Some(at)
+            }
+            None => Some(yaml_at),
+        },
+        _ => at,
+    };
     let mut f = Finding::new(code, "", message);
     f.at = at;
     if code == Code::ByteOrderMark {
         f = f.help("save the file as UTF-8 without a byte-order mark");
     }
     f
+}
+
+/// A YAML parser's position (line and column 1-based) with lines counted at `\n` only, when the
+/// file has a lone `\r` that YAML counts as a line break (see [`LfLines`]).
+fn by_newlines(bytes: &[u8], (line, column): (u32, u32)) -> Option<(u32, u32)> {
+    let text = std::str::from_utf8(bytes).ok()?;
+    let lines = LfLines::for_yaml(text)?;
+    let index = LfLines::yaml_index(text, line as usize, column.saturating_sub(1) as usize);
+    let (line, column) = lines.position(index);
+    Some((clamp(line), clamp(column + 1)))
 }
 
 /// `line L column C` or `line L, column C` in a parser message.

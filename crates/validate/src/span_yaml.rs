@@ -12,6 +12,7 @@ pub(crate) fn locate(text: &str, wanted: &Wanted) -> HashMap<String, Located> {
     let mut walker = Walker {
         parser: Parser::new_from_str(text),
         found: HashMap::new(),
+        lines: LfLines::for_yaml(text),
     };
     // StreamStart, DocumentStart, then the root node.
     while let Some((event, span)) = walker.next() {
@@ -27,6 +28,7 @@ pub(crate) fn locate(text: &str, wanted: &Wanted) -> HashMap<String, Located> {
 struct Walker<'a> {
     parser: Parser<'a, granit_parser::StrInput<'a>>,
     found: HashMap<String, Located>,
+    lines: Option<LfLines>,
 }
 
 impl<'a> Walker<'a> {
@@ -55,7 +57,7 @@ impl<'a> Walker<'a> {
                 pointer.clone(),
                 Located {
                     key,
-                    value: to_span(start, end),
+                    value: self.to_span(start, end),
                 },
             );
         }
@@ -86,7 +88,7 @@ impl<'a> Walker<'a> {
                 value,
                 value_span,
                 pointer,
-                Some(to_span(span.start, span.end)),
+                Some(self.to_span(span.start, span.end)),
                 wanted,
             );
             pointer.truncate(len);
@@ -129,19 +131,82 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// granit's markers: line 1-based, column 0-based in characters.
-fn to_span(start: Marker, end: Marker) -> Span {
-    let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
-    let (end_line, end_col) = if end.line() == 0 {
-        (start.line(), start.col())
-    } else {
-        (end.line(), end.col())
-    };
-    Span {
-        line: clamp(start.line()),
-        column: clamp(start.col()).saturating_add(1),
-        end_line: clamp(end_line),
-        end_column: clamp(end_col).saturating_add(1),
+impl Walker<'_> {
+    /// granit's markers (line 1-based, column 0-based in characters) as a span, its lines
+    /// counted at `\n` (see [`LfLines`]).
+    fn to_span(&self, start: Marker, end: Marker) -> Span {
+        let at = |m: Marker| match &self.lines {
+            Some(lines) => lines.position(m.index()),
+            None => (m.line(), m.col()),
+        };
+        let clamp = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let (line, col) = at(start);
+        let (end_line, end_col) = if end.line() == 0 {
+            (line, col)
+        } else {
+            at(end)
+        };
+        Span {
+            line: clamp(line),
+            column: clamp(col).saturating_add(1),
+            end_line: clamp(end_line),
+            end_column: clamp(end_col).saturating_add(1),
+        }
+    }
+}
+
+/// Lines as the rest of eggcat counts them, at `\n` only (the excerpt under a finding, the line
+/// an annotation names, an egg's script), where YAML also breaks a line at a lone `\r`: after
+/// one, every position YAML gives would be a line late. Made only for a text with a lone `\r`;
+/// in any other (`\n` or `\r\n` line ends) YAML's lines are these.
+pub(crate) struct LfLines {
+    /// The character index where each line starts.
+    starts: Vec<usize>,
+}
+
+impl LfLines {
+    pub(crate) fn for_yaml(text: &str) -> Option<LfLines> {
+        let bytes = text.as_bytes();
+        let lone_cr = |(i, &b): (usize, &u8)| b == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+        if !bytes.iter().enumerate().any(lone_cr) {
+            return None;
+        }
+        let mut starts = vec![0];
+        starts.extend(
+            text.chars()
+                .enumerate()
+                .filter(|&(_, c)| c == '\n')
+                .map(|(i, _)| i + 1),
+        );
+        Some(LfLines { starts })
+    }
+
+    /// Line (1-based) and column (0-based, in characters) of a character index.
+    pub(crate) fn position(&self, index: usize) -> (usize, usize) {
+        let line = self.starts.partition_point(|&s| s <= index).max(1);
+        (line, index - self.starts[line - 1])
+    }
+
+    /// The character index of a position YAML names: line 1-based, counting `\r\n`, a lone
+    /// `\r` and `\n` each as one break; column 0-based in characters.
+    pub(crate) fn yaml_index(text: &str, line: usize, column: usize) -> usize {
+        let mut chars = text.chars().enumerate().peekable();
+        let mut at_line = 1;
+        while at_line < line {
+            let Some((_, c)) = chars.next() else {
+                return text.chars().count();
+            };
+            if c == '\r' && chars.peek().is_some_and(|&(_, n)| n == '\n') {
+                continue;
+            }
+            if c == '\r' || c == '\n' {
+                at_line += 1;
+            }
+        }
+        chars
+            .peek()
+            .map_or_else(|| text.chars().count(), |&(i, _)| i)
+            + column
     }
 }
 
@@ -149,6 +214,8 @@ fn to_span(start: Marker, end: Marker) -> Span {
 mod tests {
     use crate::span::{Span, locate};
     use eggcat_egg::SyntaxKind;
+
+    use super::LfLines;
 
     fn span(l: u32, c: u32, el: u32, ec: u32) -> Span {
         Span {
@@ -181,5 +248,22 @@ mod tests {
         assert_eq!(found["/scripts/script"].key, Some(span(2, 3, 2, 9)));
         assert_eq!(found["/scripts/script"].value.line, 3);
         assert_eq!(found["/after"].value, span(5, 8, 5, 9));
+    }
+
+    #[test]
+    fn lines_break_at_newlines_only() {
+        assert!(LfLines::for_yaml("a: 1\r\nb: 2\n").is_none());
+        let text = "a: 1\rb: 2\r\nc: 3\nd: é\re: 5";
+        let lines = LfLines::for_yaml(text).expect("a lone \\r");
+        // YAML's line 2 is `b: 2`, its line 4 `d: é`, its line 5 `e: 5`.
+        assert_eq!(lines.position(LfLines::yaml_index(text, 2, 0)), (1, 5));
+        assert_eq!(lines.position(LfLines::yaml_index(text, 3, 1)), (2, 1));
+        assert_eq!(lines.position(LfLines::yaml_index(text, 5, 0)), (3, 5));
+        // Past the end: the end.
+        assert_eq!(LfLines::yaml_index(text, 9, 0), text.chars().count());
+        let found = locate(text, SyntaxKind::Yaml, &["/c", "/d", "/e"]);
+        assert_eq!(found["/c"].key, Some(span(2, 1, 2, 2)));
+        assert_eq!(found["/d"].value, span(3, 4, 3, 5));
+        assert_eq!(found["/e"].key, Some(span(3, 6, 3, 7)));
     }
 }

@@ -50,3 +50,49 @@ fn fuzz_inputs_give_spans_inside_the_file() {
         dir.display()
     );
 }
+
+/// A test egg of tests/data with one line break turned into a lone `\r`.
+fn with_lone_cr(case: &str, line_end: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(case)
+        .join("egg.yaml");
+    let text = std::fs::read_to_string(&path).expect("a committed test egg");
+    assert!(
+        text.contains(line_end),
+        "{line_end:?} is in {}",
+        path.display()
+    );
+    text.replacen(line_end, &line_end.replace('\n', "\r"), 1)
+}
+
+/// Found by the fuzz target: YAML reads a lone `\r` as a line break, the rest of eggcat (the
+/// excerpt, the line an annotation names) reads it as a character of its line. Every position
+/// after one was a line late, and past the file's end near its bottom. Positions count `\n`.
+#[test]
+fn a_lone_carriage_return_is_not_a_line_break_in_positions() {
+    // In a block scalar: the finding on a later key.
+    let text = with_lone_cr("E030-unknown-rule", "      cd /mnt/server\n");
+    let diags = check_file("egg.yaml", text.as_bytes());
+    let d = diags
+        .iter()
+        .find(|d| d.code == "E030")
+        .expect("the unknown rule is found");
+    assert_eq!(
+        (d.line, d.column, d.end_column),
+        (Some(56), Some(19), Some(24))
+    );
+    let line = text.split('\n').nth(55).expect("line 56");
+    assert_eq!(line.chars().skip(18).take(5).collect::<String>(), "strng");
+    spans_inside("egg.yaml", text.as_bytes()).expect("spans inside the file");
+
+    // Before a parse error: its position, and the position its message names.
+    let text = with_lone_cr("E004-duplicate-yaml-key", "  update_url: null\n");
+    let diags = check_file("egg.yaml", text.as_bytes());
+    let d = diags
+        .iter()
+        .find(|d| d.code == "E004")
+        .expect("the duplicate key is found");
+    assert_eq!((d.line, d.column), (Some(6), Some(1)), "{d:?}");
+    assert!(d.message.contains("at line 6, column 1"), "{}", d.message);
+}
