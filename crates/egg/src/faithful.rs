@@ -29,6 +29,14 @@ pub const MAX_YAML_DEPTH: usize = 64;
 /// the fuzz build, before it was refused.
 pub const MAX_YAML_NODES: usize = 25_000;
 
+/// Longest mapping key written without `? ` accepted in YAML, in characters. YAML 1.2 stops
+/// such a key at 1,024, but the panels read YAML with Symfony's parser, which has no such limit,
+/// and Pelican's own export (Symfony's dumper) writes any key that way: a docker image name of
+/// 20,000 characters, say, found by fuzzing in a `pelican.yaml` eggcat wrote exactly as Pelican
+/// would, which our parser then refused. 64 KiB bounds what the scanner buffers while it looks
+/// for the key's `:` (granit's reason for a limit).
+pub const MAX_YAML_KEY_CHARS: usize = 64 * 1024;
+
 /// Which syntax a file is written in, from its extension.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SyntaxKind {
@@ -134,6 +142,7 @@ fn parse_yaml(text: &str) -> Result<Parsed, ParseError> {
             max_depth: MAX_YAML_DEPTH,
             max_nodes: MAX_YAML_NODES,
             max_events: 4 * MAX_YAML_NODES,
+            simple_key_max_lookahead: MAX_YAML_KEY_CHARS,
         },
         alias_limits: serde_saphyr::alias_limits! {
             max_total_replayed_events: 4 * MAX_YAML_NODES,
@@ -453,6 +462,15 @@ mod tests {
         assert!(yaml(&items(MAX_YAML_NODES / 2)).is_ok());
         let e = yaml(&items(MAX_YAML_NODES + 1)).unwrap_err();
         assert!(e.to_string().contains("limit on nodes"), "{e}");
+    }
+
+    #[test]
+    fn yaml_keys_are_read_up_to_64_kib_as_symfony_reads_them() {
+        let key = |n: usize| format!("{}: 1\n", "k".repeat(n));
+        let value = yaml(&key(20_000)).unwrap();
+        assert_eq!(value["k".repeat(20_000)], 1);
+        assert!(yaml(&key(MAX_YAML_KEY_CHARS)).is_ok());
+        assert!(yaml(&key(MAX_YAML_KEY_CHARS + 2)).is_err());
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub mod panel;
 mod view;
 
 pub use faithful::{
-    MAX_JSON_DEPTH, MAX_YAML_DEPTH, MAX_YAML_NODES, ParseError, Parsed, SyntaxKind, parse,
+    MAX_JSON_DEPTH, MAX_YAML_DEPTH, MAX_YAML_KEY_CHARS, MAX_YAML_NODES, ParseError, Parsed,
+    SyntaxKind, parse,
 };
 pub use view::{EggInfo, ShapeError, inspect};

@@ -184,3 +184,23 @@ fn a_second_variable_with_the_same_env_name_is_a_named_loss() {
         v.pterodactyl.losses
     );
 }
+
+/// Found by the fuzz target `panels`: a docker image name of 20,000 characters. Pelican's YAML
+/// export (Symfony's dumper) writes it as a plain mapping key, and Pelican's parser reads it
+/// back; eggcat's YAML parser stopped such a key at YAML's 1,024 characters and refused the
+/// `pelican.yaml` eggcat had written exactly as Pelican would.
+#[test]
+fn a_docker_image_name_longer_than_yaml_keys_usually_are_reads_back() {
+    let image = format!("ghcr.io/example/{}", "a".repeat(20_000));
+    let mut upstream = egg(json!([]));
+    upstream["docker_images"] = json!({ &image: "ghcr.io/example/yolks:java_21" });
+    let (_, yaml, json, _) = files(&upstream);
+    assert_eq!(
+        yaml["docker_images"][&image],
+        "ghcr.io/example/yolks:java_21"
+    );
+    assert_eq!(
+        json["docker_images"][&image],
+        "ghcr.io/example/yolks:java_21"
+    );
+}

@@ -10,7 +10,11 @@ use crate::span::{Located, Span, Wanted, push_token};
 
 pub(crate) fn locate(text: &str, wanted: &Wanted) -> HashMap<String, Located> {
     let mut walker = Walker {
-        parser: Parser::new_from_str(text),
+        // Keys as long as the egg parser reads them.
+        parser: Parser::new_from_str_with_options(
+            text,
+            granit_parser::options! { simple_key_max_lookahead: eggcat_egg::MAX_YAML_KEY_CHARS },
+        ),
         found: HashMap::new(),
         lines: LfLines::for_yaml(text),
     };
