@@ -24,8 +24,8 @@ mod text;
 pub mod wire;
 
 pub use build::{
-    BuildContext, Catalog, Derived, Fetched, KEPT_PREVIOUS_EGGS, Previous, PreviousError,
-    PreviousFiles, PreviousSource, SourceInfo, SourceInput, build,
+    BuildContext, Catalog, Derived, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous,
+    PreviousError, PreviousFiles, PreviousSource, SourceInfo, SourceInput, build,
 };
 pub use name::{display_name, sort_names};
 pub use raw_url::render_raw_url;

@@ -39,7 +39,9 @@ pub struct Meta {
     pub format: String,
     /// Hex SHA-256 of the upstream file's bytes.
     pub sha256: String,
-    /// The upstream commit the file was read at.
+    /// The upstream commit at which the file was first read with its current content: kept
+    /// while the file stays byte-identical (like `indexedAt`), so a commit elsewhere in the
+    /// repository changes nothing of this egg's documents.
     pub commit: String,
     /// The UUID every import file of the egg carries, stable across rebuilds: upstream's when it
     /// is a UUID that no other egg of the catalog kept first, else derived from the source and

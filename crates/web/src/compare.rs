@@ -172,8 +172,7 @@ fn parts(changes: &[Change]) -> Vec<String> {
 /// What a comparison page shows of one of its two eggs: the upstream egg (as published, byte
 /// for byte) and these members of `meta`. The page is a function of the two (and of the
 /// assets), so a page of the previous snapshot still holds when both eggs show the same,
-/// whatever else of their documents changed: a new upstream commit changes `meta.commit` in
-/// every egg document of its source, and the comparison pages of none of them. The test
+/// whatever else of their documents changed (`indexedAt`, `meta.commit`, the findings). The test
 /// `comparison_pages_show_nothing_of_a_document_but_what_shown_holds` keeps this list whole.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Shown<'a> {

@@ -6,8 +6,7 @@
 //! taken from the previous snapshot only when its group has the same slugs as there (read from
 //! the previous `_summary.json`, whose `game` fields name the groups) and every egg document of
 //! the group is unchanged. A comparison page depends on what it shows of its two egg documents
-//! alone (`compare::Shown`: not on `meta.commit`, which a new upstream commit changes in every
-//! egg document of its source).
+//! alone (`compare::Shown`: not on `meta.commit` or `indexedAt`, which it does not show).
 
 use std::collections::BTreeMap;
 

@@ -24,7 +24,7 @@ pub(super) fn derive(
                 slug: &r.slug,
                 uuid: &r.uuid,
                 sha256: &r.egg.sha256,
-                indexed_at: r.indexed_at,
+                indexed_at: r.first.indexed_at,
                 previous: reusable.get(&r.slug),
             })
         })

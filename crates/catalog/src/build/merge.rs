@@ -1,19 +1,20 @@
 //! Stage 1, merge: each source's fetch outcome with what the previous catalog holds of it. A
-//! scanned source gives its new eggs (an unchanged file keeps its `indexedAt`); an unchanged one,
+//! scanned source gives its new eggs (an unchanged file keeps its [`FirstRead`]); an unchanged one,
 //! a failed one, or one that suddenly has no eggs keeps its previous eggs.
 
 use std::collections::HashMap;
 
 use super::{
-    Fetched, KEPT_PREVIOUS_EGGS, MergedSource, Previous, PreviousSource, SourceInfo, SourceInput,
+    Fetched, FirstRead, KEPT_PREVIOUS_EGGS, MergedSource, Previous, PreviousSource, SourceInfo,
+    SourceInput,
 };
 use crate::history::SourceHistory;
 use crate::scan::{ParsedEgg, SourceScan};
 use crate::wire::{Problem, SourceReport, SourceState, SourceStatus};
 
 /// An egg as merging leaves it: its source (an index into the merged sources), the parsed file,
-/// and its `indexedAt`.
-pub(super) type SourceEgg = (usize, ParsedEgg, u64);
+/// and when and where its content was first read.
+pub(super) type SourceEgg = (usize, ParsedEgg, FirstRead);
 
 /// Merges every source, in configuration order, taking each one's previous eggs out of
 /// `previous`.
@@ -27,7 +28,7 @@ pub(super) fn merge(
     for (i, input) in inputs.into_iter().enumerate() {
         let prev = previous.sources.remove(&input.info.key);
         let (source, its_eggs) = merge_one(input.info, input.fetched, prev, now_ms);
-        eggs.extend(its_eggs.into_iter().map(|(egg, at)| (i, egg, at)));
+        eggs.extend(its_eggs.into_iter().map(|(egg, first)| (i, egg, first)));
         sources.push(source);
     }
     (sources, eggs)
@@ -39,7 +40,7 @@ fn merge_one(
     fetched: Fetched,
     prev: Option<PreviousSource>,
     now_ms: u64,
-) -> (MergedSource, Vec<(ParsedEgg, u64)>) {
+) -> (MergedSource, Vec<(ParsedEgg, FirstRead)>) {
     let mut report = new_report(&info);
     let (mut source, eggs) = match (fetched, prev) {
         (Fetched::Scanned { scan, .. }, Some(prev))
@@ -103,8 +104,8 @@ fn merge_one(
     (source, eggs)
 }
 
-/// A source scanned in this build: its eggs, each keeping the `indexedAt` of the previous catalog
-/// when its file is the same.
+/// A source scanned in this build: its eggs, each keeping the [`FirstRead`] of the previous
+/// catalog when its file is the same (else read now, at `commit`).
 fn scanned(
     info: SourceInfo,
     (branch, commit): (String, String),
@@ -113,21 +114,24 @@ fn scanned(
     prev: Option<&PreviousSource>,
     now_ms: u64,
     mut report: SourceReport,
-) -> (MergedSource, Vec<(ParsedEgg, u64)>) {
-    let earlier: HashMap<&str, (&str, u64)> = prev
+) -> (MergedSource, Vec<(ParsedEgg, FirstRead)>) {
+    let earlier: HashMap<&str, (&str, &FirstRead)> = prev
         .iter()
         .flat_map(|p| p.eggs.iter())
-        .map(|(e, at)| (e.path.as_str(), (e.sha256.as_str(), *at)))
+        .map(|(e, first)| (e.path.as_str(), (e.sha256.as_str(), first)))
         .collect();
-    let eggs: Vec<(ParsedEgg, u64)> = scan
+    let eggs: Vec<(ParsedEgg, FirstRead)> = scan
         .eggs
         .into_iter()
         .map(|e| {
-            let at = match earlier.get(e.path.as_str()) {
-                Some(&(sha, at)) if sha == e.sha256 => at,
-                _ => now_ms,
+            let first = match earlier.get(e.path.as_str()) {
+                Some(&(sha, first)) if sha == e.sha256 => first.clone(),
+                _ => FirstRead {
+                    indexed_at: now_ms,
+                    commit: commit.clone(),
+                },
             };
-            (e, at)
+            (e, first)
         })
         .collect();
     report.changed = true;
@@ -157,7 +161,7 @@ fn kept(
     skipped: Vec<Problem>,
     warnings: Vec<Problem>,
     report: SourceReport,
-) -> (MergedSource, Vec<(ParsedEgg, u64)>) {
+) -> (MergedSource, Vec<(ParsedEgg, FirstRead)>) {
     let state = SourceState {
         key: info.key.clone(),
         branch: prev.branch,

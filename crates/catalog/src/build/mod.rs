@@ -99,8 +99,8 @@ pub struct PreviousSource {
     pub branch: String,
     /// The commit its eggs were read at.
     pub commit: String,
-    /// Its eggs with their `indexedAt`.
-    pub eggs: Vec<(ParsedEgg, u64)>,
+    /// Its eggs, each with when and at which commit its content was first read.
+    pub eggs: Vec<(ParsedEgg, FirstRead)>,
     /// Files skipped at that commit.
     pub skipped: Vec<Problem>,
     /// Warnings at that commit.
@@ -121,6 +121,18 @@ pub struct Previous {
     /// What each of its eggs derived, by slug: reused by a build of the same derivation for an
     /// egg whose inputs are the same (see [`Derived`]).
     pub derived: HashMap<String, Derived>,
+}
+
+/// When the catalog first read an egg file's current content (`indexedAt`), and at which
+/// upstream commit (`meta.commit`): both are kept while the file stays byte-identical, so that a
+/// commit elsewhere in the repository changes none of the egg's documents (the file at that
+/// commit is the one published: same `sha256`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FirstRead {
+    /// Unix ms.
+    pub indexed_at: u64,
+    /// The commit's full id.
+    pub commit: String,
 }
 
 /// What an earlier build derived from one egg: its import files are a function of the egg
@@ -200,8 +212,8 @@ struct EggRecord {
     source: usize,
     /// [`merge`]: the parsed upstream file.
     egg: ParsedEgg,
-    /// [`merge`]: when this content was first indexed (Unix ms).
-    indexed_at: u64,
+    /// [`merge`]: when and at which commit this content was first read.
+    first: FirstRead,
     /// [`order`]: `owner/repo/path`.
     origin: String,
     /// [`order`]: its slug.

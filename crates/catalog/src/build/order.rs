@@ -24,11 +24,11 @@ pub(super) fn order(sources: &[MergedSource], mut eggs: Vec<SourceEgg>) -> Vec<E
     let slugs = assign_slugs(&keys);
     eggs.into_iter()
         .zip(slugs)
-        .map(|((source, egg, indexed_at), slug)| EggRecord {
+        .map(|((source, egg, first), slug)| EggRecord {
             origin: format!("{}/{}/{}", info(source).owner, info(source).repo, egg.path),
             source,
             egg,
-            indexed_at,
+            first,
             slug,
             value: None,
             uuid: String::new(),

@@ -2,7 +2,7 @@
 //! names. The catalog decodes its own documents; the caller only reads bytes (the store knows
 //! where a snapshot is, not what is in it).
 
-use super::{Derived, Previous, PreviousSource};
+use super::{Derived, FirstRead, Previous, PreviousSource};
 use crate::paths;
 use crate::scan::ParsedEgg;
 use crate::wire::{EggDocument, SHARED_UUID, State};
@@ -51,8 +51,7 @@ impl Previous {
         for source in state.sources {
             let mut eggs = Vec::with_capacity(source.eggs.len());
             for slug in &source.eggs {
-                let (egg, indexed_at) = previous.read_egg(slug, read)?;
-                eggs.push((egg, indexed_at));
+                eggs.push(previous.read_egg(slug, read)?);
             }
             let prev = PreviousSource {
                 branch: source.branch,
@@ -72,7 +71,7 @@ impl Previous {
         &mut self,
         slug: &str,
         read: &dyn Fn(&str) -> std::io::Result<Vec<u8>>,
-    ) -> Result<(ParsedEgg, u64), PreviousError> {
+    ) -> Result<(ParsedEgg, FirstRead), PreviousError> {
         let path = paths::egg(slug);
         let bytes = read(&path).map_err(|source| PreviousError::Read {
             path: path.clone(),
@@ -105,6 +104,10 @@ impl Previous {
                 .filter(|d| d.code != SHARED_UUID)
                 .collect(),
         };
-        Ok((egg, meta.indexed_at))
+        let first = FirstRead {
+            indexed_at: meta.indexed_at,
+            commit: meta.commit,
+        };
+        Ok((egg, first))
     }
 }

@@ -349,7 +349,7 @@ fn a_kept_egg_keeps_its_history_document_and_the_shared_uuid_finding_is_not_doub
 }
 
 #[test]
-fn an_unchanged_file_keeps_its_indexed_at_and_a_changed_one_gets_now() {
+fn an_unchanged_file_keeps_when_and_where_it_was_first_read_and_a_changed_one_gets_now() {
     let first = run(two_sources(), Previous::default(), 1000);
     let (previous, read) = previous_of(&first);
     let a = [
@@ -371,20 +371,59 @@ fn an_unchanged_file_keeps_its_indexed_at_and_a_changed_one_gets_now() {
         },
     ];
     let second = build(inputs, previous, &ctx(2000), &read);
-    let at: BTreeMap<String, u64> = slugs(&second)
-        .into_iter()
-        .map(|s| {
-            let doc = json(&second, &paths::egg(&s));
-            (
-                doc["meta"]["path"].as_str().unwrap().to_owned()
-                    + doc["meta"]["owner"].as_str().unwrap(),
-                doc["meta"]["indexedAt"].as_u64().unwrap(),
-            )
-        })
-        .collect();
-    assert_eq!(at["games/paper2/egg-paper.jsonalpha"], 2000);
-    assert_eq!(at["games/paper/egg-paper.jsonalpha"], 1000);
-    assert_eq!(at["games/paper/egg-paper.jsonbeta"], 1000);
+    let first_read = |catalog: &Catalog| -> BTreeMap<String, (u64, String)> {
+        slugs(catalog)
+            .into_iter()
+            .map(|s| {
+                let meta = &json(catalog, &paths::egg(&s))["meta"];
+                (
+                    format!(
+                        "{}:{}",
+                        meta["owner"].as_str().unwrap(),
+                        meta["path"].as_str().unwrap()
+                    ),
+                    (
+                        meta["indexedAt"].as_u64().unwrap(),
+                        meta["commit"].as_str().unwrap().to_owned(),
+                    ),
+                )
+            })
+            .collect()
+    };
+    let at = first_read(&second);
+    let read_at = |t: u64, c: &str| (t, c.to_owned());
+    assert_eq!(
+        at["alpha:games/paper2/egg-paper.json"],
+        read_at(2000, "c-a2")
+    );
+    // Unchanged in a source read at a new commit: when and where it was first read.
+    assert_eq!(
+        at["alpha:games/paper/egg-paper.json"],
+        read_at(1000, "c-a1")
+    );
+    assert_eq!(at["alpha:voice/egg-mumble.json"], read_at(1000, "c-a1"));
+    assert_eq!(at["beta:games/paper/egg-paper.json"], read_at(1000, "c-b1"));
+    // So a commit elsewhere in the repository leaves the egg's documents as they were.
+    let mumble = slug_of(&second, "voice/egg-mumble.json");
+    assert_eq!(
+        second.files[&paths::egg(&mumble)],
+        first.files[&paths::egg(&mumble)]
+    );
+    assert_eq!(second.report.sources[1].commit.as_deref(), Some("c-a2"));
     assert!(!second.report.sources[0].changed);
     assert!(second.report.sources[1].changed);
+
+    // Read again at a third commit: still the first read, not the second.
+    let (previous, read) = previous_of(&second);
+    let inputs = vec![SourceInput {
+        info: info("alpha", "eggs"),
+        fetched: scanned(&a, "c-a3", SourceHistory::default()),
+    }];
+    let third = build(inputs, previous, &ctx(3000), &read);
+    let at = first_read(&third);
+    assert_eq!(
+        at["alpha:games/paper2/egg-paper.json"],
+        read_at(2000, "c-a2")
+    );
+    assert_eq!(at["alpha:voice/egg-mumble.json"], read_at(1000, "c-a1"));
 }

@@ -495,13 +495,14 @@ fn import_files_and_pages_of_unchanged_eggs_are_reused_and_equal_fresh_ones() {
     assert_eq!(second.snapshot.files.len(), fresh.snapshot.files.len());
 
     // And reuse really reads the previous snapshot: what it holds for an egg whose inputs are
-    // unchanged is what the next build publishes. The twin's import files depend on its own file
-    // only; its page shows the source's commit, which changes, so it is made anew, like
-    // everything of the changed egg. The other source is untouched: its page is reused.
+    // unchanged is what the next build publishes. The twin's file is unchanged, so its document
+    // keeps its commit and its import files and page are the previous ones, as are the other
+    // source's; everything of the changed egg is made anew.
     let twin_yaml = "api/v1/eggs/alpha-pterodactyl-paper/pelican.yaml";
     let twin_page = "eggs/alpha-pterodactyl-paper/index.html";
     let beta_page = "eggs/beta-mumble/index.html";
-    for path in [twin_yaml, twin_page, beta_page, changed_yaml] {
+    let changed_page = "eggs/alpha-paper/index.html";
+    for path in [twin_yaml, twin_page, beta_page, changed_yaml, changed_page] {
         rewrite(&fresh.snapshot_dir, path, "kept\n");
     }
     a.write("games/paper/egg-paper.json", egg_json("Paper Three"))
@@ -509,10 +510,11 @@ fn import_files_and_pages_of_unchanged_eggs_are_reused_and_equal_fresh_ones() {
     let next = build(&data, sources(&a, &b), &clock);
     let text = |path: &str| String::from_utf8_lossy(&next.snapshot.files[path]).into_owned();
     assert_eq!(text(twin_yaml), "kept\n");
+    assert_eq!(text(twin_page), "kept\n");
     assert_eq!(text(beta_page), "kept\n");
     assert!(
-        text(twin_page).contains("Paper (Pterodactyl)"),
-        "new commit, new page"
+        text(changed_page).contains("Paper Three"),
+        "new egg, new page"
     );
     assert!(
         text(changed_yaml).contains("Paper Three"),
