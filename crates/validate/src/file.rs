@@ -180,8 +180,10 @@ fn parse_finding(bytes: &[u8], e: &ParseError) -> Finding {
     let at = match (e, at) {
         (ParseError::Yaml(_), Some(yaml_at)) => match by_newlines(bytes, yaml_at) {
             Some(at) => {
-                let said = |(l, c): (u32, u32)| format!("line {l}, column {c}");
-                message = message.replace(&said(yaml_at), &said(at));
+                for comma in ["", ","] {
+                    let said = |(l, c): (u32, u32)| format!("line {l}{comma} column {c}");
+                    message = message.replace(&said(yaml_at), &said(at));
+                }
                 Some(at)
             }
             None => Some(yaml_at),
