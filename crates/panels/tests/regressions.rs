@@ -204,3 +204,40 @@ fn a_docker_image_name_longer_than_yaml_keys_usually_are_reads_back() {
         "ghcr.io/example/yolks:java_21"
     );
 }
+
+/// Every input the fuzz target `panels` (fuzz/fuzz_targets/panels.rs) found failing, in the
+/// target's own shape (first byte even: a JSON egg, odd: YAML; the rest is the file), kept in
+/// tests/fuzz/panels/ and named after its bug: every import file made reads back with eggcat's
+/// parsers.
+#[test]
+fn fuzz_inputs_give_import_files_that_read_back() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fuzz/panels");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).expect("tests/fuzz/panels is committed") {
+        let path = entry.expect("a readable entry").path();
+        let data = std::fs::read(&path).expect("a readable file");
+        let Some((&pick, file)) = data.split_first() else {
+            continue;
+        };
+        let syntax =
+            [eggcat_egg::SyntaxKind::Json, eggcat_egg::SyntaxKind::Yaml][usize::from(pick % 2)];
+        let upstream = eggcat_egg::parse(file, syntax)
+            .expect("the input parses")
+            .value;
+        let v = variants(&upstream, &TARGET);
+        let made = [
+            (&v.pelican_json, eggcat_egg::SyntaxKind::Json),
+            (&v.pterodactyl_json, eggcat_egg::SyntaxKind::Json),
+            (&v.pelican_yaml, eggcat_egg::SyntaxKind::Yaml),
+        ];
+        for (bytes, syntax) in made {
+            if let Some(bytes) = bytes
+                && let Err(e) = eggcat_egg::parse(bytes, syntax)
+            {
+                panic!("{}: an import file does not read back: {e}", path.display());
+            }
+        }
+        seen += 1;
+    }
+    assert!(seen >= 1, "the inputs are missing from {}", dir.display());
+}
