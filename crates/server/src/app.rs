@@ -300,24 +300,7 @@ impl App {
                     status: HealthStatus::Ok,
                 },
             ),
-            Route::Readyz => match self.catalog.load().as_deref() {
-                Some(s) => {
-                    let problems = self.problems.lock().expect("problems lock").listed();
-                    let status = if problems.is_empty() {
-                        ReadyStatus::Ready
-                    } else {
-                        ReadyStatus::Degraded
-                    };
-                    let ready = Ready {
-                        status,
-                        build: s.id.clone(),
-                        eggs: s.eggs,
-                        problems,
-                    };
-                    small_json(StatusCode::OK, &ready)
-                }
-                None => not_ready(path),
-            },
+            Route::Readyz => self.readyz(path),
             Route::Metrics => {
                 let catalog = self
                     .catalog
@@ -335,49 +318,71 @@ impl App {
             Route::OpenApi => {
                 self.document(req, &self.openapi, self.started_at, &self.started_header)
             }
-            catalog_route => {
-                let Some(snapshot) = self.catalog.load_full() else {
-                    return (label, finish(not_ready(path), head));
-                };
-                let doc = match catalog_route {
-                    Route::Egg(slug) => snapshot.egg(slug),
-                    Route::File { path: file, .. } => snapshot.get(file),
-                    list => snapshot.get(list.list().expect("the other routes are handled above")),
-                };
-                let mut response = match doc {
-                    Some(doc) => match doc.modified() {
-                        Some((at, header)) => self.document(req, doc, at, header),
-                        None => self.document(req, doc, snapshot.built_at, &snapshot.last_modified),
-                    },
-                    None => {
-                        let response = missing(&snapshot, catalog_route, req.uri());
-                        // A browser's path that names nothing gets the catalog's own 404 page;
-                        // the API's keep their problem document (paths::is_api_path).
-                        match snapshot.get(paths::NOT_FOUND_PAGE) {
-                            Some(page)
-                                if response.status() == StatusCode::NOT_FOUND
-                                    && !paths::is_api_path(path) =>
-                            {
-                                not_found_page(req, page)
-                            }
-                            _ => response,
-                        }
-                    }
-                };
-                // A 304 carries the Cache-Control its 200 would (RFC 9110, section 15.4.5).
-                if let Route::File { path: file, .. } = catalog_route
-                    && paths::is_immutable(file)
-                    && (response.status().is_success()
-                        || response.status() == StatusCode::NOT_MODIFIED)
-                {
-                    response
-                        .headers_mut()
-                        .insert(header::CACHE_CONTROL, IMMUTABLE);
-                }
-                response
-            }
+            catalog_route => self.from_catalog(req, catalog_route, path),
         };
         (label, finish(response, head))
+    }
+
+    /// `/readyz`: ready, or degraded with what is wrong, once a catalog is served.
+    fn readyz(&self, path: &str) -> Response<Body> {
+        let Some(s) = self.catalog.load_full() else {
+            return not_ready(path);
+        };
+        let problems = self.problems.lock().expect("problems lock").listed();
+        let status = if problems.is_empty() {
+            ReadyStatus::Ready
+        } else {
+            ReadyStatus::Degraded
+        };
+        let ready = Ready {
+            status,
+            build: s.id.clone(),
+            eggs: s.eggs,
+            problems,
+        };
+        small_json(StatusCode::OK, &ready)
+    }
+
+    /// A route answered from the catalog being served: an egg document, a file or a list.
+    fn from_catalog<B>(&self, req: &Request<B>, route: &Route, path: &str) -> Response<Body> {
+        let Some(snapshot) = self.catalog.load_full() else {
+            return not_ready(path);
+        };
+        let doc = match route {
+            Route::Egg(slug) => snapshot.egg(slug),
+            Route::File { path: file, .. } => snapshot.get(file),
+            list => snapshot.get(list.list().expect("the other routes are handled above")),
+        };
+        let mut response = match doc {
+            Some(doc) => match doc.modified() {
+                Some((at, header)) => self.document(req, doc, at, header),
+                None => self.document(req, doc, snapshot.built_at, &snapshot.last_modified),
+            },
+            None => {
+                let response = missing(&snapshot, route, req.uri());
+                // A browser's path that names nothing gets the catalog's own 404 page; the
+                // API's keep their problem document (paths::is_api_path).
+                match snapshot.get(paths::NOT_FOUND_PAGE) {
+                    Some(page)
+                        if response.status() == StatusCode::NOT_FOUND
+                            && !paths::is_api_path(path) =>
+                    {
+                        not_found_page(req, page)
+                    }
+                    _ => response,
+                }
+            }
+        };
+        // A 304 carries the Cache-Control its 200 would (RFC 9110, section 15.4.5).
+        if let Route::File { path: file, .. } = route
+            && paths::is_immutable(file)
+            && (response.status().is_success() || response.status() == StatusCode::NOT_MODIFIED)
+        {
+            response
+                .headers_mut()
+                .insert(header::CACHE_CONTROL, IMMUTABLE);
+        }
+        response
     }
 
     /// A document, in the coding the client prefers; 304 when the client's copy is current, 412
