@@ -43,6 +43,17 @@ use crate::app::App;
 /// send its request, short enough that a flood of idle connections drains in moments.
 pub(crate) const SHED_IDLE: Duration = Duration::from_millis(500);
 
+/// [`SHED_IDLE`] while the server is flooded: when in the last second closing idle connections
+/// freed half of `max_connections` or more, and nine slots in ten (connections that ended by
+/// themselves, a burst of real clients, keep it below), the table is full of connections that say
+/// nothing, and at 500 ms it
+/// could take in only about 2,000 new connections a second. An attacker reopening each closed
+/// connection at once kept the kernel's backlog full at that rate, and a new client's SYN was
+/// dropped and sent again after 1, 3, 7, 15 s (`bench/connections.sh` on a quiet machine: p99
+/// 19 s). 50 ms lets in ten times as many while a client's request, sent with its connection,
+/// is read first.
+const SHED_IDLE_FLOODED: Duration = Duration::from_millis(50);
+
 /// How often a worker waiting for a free slot looks for an idle connection to close again.
 const SHED_EVERY: Duration = Duration::from_millis(20);
 
@@ -223,7 +234,8 @@ async fn accept_loop(
         // this worker accepts no other connection: at most one waiting connection per worker,
         // the rest wait in the kernel's backlog. (Taking the permit before `accept` would let
         // an idle worker hold a permit while connections queue on another worker's listener.)
-        let Some(permit) = slot(&permits, &shed, &mut shutdown).await else {
+        let Some(permit) = slot(&permits, options.max_connections, &shed, &mut shutdown).await
+        else {
             break;
         };
         let _ = stream.set_nodelay(true);
@@ -238,9 +250,11 @@ async fn accept_loop(
         let service =
             service_fn(move |req| std::future::ready(Ok::<_, Infallible>(app.handle(&req))));
         let connection = graceful.watch(builder.serve_connection(io, service));
+        let open = Arc::clone(&shed);
         tokio::spawn(async move {
             tokio::select! {
                 ended = connection => {
+                    open.ended.fetch_add(1, Ordering::Relaxed);
                     if let Err(e) = ended {
                         tracing::debug!(error = %e, "connection ended with an error");
                     }
@@ -263,6 +277,7 @@ async fn accept_loop(
 /// close (every [`SHED_EVERY`] until one does, or an open one ends). `None` on shutdown.
 async fn slot(
     permits: &Arc<Semaphore>,
+    max_connections: usize,
     shed: &OpenConnections,
     shutdown: &mut Pin<&mut impl std::future::Future<Output = ()>>,
 ) -> Option<tokio::sync::OwnedSemaphorePermit> {
@@ -270,7 +285,7 @@ async fn slot(
         return Some(permit);
     }
     loop {
-        shed.close_one_idle();
+        shed.close_one_idle(max_connections);
         tokio::select! {
             permit = Arc::clone(permits).acquire_owned() => {
                 return Some(permit.expect("the semaphore is never closed"));
@@ -281,36 +296,69 @@ async fn slot(
     }
 }
 
-/// The open connections, oldest first, to find the one idle the longest at the cap.
+/// The open connections, oldest first, to find the one idle the longest at the cap, and how many
+/// were closed lately (the flood check of [`SHED_IDLE_FLOODED`]).
 #[derive(Debug, Default)]
 struct OpenConnections {
-    queue: Mutex<VecDeque<Weak<Activity>>>,
+    inner: Mutex<Open>,
+    /// Connections that ended by themselves (not closed to make room), counted into the flood
+    /// check.
+    ended: AtomicU64,
+}
+
+#[derive(Debug, Default)]
+struct Open {
+    queue: VecDeque<Weak<Activity>>,
+    /// Closings in the current second, and the second it started.
+    closed: u64,
+    since: Option<Instant>,
+    /// Whether the last whole second closed half the cap or more.
+    flooded: bool,
 }
 
 impl OpenConnections {
     /// Adds a connection just accepted; ended ones are dropped from the queue now and then, so
     /// that it stays within twice the cap.
     fn push(&self, activity: &Arc<Activity>, max_connections: usize) {
-        let mut queue = self.queue.lock().expect("connections lock");
-        if queue.len() >= 2 * max_connections.max(64) {
-            queue.retain(|w| w.strong_count() > 0);
+        let mut open = self.inner.lock().expect("connections lock");
+        if open.queue.len() >= 2 * max_connections.max(64) {
+            open.queue.retain(|w| w.strong_count() > 0);
         }
-        queue.push_back(Arc::downgrade(activity));
+        open.queue.push_back(Arc::downgrade(activity));
     }
 
-    /// Closes the oldest connection idle for [`SHED_IDLE`] or more, if there is one (busy ones
-    /// go to the back of the queue).
-    fn close_one_idle(&self) -> bool {
-        let mut queue = self.queue.lock().expect("connections lock");
-        for _ in 0..queue.len() {
-            let Some(weak) = queue.pop_front() else { break };
-            let Some(open) = weak.upgrade() else { continue };
-            if open.idle_for() >= SHED_IDLE {
+    /// Closes the oldest connection idle for [`SHED_IDLE`] or more ([`SHED_IDLE_FLOODED`] while
+    /// flooded), if there is one (busy ones go to the back of the queue).
+    fn close_one_idle(&self, max_connections: usize) -> bool {
+        let mut open = self.inner.lock().expect("connections lock");
+        let now = Instant::now();
+        let since = *open.since.get_or_insert(now);
+        if now.duration_since(since) >= Duration::from_secs(1) {
+            let ended = self.ended.swap(0, Ordering::Relaxed);
+            let half = u64::try_from(max_connections.div_ceil(2)).unwrap_or(u64::MAX);
+            open.flooded = open.closed >= half && open.closed >= 9 * ended;
+            open.closed = 0;
+            open.since = Some(now);
+        }
+        let idle = if open.flooded {
+            SHED_IDLE_FLOODED
+        } else {
+            SHED_IDLE
+        };
+        for _ in 0..open.queue.len() {
+            let Some(weak) = open.queue.pop_front() else {
+                break;
+            };
+            let Some(connection) = weak.upgrade() else {
+                continue;
+            };
+            if connection.idle_for() >= idle {
                 // `notify_one` keeps the wake-up even if the task is not waiting yet.
-                open.close.notify_one();
+                connection.close.notify_one();
+                open.closed += 1;
                 return true;
             }
-            queue.push_back(weak);
+            open.queue.push_back(weak);
         }
         false
     }
