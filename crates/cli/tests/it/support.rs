@@ -290,9 +290,15 @@ pub(crate) struct GitDaemon {
 impl GitDaemon {
     pub(crate) fn start(base: &Path) -> GitDaemon {
         let port = free_port();
-        let child = Command::new("git")
+        // `git-daemon` itself, not `git daemon`: `git` runs it as a child of its own, which
+        // killing `git` on drop left running after the tests (found in `ps` after a suite run).
+        let exec_path = Command::new("git")
+            .arg("--exec-path")
+            .output()
+            .expect("git runs");
+        let exec_path = String::from_utf8(exec_path.stdout).expect("a UTF-8 path");
+        let child = Command::new(Path::new(exec_path.trim()).join("git-daemon"))
             .args([
-                "daemon",
                 "--export-all",
                 "--reuseaddr",
                 "--informative-errors",
