@@ -15,7 +15,8 @@
 # max. Exits 1 when a probe fails or takes more than LIMIT_SECONDS (5, the time
 # docs/operations.md promises), or when the burst has connect errors, timeouts (LIMIT_SECONDS)
 # or an answer other than 200. wrk's read errors are printed, not judged: they are connections
-# closed before an answer, which at the cap are the ones idle for 500 ms (a client that connects
+# closed before an answer, which at the cap are the ones idle for 500 ms, 50 ms while the server
+# is flooded with silent connections (a client that connects
 # and waits that long to send its request loses the connection, as under nginx's reuse of idle
 # connections).
 #

@@ -6,8 +6,9 @@
 //! - a header read timeout (hyper's, which needs a timer): a slowloris client is closed;
 //! - a write timeout ([`TimedIo`]): a client that stops reading is closed;
 //! - a cap on open connections, shared by the workers: at it, the connection idle the longest
-//!   (no byte read or written for [`SHED_IDLE`] or more: a client that has sent nothing yet, or
-//!   a keep-alive connection between requests) is closed to make room for each new one, as nginx
+//!   (no byte read or written for [`SHED_IDLE`] or more, [`SHED_IDLE_FLOODED`] while flooded: a
+//!   client that has sent nothing yet, or a keep-alive connection between requests) is closed to
+//!   make room for each new one, as nginx
 //!   reuses idle keep-alive connections when it runs out; only when none is idle do new
 //!   connections wait (one per worker, the rest in the kernel's backlog) while the open ones are
 //!   served. So a flood of idle connections cannot lock new clients out;
