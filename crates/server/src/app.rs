@@ -318,7 +318,7 @@ impl App {
             Route::OpenApi => {
                 self.document(req, &self.openapi, self.started_at, &self.started_header)
             }
-            catalog_route => self.from_catalog(req, catalog_route, path),
+            catalog_route => self.catalog_answer(req, catalog_route, path),
         };
         (label, finish(response, head))
     }
@@ -344,7 +344,7 @@ impl App {
     }
 
     /// A route answered from the catalog being served: an egg document, a file or a list.
-    fn from_catalog<B>(&self, req: &Request<B>, route: &Route, path: &str) -> Response<Body> {
+    fn catalog_answer<B>(&self, req: &Request<B>, route: &Route, path: &str) -> Response<Body> {
         let Some(snapshot) = self.catalog.load_full() else {
             return not_ready(path);
         };
