@@ -8,10 +8,10 @@
 //! - a cap on open connections, shared by the workers: at it, the connection idle the longest
 //!   (no byte read or written for [`SHED_IDLE`] or more, [`SHED_IDLE_FLOODED`] while flooded: a
 //!   client that has sent nothing yet, or a keep-alive connection between requests) is closed to
-//!   make room for each new one, as nginx
-//!   reuses idle keep-alive connections when it runs out; only when none is idle do new
-//!   connections wait (one per worker, the rest in the kernel's backlog) while the open ones are
-//!   served. So a flood of idle connections cannot lock new clients out;
+//!   make room for each new one, as nginx reuses idle keep-alive connections when it runs out;
+//!   only when none is idle do new connections wait (one per worker, the rest in the kernel's
+//!   backlog) while the open ones are served. So a flood of idle connections cannot lock new
+//!   clients out;
 //! - a maximum header size (431 past it) and a bounded read buffer per connection;
 //! - graceful shutdown: stop accepting, let in-flight requests finish (bounded by a grace time).
 
@@ -46,9 +46,8 @@ pub(crate) const SHED_IDLE: Duration = Duration::from_millis(500);
 
 /// [`SHED_IDLE`] while the server is flooded: when in the last second closing idle connections
 /// freed half of `max_connections` or more, and nine slots in ten (connections that ended by
-/// themselves, a burst of real clients, keep it below), the table is full of connections that say
-/// nothing, and at 500 ms it
-/// could take in only about 2,000 new connections a second. An attacker reopening each closed
+/// themselves, a burst of real clients, keep it below), the table is full of connections that
+/// say nothing, and at 500 ms it could take in only about 2,000 new connections a second. An attacker reopening each closed
 /// connection at once kept the kernel's backlog full at that rate, and a new client's SYN was
 /// dropped and sent again after 1, 3, 7, 15 s (`bench/connections.sh` on a quiet machine: p99
 /// 19 s). 50 ms lets in ten times as many while a client's request, sent with its connection,
@@ -313,7 +312,7 @@ struct Open {
     /// Closings in the current second, and the second it started.
     closed: u64,
     since: Option<Instant>,
-    /// Whether the last whole second closed half the cap or more.
+    /// Whether the last whole second was a flood (see [`SHED_IDLE_FLOODED`]).
     flooded: bool,
 }
 
