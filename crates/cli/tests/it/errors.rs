@@ -22,6 +22,22 @@ fn eggcat(dir: &Path, args: &[&str]) -> Command {
 
 /// The one `eggcat: error:` line of a failed run, checked to be alone and to say no sentence
 /// twice (the disk-full error said its cause twice).
+/// `eggcat serve --config eggcat.toml` in `dir` on a free port, run to its exit.
+fn serve(dir: &Path) -> Output {
+    eggcat(
+        dir,
+        &[
+            "serve",
+            "--config",
+            "eggcat.toml",
+            "--listen",
+            "127.0.0.1:0",
+        ],
+    )
+    .output()
+    .unwrap()
+}
+
 fn the_error(out: &Output) -> String {
     assert!(!out.status.success(), "expected a failure");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -176,18 +192,7 @@ fn a_data_dir_that_is_a_file_names_the_key_and_the_fix() {
          or set `data_dir` to a folder"
     );
     // `serve` checks it before listening.
-    let out = eggcat(
-        tmp.path(),
-        &[
-            "serve",
-            "--config",
-            "eggcat.toml",
-            "--listen",
-            "127.0.0.1:0",
-        ],
-    )
-    .output()
-    .unwrap();
+    let out = serve(tmp.path());
     assert_eq!(
         the_error(&out),
         "eggcat: error: `data_dir` ./data (eggcat.toml) is a file, not a folder: move the file, \
@@ -407,18 +412,7 @@ fn a_cache_control_that_is_no_header_value_is_shown_quoted() {
         format!("cache_control = \"public,\\nmax-age=60\"\n{text}"),
     )
     .unwrap();
-    let out = eggcat(
-        tmp.path(),
-        &[
-            "serve",
-            "--config",
-            "eggcat.toml",
-            "--listen",
-            "127.0.0.1:0",
-        ],
-    )
-    .output()
-    .unwrap();
+    let out = serve(tmp.path());
     assert_eq!(
         the_error(&out),
         "eggcat: error: invalid config eggcat.toml: invalid cache_control \"public,\\nmax-age=60\": \
@@ -488,19 +482,8 @@ fn credentials_refused_by_the_store_say_which_and_never_show_the_secret() {
     let Some(moto) = moto_binary() else { return };
     let python = moto.with_file_name("python");
     let s3 = start_moto(&moto, Some(4));
-    let setup = Command::new(&python)
-        .arg("-c")
-        .arg(crate::publish_failures::IAM_SETUP)
-        .arg(s3.port.to_string())
-        .output()
-        .unwrap();
-    assert!(
-        setup.status.success(),
-        "{}",
-        String::from_utf8_lossy(&setup.stderr)
-    );
-    let stdout = String::from_utf8(setup.stdout).unwrap();
-    let (key, _) = stdout.trim().split_once(' ').unwrap();
+    let (key, _) = crate::publish_failures::iam_user(&python, s3.port);
+    let key = key.as_str();
     let site = Site::new(1);
     site.build();
     let config = site.config(s3.port, "eggs");

@@ -133,19 +133,8 @@ fn wrong_credentials_are_refused_with_a_clear_error_that_never_shows_the_secret(
     let python = moto.with_file_name("python");
     // Signature checks start after four unauthenticated calls, used to make a user and its key.
     let s3 = start_moto(&moto, Some(4));
-    let setup = Command::new(&python)
-        .arg("-c")
-        .arg(IAM_SETUP)
-        .arg(s3.port.to_string())
-        .output()
-        .unwrap();
-    assert!(
-        setup.status.success(),
-        "{}",
-        String::from_utf8_lossy(&setup.stderr)
-    );
-    let stdout = String::from_utf8(setup.stdout).unwrap();
-    let (key, secret) = stdout.trim().split_once(' ').unwrap();
+    let (key, secret) = iam_user(&python, s3.port);
+    let (key, secret) = (key.as_str(), secret.as_str());
     let site = Site::new(3);
     let files = keys(&site.build());
     let config = site.config(s3.port, "eggs");
@@ -166,6 +155,25 @@ fn wrong_credentials_are_refused_with_a_clear_error_that_never_shows_the_secret(
         counts(&site.publish(&config, &[], key, secret)).0,
         files.len()
     );
+}
+
+/// A user with an access key made in the moto at `port` ([`IAM_SETUP`], run by moto's own
+/// `python`): its (key, secret).
+pub(crate) fn iam_user(python: &std::path::Path, port: u16) -> (String, String) {
+    let setup = Command::new(python)
+        .arg("-c")
+        .arg(IAM_SETUP)
+        .arg(port.to_string())
+        .output()
+        .unwrap();
+    assert!(
+        setup.status.success(),
+        "{}",
+        String::from_utf8_lossy(&setup.stderr)
+    );
+    let stdout = String::from_utf8(setup.stdout).unwrap();
+    let (key, secret) = stdout.trim().split_once(' ').unwrap();
+    (key.to_owned(), secret.to_owned())
 }
 
 /// Creates an IAM user with an allow-all policy and an access key (the four unauthenticated
