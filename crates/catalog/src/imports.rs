@@ -1,13 +1,15 @@
-//! One egg's import files (`pelican.yaml`, `pelican.json`, `pterodactyl.json` under
-//! `api/v1/eggs/{slug}/`) and what `meta.import` says of them. The conversions and the panels'
+//! One egg's import files (`pelican.yaml`, `pelican.json` and the other databases'
+//! `pelican-*.json`, `pterodactyl.json` under `api/v1/eggs/{slug}/`) and what `meta.import` says
+//! of them. The conversions and the panels'
 //! import rules live in `eggcat_panels`; this module places the files and names their URLs.
 
+use eggcat_panels::{Database, PerDatabase};
 use serde_json::Value;
 
 use crate::build::{Derived, PreviousFiles};
 use crate::paths::{self, import};
 use crate::text::rfc3339;
-use crate::wire::{Imports, PanelImport};
+use crate::wire::{DatabaseFiles, Imports, PanelImport};
 
 /// The import files of one egg, by published path, and its `meta.import`.
 #[derive(Debug)]
@@ -62,12 +64,22 @@ fn reuse(e: &EggToConvert<'_>, base_url: &str, read: PreviousFiles<'_>) -> Optio
     if (d.sha256.as_str(), d.uuid.as_str(), d.indexed_at) != (e.sha256, e.uuid, e.indexed_at) {
         return None;
     }
-    let mut files = Vec::with_capacity(3);
-    let named = [
-        (&d.import.pelican.yaml, import::PELICAN_YAML),
-        (&d.import.pelican.json, import::PELICAN_JSON),
-        (&d.import.pterodactyl.json, import::PTERODACTYL_JSON),
+    let pelican = &d.import.pelican;
+    // A snapshot made before the per-database files has `json` without `databases`.
+    if pelican.json.is_some() != pelican.databases.is_some() {
+        return None;
+    }
+    let mut named = vec![
+        (pelican.yaml.as_deref(), import::PELICAN_YAML),
+        (
+            d.import.pterodactyl.json.as_deref(),
+            import::PTERODACTYL_JSON,
+        ),
     ];
+    if let Some(dbs) = &pelican.databases {
+        named.extend(Database::ALL.map(|db| (Some(dbs.get(db)), db.pelican_json_name())));
+    }
+    let mut files = Vec::with_capacity(named.len());
     for (url, name) in named {
         if let Some(url) = url {
             let path = paths::egg_file(e.slug, name);
@@ -102,32 +114,53 @@ fn import_files(
     exported_at: &str,
 ) -> EggImports {
     let url = |name: &str| format!("{base_url}/{}", paths::egg_file(slug, name));
-    let (yaml_url, json_url, ptdl_url) = (
-        url(import::PELICAN_YAML),
-        url(import::PELICAN_JSON),
-        url(import::PTERODACTYL_JSON),
-    );
+    let (yaml_url, ptdl_url) = (url(import::PELICAN_YAML), url(import::PTERODACTYL_JSON));
+    let json_urls = PerDatabase::from_fn(|db| url(db.pelican_json_name()));
     let target = eggcat_panels::Target {
         uuid,
         pelican_yaml_url: &yaml_url,
-        pelican_json_url: &json_url,
+        pelican_json_urls: PerDatabase::from_fn(|db| json_urls.get(db).as_str()),
         pterodactyl_url: &ptdl_url,
         exported_at,
     };
     let v = eggcat_panels::variants(egg, &target);
-    let mut files = Vec::with_capacity(3);
+    let mut files = Vec::with_capacity(5);
     let mut place = |name: &str, bytes: Option<Vec<u8>>, url: String| {
         bytes.map(|b| {
             files.push((paths::egg_file(slug, name), b));
             url
         })
     };
+    let yaml_up_to_date = v.pelican_yaml.is_some().then_some(v.yaml_up_to_date);
+    let yaml = place(import::PELICAN_YAML, v.pelican_yaml, yaml_url);
+    // Each database's file, or none: one that did not settle is a problem of `pelican`.
+    let all_settled = v.pelican_json.iter().all(|(_, bytes)| bytes.is_some());
+    let json = (if all_settled {
+        v.pelican_json
+    } else {
+        PerDatabase::default()
+    })
+    .map(|db, bytes| place(db.pelican_json_name(), bytes, json_urls.get(db).clone()));
+    let databases = match json {
+        PerDatabase {
+            sqlite: Some(sqlite),
+            mariadb: Some(mariadb),
+            postgresql: Some(postgresql),
+        } => Some(DatabaseFiles {
+            sqlite,
+            mariadb,
+            postgresql,
+        }),
+        _ => None,
+    };
     let pelican = PanelImport {
-        yaml: place(import::PELICAN_YAML, v.pelican_yaml, yaml_url),
-        json: place(import::PELICAN_JSON, v.pelican_json, json_url),
+        yaml,
+        json: databases.as_ref().map(|d| d.sqlite.clone()),
         importable: v.pelican.importable,
         problems: v.pelican.problems,
         losses: v.pelican.losses,
+        databases,
+        yaml_up_to_date,
     };
     let pterodactyl = PanelImport {
         yaml: None,
@@ -135,6 +168,8 @@ fn import_files(
         importable: v.pterodactyl.importable,
         problems: v.pterodactyl.problems,
         losses: v.pterodactyl.losses,
+        databases: None,
+        yaml_up_to_date: None,
     };
     EggImports {
         meta: Imports {

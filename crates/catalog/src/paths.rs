@@ -16,8 +16,23 @@ pub const SUMMARY: &str = "api/v1/eggs/_summary.json";
 pub const STATUS: &str = "api/v1/_status.json";
 /// The folder of the per-egg documents.
 pub const EGGS_DIR: &str = "api/v1/eggs";
-/// The egg index in the pelican-eggs site's `pelican.json` shape, for `PANEL_EGG_INDEX_URL`.
+/// The egg index in the pelican-eggs site's `pelican.json` shape, for `PANEL_EGG_INDEX_URL`: its
+/// `download_url`s are the SQLite files (`pelican.json`). [`compat_pelican`] names the index of
+/// each database.
 pub const COMPAT_PELICAN: &str = "api/v1/compat/pelican.json";
+/// The same index for a panel on MariaDB (or MySQL): `download_url`s are `pelican-mariadb.json`.
+pub const COMPAT_PELICAN_MARIADB: &str = "api/v1/compat/pelican-mariadb.json";
+/// The same index for a panel on PostgreSQL: `download_url`s are `pelican-postgresql.json`.
+pub const COMPAT_PELICAN_POSTGRESQL: &str = "api/v1/compat/pelican-postgresql.json";
+
+/// The Pelican egg index for a panel on `db`.
+pub fn compat_pelican(db: eggcat_panels::Database) -> &'static str {
+    match db {
+        eggcat_panels::Database::Sqlite => COMPAT_PELICAN,
+        eggcat_panels::Database::MariaDb => COMPAT_PELICAN_MARIADB,
+        eggcat_panels::Database::PostgreSql => COMPAT_PELICAN_POSTGRESQL,
+    }
+}
 /// The same shape, listing the eggs Pterodactyl can import.
 pub const COMPAT_PTERODACTYL: &str = "api/v1/compat/pterodactyl.json";
 
@@ -94,7 +109,8 @@ pub fn is_api_path(path: &str) -> bool {
 pub mod import {
     /// The egg as Pelican's exporter writes it (PLCN_v3), YAML.
     pub const PELICAN_YAML: &str = "pelican.yaml";
-    /// The egg as Pelican's exporter writes it (PLCN_v3), JSON.
+    /// The egg as Pelican's exporter writes it (PLCN_v3), JSON, on SQLite (Pelican's default
+    /// database); each database's name is `eggcat_panels::Database::pelican_json_name`.
     pub const PELICAN_JSON: &str = "pelican.json";
     /// The egg as Pterodactyl's exporter writes it (PTDL_v2), JSON.
     pub const PTERODACTYL_JSON: &str = "pterodactyl.json";
@@ -109,6 +125,8 @@ pub const LISTS: &[&str] = &[
     REMOVED,
     SUMMARY,
     COMPAT_PELICAN,
+    COMPAT_PELICAN_MARIADB,
+    COMPAT_PELICAN_POSTGRESQL,
     COMPAT_PTERODACTYL,
     "index.html",
     ALL_EGGS_PAGE,

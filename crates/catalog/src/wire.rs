@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+pub use eggcat_panels::Database;
 pub use eggcat_validate::{Diagnostic, SHARED_UUID, Severity};
 
 /// Where an egg came from, and when it was first indexed with this content.
@@ -81,6 +82,41 @@ pub struct PanelImport {
     pub problems: Vec<String>,
     /// What the conversion for this panel could not carry (extra startup commands, the icon..).
     pub losses: Vec<String>,
+    /// Pelican only, with `json`: the JSON import file for each database the panel may run on,
+    /// each in the order that database's export writes (docs/panels.md). `sqlite` is `json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub databases: Option<DatabaseFiles>,
+    /// Pelican only, with `yaml`: whether Pelican's update check can ever find `pelican.yaml`
+    /// up to date (false where its YAML export writes a text of the egg as a number, which its
+    /// own import refuses; `pelican.json` has no such limit).
+    #[serde(
+        default,
+        rename = "yamlUpToDate",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub yaml_up_to_date: Option<bool>,
+}
+
+/// `meta.import.pelican.databases`: absolute URLs of an egg's JSON import file per database.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatabaseFiles {
+    /// SQLite (Pelican's default): `pelican.json`.
+    pub sqlite: String,
+    /// MariaDB, and MySQL (untested): `pelican-mariadb.json`.
+    pub mariadb: String,
+    /// PostgreSQL: `pelican-postgresql.json`.
+    pub postgresql: String,
+}
+
+impl DatabaseFiles {
+    /// The URL for `db`.
+    pub fn get(&self, db: Database) -> &str {
+        match db {
+            Database::Sqlite => &self.sqlite,
+            Database::MariaDb => &self.mariadb,
+            Database::PostgreSql => &self.postgresql,
+        }
+    }
 }
 
 /// `api/v1/eggs/<slug>.json`.

@@ -99,7 +99,11 @@ fn pelican_rewrites(egg: &Value) -> bool {
 const TARGET: eggcat_panels::Target<'static> = eggcat_panels::Target {
     uuid: "8b2a1f0e-4c1d-4f7a-9a55-0d6c1e2b3a4f",
     pelican_yaml_url: "https://eggs.example/pelican.yaml",
-    pelican_json_url: "https://eggs.example/pelican.json",
+    pelican_json_urls: eggcat_panels::PerDatabase {
+        sqlite: "https://eggs.example/pelican.json",
+        mariadb: "https://eggs.example/pelican-mariadb.json",
+        postgresql: "https://eggs.example/pelican-postgresql.json",
+    },
     pterodactyl_url: "https://eggs.example/pterodactyl.json",
     exported_at: "2026-01-01T00:00:00+00:00",
 };
@@ -116,7 +120,7 @@ fn the_panels_conversions_change_only_what_they_are_known_to_change() {
             continue;
         }
         let v = eggcat_panels::variants(&upstream, &TARGET);
-        let (Some(json), Some(ptdl)) = (&v.pelican_json, &v.pterodactyl_json) else {
+        let (Some(json), Some(ptdl)) = (&v.pelican_json.sqlite, &v.pterodactyl_json) else {
             continue;
         };
         checked += 1;

@@ -9,6 +9,7 @@
 //! docs/panels.md lists every conversion rule with its source in the panels' code.
 
 mod checks;
+mod database;
 mod error;
 mod icon;
 pub mod pelican;
@@ -20,6 +21,7 @@ pub mod yaml;
 use eggcat_egg::panel::{PELICAN_MAX, chars};
 use serde_json::Value;
 
+pub use database::{Database, PerDatabase, unicode_ci_cmp};
 pub use eggcat_egg::panel::{is_email, is_uuid};
 pub use error::ImportError;
 pub use uuid::stable_uuid;
@@ -31,8 +33,8 @@ pub struct Target<'a> {
     pub uuid: &'a str,
     /// Absolute URL of `pelican.yaml` (its `meta.update_url`).
     pub pelican_yaml_url: &'a str,
-    /// Absolute URL of `pelican.json` (its `meta.update_url`).
-    pub pelican_json_url: &'a str,
+    /// Absolute URL of each database's `pelican.json` (its `meta.update_url`).
+    pub pelican_json_urls: PerDatabase<&'a str>,
     /// Absolute URL of `pterodactyl.json` (its `meta.update_url`).
     pub pterodactyl_url: &'a str,
     /// The `exported_at` the files carry (the panels' update check ignores it).
@@ -42,10 +44,14 @@ pub struct Target<'a> {
 /// The import files of one egg and the panels' verdicts on them.
 #[derive(Debug, Clone, Default)]
 pub struct Variants {
-    /// `pelican.yaml`, or `None` when Pelican cannot import the egg at all.
+    /// `pelican.yaml` (in SQLite's order), or `None` when Pelican cannot import the egg at all.
     pub pelican_yaml: Option<Vec<u8>>,
-    /// `pelican.json`, or `None` likewise.
-    pub pelican_json: Option<Vec<u8>>,
+    /// Each database's `pelican.json`, or `None` likewise.
+    pub pelican_json: PerDatabase<Option<Vec<u8>>>,
+    /// Whether Pelican's update check can find `pelican.yaml` up to date: false where its YAML
+    /// export writes a text of the egg as a number, which its own import refuses, so the file
+    /// keeps the text (`pelican.losses` names the first such value).
+    pub yaml_up_to_date: bool,
     /// `pterodactyl.json`, or `None` when there is no Pelican egg to convert from.
     pub pterodactyl_json: Option<Vec<u8>>,
     /// Pelican's verdict.
@@ -97,6 +103,7 @@ pub fn variants(upstream: &Value, target: &Target<'_>) -> Variants {
         problems: pelican_problems(&egg),
         ..Check::default()
     };
+    let yaml_up_to_date = yaml_text_kept.is_empty();
     if let Some(first) = yaml_text_kept.first() {
         let more = match yaml_text_kept.len() {
             1 => String::new(),
@@ -107,8 +114,12 @@ pub fn variants(upstream: &Value, target: &Target<'_>) -> Variants {
             "pelican.yaml: Pelican's update check can never find this file up to date: Pelican's YAML export writes {first}{more} as a number, which its own import refuses, so the file keeps the text; pelican.json has no such limit"
         ));
     }
-    for (format, settled) in [("YAML", &yaml), ("JSON", &json)] {
-        if settled.is_none() {
+    let unsettled = [
+        ("YAML", yaml.is_none()),
+        ("JSON", json.iter().any(|(_, j)| j.is_none())),
+    ];
+    for (format, unsettled) in unsettled {
+        if unsettled {
             pelican.problems.push(format!(
                 "Pelican's export of this egg changes each time it is imported again, so its update check would never say up to date ({format})"
             ));
@@ -129,7 +140,8 @@ pub fn variants(upstream: &Value, target: &Target<'_>) -> Variants {
     ptero_problems.dedup();
     Variants {
         pelican_yaml: yaml.map(|v| yaml::dump(&v).into_bytes()),
-        pelican_json: json.map(|v| pretty(&v).into_bytes()),
+        pelican_json: json.map(|_, v| v.map(|v| pretty(&v).into_bytes())),
+        yaml_up_to_date,
         pterodactyl: Check {
             importable: ptero_problems.is_empty(),
             problems: ptero_problems,
@@ -140,28 +152,33 @@ pub fn variants(upstream: &Value, target: &Target<'_>) -> Variants {
     }
 }
 
-/// The values of `pelican.yaml` and `pelican.json` for `egg` (imported, with the target's
-/// UUID): what the files hold once parsed, `None` where no file settles. The YAML keeps as text
-/// what Pelican validates as text (see [`pelican::keep_validated_text`]).
+/// The values of `pelican.yaml` and each database's `pelican.json` for `egg` (imported, with
+/// the target's UUID): what the files hold once parsed, `None` where no file settles. The YAML
+/// (SQLite's order) keeps as text what Pelican validates as text (see
+/// [`pelican::keep_validated_text`]).
 fn settled(egg: &pelican::Egg, target: &Target<'_>) -> Settled {
     let yaml_shape = |export: &Value| {
         let mut file = pelican::yaml_export(export);
         pelican::keep_validated_text(export, &mut file);
         file
     };
-    let yaml = settle(egg, target.pelican_yaml_url, target.exported_at, yaml_shape);
-    let json = settle(
+    let yaml = settle(
         egg,
-        target.pelican_json_url,
+        target.pelican_yaml_url,
         target.exported_at,
-        Value::clone,
+        Database::Sqlite,
+        yaml_shape,
     );
+    let json = PerDatabase::from_fn(|db| {
+        let url = target.pelican_json_urls.get(db);
+        settle(egg, url, target.exported_at, db, Value::clone).map(|(_, file)| file)
+    });
     let yaml_text_kept = yaml.as_ref().map_or_else(Vec::new, |(export, _)| {
         pelican::keep_validated_text(export, &mut pelican::yaml_export(export))
     });
     Settled {
         yaml: yaml.map(|(_, file)| file),
-        json: json.map(|(_, file)| file),
+        json,
         yaml_text_kept,
     }
 }
@@ -169,7 +186,7 @@ fn settled(egg: &pelican::Egg, target: &Target<'_>) -> Settled {
 /// The settled import files of one egg.
 struct Settled {
     yaml: Option<Value>,
-    json: Option<Value>,
+    json: PerDatabase<Option<Value>>,
     /// The texts the YAML keeps that Pelican's own YAML export writes as numbers (so its
     /// update check cannot find the YAML file up to date).
     yaml_text_kept: Vec<String>,
@@ -178,21 +195,22 @@ struct Settled {
 /// The file Pelican's update check finds equal to the panel's own export of the egg it made
 /// from that file: the export, imported and exported again until it no longer changes (the
 /// panel's YAML export turns JSON text into data, which a second import keeps). `shape` is the
-/// format's step after the struct (`yamlExport` for YAML, nothing for JSON). Returns the
-/// exporter's struct and the file made of it.
+/// format's step after the struct (`yamlExport` for YAML, nothing for JSON); `db` the panel's
+/// database. Returns the exporter's struct and the file made of it.
 fn settle(
     egg: &pelican::Egg,
     url: &str,
     exported_at: &str,
+    db: Database,
     shape: impl Fn(&Value) -> Value,
 ) -> Option<(Value, Value)> {
     let mut egg = egg.clone();
     egg.update_url = Value::String(url.to_owned());
-    let mut export = pelican::export(&egg, exported_at);
+    let mut export = pelican::export(&egg, exported_at, db);
     let mut file = shape(&export);
     for _ in 0..MAX_ROUNDS {
         let again = pelican::import(&file).ok()?;
-        let next_export = pelican::export(&again, exported_at);
+        let next_export = pelican::export(&again, exported_at, db);
         let next = shape(&next_export);
         if php::normalize(&next) == php::normalize(&file) {
             return Some((export, file));

@@ -6,9 +6,9 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::ImportError;
 use crate::icon;
 use crate::php::{self, is_empty, json_decode, json_encode_pretty, map, normalize};
+use crate::{Database, ImportError};
 
 /// Pelican's current export format (`Egg::EXPORT_VERSION`).
 pub const EXPORT_VERSION: &str = "PLCN_v3";
@@ -485,8 +485,8 @@ fn variable(i: usize, v: &Map<String, Value>) -> Result<Map<String, Value>, Impo
     .expect("map() builds an object"))
 }
 
-/// The exporter's `$struct` for `egg`, with `exported_at` as given.
-pub fn export(egg: &Egg, exported_at: &str) -> Value {
+/// The exporter's `$struct` for `egg`, with `exported_at` as given, as a panel on `db` writes it.
+pub fn export(egg: &Egg, exported_at: &str, db: Database) -> Value {
     map(vec![
         ("_comment", json!(COMMENT)),
         (
@@ -511,28 +511,22 @@ pub fn export(egg: &Egg, exported_at: &str) -> Value {
         ("scripts", scripts(egg)),
         (
             "variables",
-            Value::Array(read_order(&egg.variables).map(Value::Object).collect()),
+            Value::Array(read_order(&egg.variables, db).map(Value::Object).collect()),
         ),
     ])
 }
 
 /// The variables in the order the exporter reads them back (`$egg->variables`, a relation with
-/// no `orderBy`): on SQLite, the planner answers `where egg_id = ?` from the unique index on
-/// (`egg_id`, `name`) of `2025_04_01_033956_egg_variable_unique_foreign_key.php`, so by name,
-/// byte by byte (SQLite's BINARY collation). The differential test shows the plan
-/// (`EXPLAIN QUERY PLAN`) and the order on the panel's own code.
-fn read_order(variables: &[Map<String, Value>]) -> impl Iterator<Item = Map<String, Value>> {
+/// no `orderBy`), each with its fields in the table's column order: both are the database's
+/// ([`Database::variable_order`], [`Database::variable_fields`]). The differential test shows the
+/// plans and the orders on the real servers.
+fn read_order(
+    variables: &[Map<String, Value>],
+    db: Database,
+) -> impl Iterator<Item = Map<String, Value>> {
     let mut sorted: Vec<&Map<String, Value>> = variables.iter().collect();
-    sorted.sort_by(|a, b| {
-        let name = |v: &Map<String, Value>| {
-            v.get("name")
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_owned()
-        };
-        name(a).as_bytes().cmp(name(b).as_bytes())
-    });
-    sorted.into_iter().cloned()
+    sorted.sort_by(|a, b| db.variable_order(a, b));
+    sorted.into_iter().map(move |v| db.variable_fields(v))
 }
 
 /// `config` of both panels' exports (same keys, same order), with `files` as given.

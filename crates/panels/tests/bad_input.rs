@@ -27,7 +27,11 @@ fn run(v: &Value) -> Variants {
         &Target {
             uuid: "11111111-2222-5333-8444-555555555555",
             pelican_yaml_url: "https://e.example/a/pelican.yaml",
-            pelican_json_url: "https://e.example/a/pelican.json",
+            pelican_json_urls: eggcat_panels::PerDatabase {
+                sqlite: "https://e.example/a/pelican.json",
+                mariadb: "https://e.example/a/pelican-mariadb.json",
+                postgresql: "https://e.example/a/pelican-postgresql.json",
+            },
             pterodactyl_url: "https://e.example/a/pterodactyl.json",
             exported_at: "2026-01-01T00:00:00+00:00",
         },
@@ -37,7 +41,9 @@ fn run(v: &Value) -> Variants {
 fn refused(v: &Value, reason: &str) {
     let out = run(v);
     assert!(
-        out.pelican_yaml.is_none() && out.pelican_json.is_none() && out.pterodactyl_json.is_none()
+        out.pelican_yaml.is_none()
+            && out.pelican_json.iter().all(|(_, j)| j.is_none())
+            && out.pterodactyl_json.is_none()
     );
     assert!(!out.pelican.importable && !out.pterodactyl.importable);
     let said = out.pelican.problems.join(" ");
@@ -126,7 +132,7 @@ fn reserved_names_are_renamed_as_pelican_does() {
     tz["env_variable"] = json!("tz");
     e["variables"].as_array_mut().unwrap().push(tz);
     let out = run(&e);
-    let json: Value = serde_json::from_slice(&out.pelican_json.unwrap()).unwrap();
+    let json: Value = serde_json::from_slice(&out.pelican_json.sqlite.unwrap()).unwrap();
     assert_eq!(json["variables"][1]["env_variable"], "SERVER_TZ");
     assert_eq!(
         json["startup_commands"]["Default"],

@@ -30,7 +30,11 @@ fn same_for_the_check(a: &Value, b: &Value) -> bool {
 /// `published` (the file at the update URL now, parsed). `yaml`: the URL ends in .yaml.
 fn check(file: &Value, published: &Value, yaml: bool) -> &'static str {
     let local = pelican::import(file).expect("the panel imported the file");
-    let mut export = pelican::export(&local, "2026-02-02T00:00:00+00:00");
+    let mut export = pelican::export(
+        &local,
+        "2026-02-02T00:00:00+00:00",
+        eggcat_panels::Database::Sqlite,
+    );
     if yaml {
         export = pelican::yaml_export(&export);
     }
@@ -61,7 +65,7 @@ fn pelican_update_check_and_pterodactyl_round_trip_on_every_corpus_egg() {
     for (rel, upstream) in &eggs {
         let v = with(rel, |t| variants(upstream, t));
         let (Some(yaml), Some(json), Some(ptdl)) =
-            (&v.pelican_yaml, &v.pelican_json, &v.pterodactyl_json)
+            (&v.pelican_yaml, &v.pelican_json.sqlite, &v.pterodactyl_json)
         else {
             // Pelican's own import throws on this egg: no file, and the reason is given.
             assert!(
@@ -101,7 +105,7 @@ fn pelican_update_check_and_pterodactyl_round_trip_on_every_corpus_egg() {
             "Up-to-date",
             "{rel} (json)"
         );
-        let (_, [yaml_url, json_url, _]) = target(rel);
+        let (_, [yaml_url, json_url, ..]) = target(rel);
         assert_eq!(yaml_file["meta"]["update_url"], yaml_url.as_str());
         assert_eq!(json_file["meta"]["update_url"], json_url.as_str());
         assert_eq!(yaml_file["uuid"], target(rel).0.as_str());
@@ -112,7 +116,8 @@ fn pelican_update_check_and_pterodactyl_round_trip_on_every_corpus_egg() {
         *script = Value::String(format!("{}\necho changed", script.as_str().unwrap_or("")));
         let v2 = with(rel, |t| variants(&changed, t));
         let new_yaml = parse_yaml(v2.pelican_yaml.as_ref().unwrap());
-        let new_json: Value = serde_json::from_slice(v2.pelican_json.as_ref().unwrap()).unwrap();
+        let new_json: Value =
+            serde_json::from_slice(v2.pelican_json.sqlite.as_ref().unwrap()).unwrap();
         assert_eq!(check(&yaml_file, &new_yaml, true), "Found update", "{rel}");
         assert_eq!(check(&json_file, &new_json, false), "Found update", "{rel}");
 
@@ -128,8 +133,12 @@ fn pelican_update_check_and_pterodactyl_round_trip_on_every_corpus_egg() {
             assert!(pterodactyl::problems(&ptdl, ptdl.to_string().len()).is_empty());
         }
         let back = pterodactyl::back_to_pelican(&ptdl).expect("Pelican imports pterodactyl.json");
-        let mut back = pelican::export(&back, "x");
-        let mut want = pelican::export(&pelican::import(&json_file).unwrap(), "x");
+        let mut back = pelican::export(&back, "x", eggcat_panels::Database::Sqlite);
+        let mut want = pelican::export(
+            &pelican::import(&json_file).unwrap(),
+            "x",
+            eggcat_panels::Database::Sqlite,
+        );
         for v in [&mut back, &mut want] {
             v["meta"]["update_url"] = Value::Null;
         }

@@ -8,7 +8,11 @@ use serde_json::{Value, json};
 const TARGET: Target<'static> = Target {
     uuid: "8b2a1f0e-4c1d-4f7a-9a55-0d6c1e2b3a4f",
     pelican_yaml_url: "https://eggs.example/api/v1/eggs/x/pelican.yaml",
-    pelican_json_url: "https://eggs.example/api/v1/eggs/x/pelican.json",
+    pelican_json_urls: eggcat_panels::PerDatabase {
+        sqlite: "https://eggs.example/api/v1/eggs/x/pelican.json",
+        mariadb: "https://eggs.example/api/v1/eggs/x/pelican-mariadb.json",
+        postgresql: "https://eggs.example/api/v1/eggs/x/pelican-postgresql.json",
+    },
     pterodactyl_url: "https://eggs.example/api/v1/eggs/x/pterodactyl.json",
     exported_at: "2026-01-01T00:00:00+00:00",
 };
@@ -43,7 +47,7 @@ fn files(upstream: &Value) -> (Variants, Value, Value, Value) {
     )
     .unwrap()
     .value;
-    let json: Value = serde_json::from_slice(v.pelican_json.as_ref().unwrap()).unwrap();
+    let json: Value = serde_json::from_slice(v.pelican_json.sqlite.as_ref().unwrap()).unwrap();
     let ptdl: Value = serde_json::from_slice(v.pterodactyl_json.as_ref().unwrap()).unwrap();
     (v, yaml, json, ptdl)
 }
@@ -226,7 +230,7 @@ fn fuzz_inputs_give_import_files_that_read_back() {
             .value;
         let v = variants(&upstream, &TARGET);
         let made = [
-            (&v.pelican_json, eggcat_egg::SyntaxKind::Json),
+            (&v.pelican_json.sqlite, eggcat_egg::SyntaxKind::Json),
             (&v.pterodactyl_json, eggcat_egg::SyntaxKind::Json),
             (&v.pelican_yaml, eggcat_egg::SyntaxKind::Yaml),
         ];

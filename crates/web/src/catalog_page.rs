@@ -13,6 +13,7 @@
 use std::collections::BTreeMap;
 
 use eggcat_catalog::paths;
+use eggcat_catalog::wire::Database;
 
 use crate::html::Html;
 use crate::layout::{self, Assets, Data, Here, Nav};
@@ -46,8 +47,13 @@ fn by_name(items: &[SummaryItem]) -> Vec<&SummaryItem> {
     sorted
 }
 
-/// The catalog page.
-pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) -> String {
+/// The catalog page. `base` is the site's absolute URL, without a trailing slash.
+pub(crate) fn render(
+    items: &[SummaryItem],
+    status: &Status,
+    assets: &Assets,
+    base: &str,
+) -> String {
     let mut h = Html::with_capacity(PAGE * 600 + 8192);
     let eggs = count(items.len(), "game-server egg", "game-server eggs");
     let repos = count(repositories(status), "repository", "repositories");
@@ -145,6 +151,7 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
             .text(&format!("Show all {}", count(items.len(), "egg", "eggs")))
             .lit("</a></p>");
     }
+    panel_indexes(&mut h, base);
     layout::end(
         &mut h,
         HERE,
@@ -155,6 +162,25 @@ pub(crate) fn render(items: &[SummaryItem], status: &Status, assets: &Assets) ->
         }),
     );
     h.finish()
+}
+
+/// Every egg in a Pelican panel's import dialog: the index `PANEL_EGG_INDEX_URL` points at, one
+/// per database, since the update check sees the order the panel's database gives the
+/// variables (docs/panels.md).
+fn panel_indexes(h: &mut Html, base: &str) {
+    h.lit("<section class=\"indexes\" aria-labelledby=\"indexes\"><h2 id=\"indexes\">")
+        .lit("Every egg in Pelican's import dialog</h2><p>Set <code>PANEL_EGG_INDEX_URL</code> in ")
+        .lit("the panel's <code>.env</code> to the index for its database (<code>DB_CONNECTION</code> ")
+        .lit("there: <code>sqlite</code> or unset, <code>mariadb</code> or <code>mysql</code>, ")
+        .lit("<code>pgsql</code>), then run <code>php artisan p:egg:update-index</code>.</p><dl>");
+    for db in Database::ALL {
+        let url = format!("{base}/{}", paths::compat_pelican(db));
+        h.el("dt", &[], db.label())
+            .lit("<dd><code>")
+            .text(&url)
+            .lit("</code></dd>");
+    }
+    h.lit("</dl></section>");
 }
 
 /// `eggs/index.html`: every egg by name, a link each, with its category and source.

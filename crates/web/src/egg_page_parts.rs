@@ -7,6 +7,7 @@ use crate::egg_page::{has_files, rule_words};
 use crate::html::Html;
 use crate::model::{Meta, PanelImport, egg_str};
 use crate::words::count;
+use eggcat_catalog::wire::Database;
 
 /// The import URLs with copy buttons and the steps in each panel; the upstream file and the
 /// egg document always.
@@ -16,17 +17,10 @@ pub(crate) fn import(h: &mut Html, m: &Meta, base: &str) {
     if let Some(p) = pelican {
         h.lit("<h3>Pelican</h3>");
         panel_state(h, p);
-        // JSON first: Pelican's update check can find it up to date for every egg it imports,
-        // which its own YAML export does not allow (docs/panels.md).
-        if let Some(u) = &p.json {
-            url_row(h, "Import URL (JSON)", u);
-        }
-        if let Some(u) = &p.yaml {
-            url_row(h, "Import URL (YAML)", u);
-        }
+        pelican_urls(h, p);
         h.lit(
-            "<p class=\"how\">In Pelican: Admin → Eggs → Import → URL, paste the JSON URL, Import. \
-             The panel's daily update check then watches eggcat's file.</p>",
+            "<p class=\"how\">In Pelican: Admin → Eggs → Import → URL, paste the JSON URL for the \
+             panel's database, Import. The panel's daily update check then watches eggcat's file.</p>",
         );
     }
     if let Some(p) = ptero {
@@ -47,6 +41,61 @@ pub(crate) fn import(h: &mut Html, m: &Meta, base: &str) {
         "Egg document (JSON API)",
         &format!("{base}/{}", eggcat_catalog::paths::egg(&m.slug)),
     );
+}
+
+/// Pelican's import URLs: a JSON file per database (Pelican's update check sees the order its
+/// database gives the variables, docs/panels.md) and the YAML file. The admin picks the panel's
+/// database once (SQLite, Pelican's default, preselected; the script remembers the choice and
+/// shows only that database's rows); without the script every URL is listed, each named.
+fn pelican_urls(h: &mut Html, p: &PanelImport) {
+    let Some(files) = &p.databases else {
+        // An egg with only a YAML file (no JSON settled): the file as it is.
+        if let Some(u) = &p.yaml {
+            url_row(h, "Import URL (YAML)", u);
+        }
+        return;
+    };
+    h.lit("<fieldset class=\"db\" data-db-choice hidden><legend>The panel's database</legend>");
+    for db in Database::ALL {
+        let id = format!("db-{}", db.key());
+        h.open(
+            "input",
+            &[
+                ("type", Some("radio")),
+                ("name", Some("db")),
+                ("id", Some(&id)),
+                ("value", Some(db.key())),
+                ("checked", (db == Database::Sqlite).then_some("")),
+            ],
+        )
+        .el("label", &[("for", Some(&id))], db.label());
+    }
+    h.lit("<p class=\"hint\">It is <code>DB_CONNECTION</code> in the panel's <code>.env</code>: ")
+        .lit("<code>sqlite</code> or unset, <code>mariadb</code> or <code>mysql</code>, <code>pgsql</code>.</p>")
+        .lit("</fieldset>");
+    // JSON first: Pelican's update check can find it up to date for every egg it imports,
+    // which its own YAML export does not allow (docs/panels.md).
+    for db in Database::ALL {
+        let label = format!("Import URL (JSON, {})", db.label());
+        db_row(h, db, &label, files.get(db));
+    }
+    if let Some(u) = &p.yaml {
+        db_row(h, Database::Sqlite, "Import URL (YAML, SQLite)", u);
+        if p.yaml_up_to_date == Some(false) {
+            h.lit("<p class=\"warn\" data-db=\"sqlite\">Pelican's update check never finds ")
+                .lit(
+                    "this YAML file up to date: Pelican's own YAML export writes one of its texts ",
+                )
+                .lit("as a number. Import the JSON URL instead.</p>");
+        }
+    }
+}
+
+/// A [`url_row`] that belongs to one database's choice.
+fn db_row(h: &mut Html, db: Database, label: &str, url: &str) {
+    h.open("div", &[("data-db", Some(db.key()))]);
+    url_row(h, label, url);
+    h.close("div");
 }
 
 fn panel_state(h: &mut Html, p: &PanelImport) {

@@ -149,7 +149,7 @@ pub fn render(
     out.insert(SUMMARY.to_owned(), summary);
     out.insert(
         eggcat_catalog::paths::CATALOG_PAGE.to_owned(),
-        catalog_page::render(&items, &status, &assets).into_bytes(),
+        catalog_page::render(&items, &status, &assets, base).into_bytes(),
     );
     out.insert(
         eggcat_catalog::paths::ALL_EGGS_PAGE.to_owned(),

@@ -401,6 +401,15 @@ fn active_markup(html: &str) -> Vec<String> {
                     && matches!(rest.trim(), "" | "defer")
             })
     };
+    // The egg page's own choice of the panel's database (egg_page_parts.rs): radio buttons
+    // that name nothing but a database.
+    let own_input = |tag: &str| {
+        ["sqlite", "mariadb", "postgresql"].iter().any(|db| {
+            let start = format!("input type=\"radio\" name=\"db\" id=\"db-{db}\" value=\"{db}\"");
+            tag.strip_prefix(&start)
+                .is_some_and(|rest| matches!(rest.trim(), "" | "checked"))
+        })
+    };
     let mut found = Vec::new();
     for tag in tags(html) {
         let name = tag.split([' ', '/', '\n']).next().unwrap_or("");
@@ -410,6 +419,7 @@ fn active_markup(html: &str) -> Vec<String> {
         ]
         .contains(&name.as_str())
             && !own_script(tag)
+            && !own_input(tag)
         {
             found.push(format!("<{tag}>"));
             continue;
@@ -463,6 +473,8 @@ fn active_markup_finds_what_it_looks_for() {
         "<div style=\"color:red\">",
         "<IFRAME src=//x>",
         "<img title=\"x\" src='data:image/svg+xml,x'>",
+        "<input type=\"radio\" name=\"db\" id=\"db-sqlite\" value=\"sqlite\" onclick=\"x\">",
+        "<input type=\"text\">",
     ] {
         assert_eq!(active_markup(bad).len(), 1, "{bad}");
     }

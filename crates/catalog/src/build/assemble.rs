@@ -16,6 +16,7 @@ use crate::wire::{
     DiagnosticCounts, IndexItem, Meta, Problem, Removed, Report, SourceProblem, State,
 };
 use crate::{INTERFACE_VERSION, compat, paths};
+use eggcat_panels::{Database, PerDatabase};
 
 /// What the earlier stages made.
 pub(super) struct Parts {
@@ -34,8 +35,9 @@ struct Listed<'e> {
     counts: DiagnosticCounts,
     /// Catalog-wide warnings (uuid collisions, unreadable eggs), recomputed every build.
     warnings: Vec<SourceProblem>,
-    /// The compat index entries of each panel: (pelican, pterodactyl).
-    compat: (Vec<compat::CompatEgg<'e>>, Vec<compat::CompatEgg<'e>>),
+    /// The compat index entries of Pelican on each database, and of Pterodactyl.
+    compat_pelican: PerDatabase<Vec<compat::CompatEgg<'e>>>,
+    compat_pterodactyl: Vec<compat::CompatEgg<'e>>,
     /// The slugs of each source, by source index.
     slugs_by_source: Vec<Vec<String>>,
 }
@@ -54,14 +56,15 @@ pub(super) fn assemble(parts: Parts, previous: &Previous, ctx: &BuildContext) ->
     listed
         .warnings
         .extend(unreadable.into_iter().map(|(s, p)| tag(&sources[s], p)));
-    let (pelican, pterodactyl) = &listed.compat;
-    files.insert(
-        paths::COMPAT_PELICAN.to_owned(),
-        compat::index("Pelican", "PLCN_v3", pelican),
-    );
+    for (db, eggs) in listed.compat_pelican.iter() {
+        files.insert(
+            paths::compat_pelican(db).to_owned(),
+            compat::index("Pelican", "PLCN_v3", eggs),
+        );
+    }
     files.insert(
         paths::COMPAT_PTERODACTYL.to_owned(),
-        compat::index("Pterodactyl", "PTDL_v2", pterodactyl),
+        compat::index("Pterodactyl", "PTDL_v2", &listed.compat_pterodactyl),
     );
     listed.index.sort_by(|a, b| a.slug.cmp(&b.slug));
     let names = sort_names(listed.index.iter().map(|i| i.name.as_str()));
@@ -105,21 +108,26 @@ fn egg_documents<'e>(
         files.extend(imports.files);
         meta.import = imports.meta;
         let description = r.value.as_ref().and_then(|v| v.get("description"));
-        let entry = |url: &Option<String>| compat::CompatEgg {
+        let entry = |url: &str| compat::CompatEgg {
             owner: &source.info.owner,
             repo: &source.info.repo,
             name: &r.egg.name,
             slug: r.slug.clone(),
             description: description.and_then(Value::as_str).unwrap_or(""),
-            download_url: url.clone().unwrap_or_default(),
+            download_url: url.to_owned(),
         };
-        // The JSON file: Pelican's update check can find it up to date for every egg it
-        // imports, which its YAML export does not allow (docs/panels.md).
-        if meta.import.pelican.json.is_some() {
-            listed.compat.0.push(entry(&meta.import.pelican.json));
+        // The JSON files: Pelican's update check can find them up to date for every egg it
+        // imports, which its YAML export does not allow; one index per database, whose
+        // `download_url`s are that database's files (docs/panels.md).
+        if let Some(files) = &meta.import.pelican.databases {
+            for db in Database::ALL {
+                listed.compat_pelican.get_mut(db).push(entry(files.get(db)));
+            }
         }
-        if meta.import.pterodactyl.importable && meta.import.pterodactyl.json.is_some() {
-            listed.compat.1.push(entry(&meta.import.pterodactyl.json));
+        if meta.import.pterodactyl.importable
+            && let Some(url) = &meta.import.pterodactyl.json
+        {
+            listed.compat_pterodactyl.push(entry(url));
         }
         let doc = EggDocumentRef {
             egg: &r.egg.egg,

@@ -90,9 +90,9 @@ pub fn eggs(dir: &Path) -> Vec<CorpusEgg> {
     out
 }
 
-/// The uuid and the three import-file URLs (`pelican.yaml`, `pelican.json`,
-/// `pterodactyl.json`) the egg at `rel` gets.
-pub fn target(rel: &str) -> (String, [String; 3]) {
+/// The uuid and the import-file URLs (`pelican.yaml`, SQLite's `pelican.json`,
+/// `pterodactyl.json`, then MariaDB's and PostgreSQL's `pelican-*.json`) the egg at `rel` gets.
+pub fn target(rel: &str) -> (String, [String; 5]) {
     // A slug-like name: the catalog's slugs are lowercase letters, digits and `-`.
     let slug: String = rel
         .chars()
@@ -111,17 +111,23 @@ pub fn target(rel: &str) -> (String, [String; 3]) {
             format!("{base}/pelican.yaml"),
             format!("{base}/pelican.json"),
             format!("{base}/pterodactyl.json"),
+            format!("{base}/pelican-mariadb.json"),
+            format!("{base}/pelican-postgresql.json"),
         ],
     )
 }
 
 /// Runs `f` with the egg's [`Target`].
 pub fn with<T>(rel: &str, f: impl FnOnce(&Target<'_>) -> T) -> T {
-    let (uuid, [y, j, p]) = target(rel);
+    let (uuid, [y, j, p, m, g]) = target(rel);
     f(&Target {
         uuid: &uuid,
         pelican_yaml_url: &y,
-        pelican_json_url: &j,
+        pelican_json_urls: eggcat_panels::PerDatabase {
+            sqlite: &j,
+            mariadb: &m,
+            postgresql: &g,
+        },
         pterodactyl_url: &p,
         exported_at: "2026-01-01T00:00:00+00:00",
     })
