@@ -306,3 +306,34 @@ fn pelican_problems(egg: &pelican::Egg) -> Vec<String> {
     p.dedup();
     p
 }
+
+/// What Pelican's update check (`CheckEggUpdatesCommand::check`) compares an egg imported from
+/// `file` with, when the egg's update URL answers with `file` itself: the panel's own export of
+/// the egg (on SQLite, its default database), parsed back, without `exported_at`, in the shape
+/// `json_encode` sees (PHP arrays: a list-like map is a list). `yaml` is whether the update URL
+/// ends in `.yaml`/`.yml` (the check picks the format from it). `None` when Pelican refuses to
+/// import the file at all.
+///
+/// The check says "Up-to-date" exactly when this equals [`update_check_shape`] of the file,
+/// keys and lists in order; `eggcat validate` names why it does not (codes `E080`-`E089`),
+/// and the differential test holds both against the panel's own check.
+pub fn own_export(file: &Value, yaml: bool) -> Option<Value> {
+    let egg = pelican::import(file).ok()?;
+    let export = pelican::export(&egg, "", Database::Sqlite);
+    let shaped = if yaml {
+        pelican::yaml_export(&export)
+    } else {
+        export
+    };
+    Some(update_check_shape(&shaped))
+}
+
+/// `file` as the update check hashes it: without `exported_at`, as `json_encode` sees a PHP
+/// array (a map whose keys are 0, 1, ... is a list, so an empty map is an empty list).
+pub fn update_check_shape(file: &Value) -> Value {
+    let mut v = php::normalize(file);
+    if let Some(map) = v.as_object_mut() {
+        map.shift_remove("exported_at");
+    }
+    v
+}

@@ -44,7 +44,7 @@ pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
         .iter()
         .map(|w| duplicate_json_key(w))
         .collect();
-    findings.extend(check_document(&parsed.value, bytes.len()));
+    findings.extend(check_document(&parsed.value, bytes.len(), syntax));
     // Past the cap, keep the most severe findings (in the order the checks found them) and
     // place only those: a hostile egg with 100 000 bad variables then costs one parse and one
     // skim of the text, not 100 000 lookups.
@@ -106,7 +106,7 @@ pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
 }
 
 /// The checks on a parsed document: what `eggcat_egg::inspect` refuses, then the egg checks.
-fn check_document(doc: &Value, size: usize) -> Vec<Finding> {
+fn check_document(doc: &Value, size: usize, syntax: SyntaxKind) -> Vec<Finding> {
     let Some(object) = doc.as_object() else {
         return vec![Finding::new(
             Code::NotAnObject,
@@ -137,7 +137,7 @@ fn check_document(doc: &Value, size: usize) -> Vec<Finding> {
             .help("Pterodactyl imports PTDL_v1 and PTDL_v2; Pelican also PLCN_v1 to PLCN_v3"),
         ];
     };
-    let mut out = check_egg(object, format, fam);
+    let mut out = check_egg(object, format, fam, syntax);
     if fam == Family::Ptdl && size > eggcat_egg::panel::PTERODACTYL_MAX_FILE_BYTES {
         out.push(Finding::new(
             Code::OverPterodactylSize,

@@ -26,6 +26,17 @@ fn check_lists(doc: &Map<String, Value>, out: &mut Vec<Finding>) {
     for key in ["features", "file_denylist"] {
         match doc.get(key) {
             None | Some(Value::Null | Value::Array(_) | Value::Object(_)) => {}
+            // Both importers read the denylist through `Collection::make`, which makes a text a
+            // list of one (`EggImporterService::fillFromParsed`, Pterodactyl's
+            // `EggParserService`), so the egg imports and the pattern holds.
+            Some(Value::String(text)) if key == "file_denylist" => out.push(
+                Finding::new(
+                    Code::DenylistText,
+                    "/file_denylist",
+                    "`file_denylist` is a text, not a list: both panels import it as a list of one pattern",
+                )
+                .help(format!("write it as a list: `[{}]`", Value::String(text.clone()))),
+            ),
             Some(v) => out.push(wrong_type(&format!("/{key}"), "a list", v)),
         }
     }

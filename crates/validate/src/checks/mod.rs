@@ -13,6 +13,7 @@ mod images;
 mod install;
 mod startup;
 mod unused;
+mod update_check;
 mod variables;
 
 use serde_json::{Map, Value};
@@ -23,7 +24,12 @@ use crate::vocab::{Family, Finding, at};
 /// The findings of every check on `doc`, an object of the given format and family, in the
 /// order the checks found them (past the cap on diagnostics, the first found are kept among
 /// those of one severity).
-pub(crate) fn check_egg(doc: &Map<String, Value>, format: &str, fam: Family) -> Vec<Finding> {
+pub(crate) fn check_egg(
+    doc: &Map<String, Value>,
+    format: &str,
+    fam: Family,
+    syntax: eggcat_egg::SyntaxKind,
+) -> Vec<Finding> {
     let mut out = Vec::new();
     fields::check_fields(doc, fam, &mut out);
     images::check_images(doc, format, fam, &mut out);
@@ -37,5 +43,6 @@ pub(crate) fn check_egg(doc: &Map<String, Value>, format: &str, fam: Family) -> 
     }
     unused::check_unused(doc, &texts, &mut out);
     install::check_install(doc, &mut out);
+    update_check::check_update_check(doc, syntax, &mut out);
     out
 }

@@ -68,6 +68,8 @@ codes! {
     AuthorNotEmail = "E015", Error, "author is not an email address";
     MalformedUuid = "E016", Warning, "uuid is not a UUID";
     SharedUuid = "E017", Warning, "several eggs share one uuid";
+    DenylistText = "E018", Warning,
+        "file_denylist that is a text (both panels read it as a list of one)";
     InvalidEnvName = "E020", Error, "env_variable is not a valid name";
     ReservedByPterodactyl = "E021", Error,
         "env_variable reserved by Pterodactyl (refused on import)";
@@ -94,6 +96,21 @@ codes! {
     InstallWithoutContainer = "E070", Error, "install script without a container";
     InstallWithoutEntrypoint = "E071", Error, "install script without an entrypoint";
     ShebangMismatch = "E072", Warning, "install script's shebang does not match its entrypoint";
+    UpdateCheckRename = "E080", Warning,
+        "update_url set, and Pelican renames an env_variable on import";
+    UpdateCheckPlaceholder = "E081", Warning,
+        "update_url set, and Pelican upgrades a legacy `server.build.*` placeholder";
+    UpdateCheckDefault = "E082", Warning,
+        "update_url set, and Pelican exports a default value in another form";
+    UpdateCheckDenylist = "E083", Warning,
+        "update_url set, and Pelican drops an empty `file_denylist` entry";
+    UpdateCheckIcon = "E084", Warning, "update_url set, and Pelican drops or moves the icon";
+    UpdateCheckOrder = "E085", Warning,
+        "update_url set, and the variables are not in the order Pelican exports them";
+    UpdateUrlFormat = "E086", Warning,
+        "update_url whose file extension does not match the file";
+    NotPelicanExport = "E089", Warning,
+        "update_url set, and the file is not what Pelican exports for it";
 }
 
 impl std::fmt::Display for Code {
