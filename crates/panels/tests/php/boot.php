@@ -1,17 +1,19 @@
 <?php
 // Loads the panels' real import, export and validation code (../shared/panels-src, pinned
-// commits) on Debian's Laravel packages, with an in-memory SQLite database, so that the
-// differential test runs Pelican's and Pterodactyl's own PHP on eggcat's files.
+// commits) on Debian's Laravel packages, on the database the test names in EGGCAT_DB (an
+// in-memory SQLite database by default), so that the differential test runs Pelican's and
+// Pterodactyl's own PHP on eggcat's files.
 //
 // What is real: Pelican's EggImporterService, EggExporterService, CheckEggUpdatesCommand, Egg
 // and EggVariable models and EggFormat enum; Pterodactyl's EggParserService,
-// EggImporterService, Model, Egg and EggVariable; the migration that adds `sort` to
-// `egg_variables`; Laravel's Eloquent, query builder, SQLite grammar and validator (Debian's
-// Laravel 8.83, with egulias/email-validator); Symfony's YAML.
+// EggImporterService, Model, Egg and EggVariable; Pelican's migrations, which make its tables
+// (migrations.php, through schema_bridge.php: Laravel 13's schema semantics on Laravel 8);
+// Laravel's Eloquent, query builder, grammars and validator (Debian's Laravel 8.83, with
+// egulias/email-validator); Symfony's YAML.
 //
 // What is a stand-in, written here because panels-src does not hold the file (each names the
 // panel file it stands for, and does only what the import path needs of it):
-// - the tables `eggs`, `egg_variables`, `nests` as the migrations leave them (see schema());
+// - Pterodactyl's tables (see eggcat_pterodactyl_schema());
 // - Pelican's `HasValidation` trait and `ValidationObserver` (validate on save with the model's
 //   rules), `HasIcon` (icons kept in memory), `Validatable`; the model `casts()` method, which
 //   Laravel 8 does not read, merged into `$casts`;
@@ -50,12 +52,44 @@ use Illuminate\Validation\Factory as ValidationFactory;
 
 $src = getenv('EGGCAT_PANELS_SRC') ?: die("EGGCAT_PANELS_SRC is not set\n");
 
+/**
+ * The connection Pelican makes (its config/database.php at the pinned commit) to the database
+ * the test started: `{"driver": "sqlite", "database": PATH}` (default: in memory),
+ * `{"driver": "mysql", "socket": PATH, "database": NAME}` (MariaDB: Pelican's driver `mariadb`
+ * is Laravel 11's name for the same connector; Laravel 8 has `mysql`), or
+ * `{"driver": "pgsql", "socket": DIR, "database": NAME}`.
+ */
+function eggcat_connection(array $db): array
+{
+    return match ($db['driver']) {
+        'sqlite' => [
+            'driver' => 'sqlite', 'database' => $db['database'] ?? ':memory:', 'prefix' => '',
+            'foreign_key_constraints' => true,
+        ],
+        'mysql' => [
+            'driver' => 'mysql', 'unix_socket' => $db['socket'], 'database' => $db['database'],
+            'username' => 'root', 'password' => '', 'charset' => 'utf8mb4',
+            'collation' => 'utf8mb4_unicode_ci', 'prefix' => '', 'prefix_indexes' => true,
+            'strict' => false, 'engine' => null,
+        ],
+        'pgsql' => [
+            'driver' => 'pgsql', 'host' => $db['socket'], 'port' => 5432, 'database' => $db['database'],
+            'username' => 'postgres', 'password' => '', 'charset' => 'utf8', 'prefix' => '',
+            'prefix_indexes' => true, 'schema' => 'public', 'search_path' => 'public', 'sslmode' => 'prefer',
+        ],
+    };
+}
+
 $container = new Container();
 Container::setInstance($container);
 Facade::setFacadeApplication($container);
 
+require_once __DIR__ . '/schema_bridge.php';
+require_once __DIR__ . '/migrations.php';
+require_once __DIR__ . '/tables.php';
+
 $capsule = new Capsule($container);
-$capsule->addConnection(['driver' => 'sqlite', 'database' => ':memory:', 'prefix' => '']);
+$capsule->addConnection(eggcat_connection(json_decode(getenv('EGGCAT_DB') ?: '{"driver":"sqlite"}', true)));
 $capsule->setEventDispatcher(new Dispatcher($container));
 $capsule->setAsGlobal();
 $capsule->bootEloquent();
@@ -117,21 +151,16 @@ require_once __DIR__ . '/stand_ins_ptero.php';
 \Pterodactyl\Models\EggVariable::updating(function ($v) { unset($v->field_type); });
 
 /**
- * The tables the importers write, as the panels' migrations leave them on SQLite (Pelican's
- * default database), `egg_variables.sort` excepted: it is added by the real migration
- * (`2024_04_20_214441_add_egg_var_sort.php`), so that Laravel's SQLite grammar places it, and the
- * unique indexes by theirs (`2025_04_01_033956_egg_variable_unique_foreign_key.php`), which decide
- * the order SQLite returns an egg's variables in (the relation has no `orderBy`).
- *
- * Column order and constraints, from the migrations in panels-src and their 2016-2017
- * ancestors: `service_variables` (2016_01_23_202731: id, option_id, name, description NOT NULL,
- * env_variable, default_value NOT NULL, user_viewable, user_editable, required, regex, timestamps;
- * `regex` renamed `rules` and `required` dropped 2017_03_11; `option_id` renamed `egg_id`
- * 2017_10_06; `default_value` text 2018_09_03; `rules` json 2024_07_25). `eggs`: `script_container` NOT NULL default
- * 'alpine:3.4' and `script_entry` NOT NULL default 'ash' (2017_04_20, 2024_06_11), `name`
- * NOT NULL, everything else nullable.
+ * Pterodactyl's tables `eggs`, `egg_variables`, `nests` on SQLite, as its migrations leave them
+ * (written out here: panels-src holds only Pterodactyl's migrations that touch them). Column
+ * order and constraints, from those migrations and their 2016-2017 ancestors: `service_variables`
+ * (2016_01_23_202731: id, option_id, name, description NOT NULL, env_variable, default_value NOT
+ * NULL, user_viewable, user_editable, required, regex, timestamps; `regex` renamed `rules` and
+ * `required` dropped 2017_03_11; `option_id` renamed `egg_id` 2017_10_06; `default_value` text
+ * 2018_09_03). `eggs`: `script_container` NOT NULL default 'alpine:3.4' and `script_entry` NOT
+ * NULL default 'ash' (2017_04_20), `name` NOT NULL, everything else nullable.
  */
-function eggcat_schema(string $panel): void
+function eggcat_pterodactyl_schema(): void
 {
     $db = Capsule::connection();
     $db->statement('PRAGMA foreign_keys = ON');
@@ -140,61 +169,17 @@ function eggcat_schema(string $panel): void
     }
     $db->statement('CREATE TABLE nests (id integer primary key autoincrement, uuid varchar, author varchar, name varchar not null, description text, created_at datetime, updated_at datetime)');
     $db->table('nests')->insert(['id' => 1, 'name' => 'Imported']);
-    $eggs = [
-        'id integer primary key autoincrement',
-        'uuid varchar(36) unique',
-        $panel === 'pterodactyl' ? 'nest_id integer not null references nests(id)' : null,
-        'author varchar',
-        'name varchar not null',
-        'description text',
-        'features text',
-        'docker_images text',
-        'file_denylist text',
-        'update_url text',
-        'config_files text',
-        'config_startup text',
-        'config_logs text',
-        'config_stop varchar',
-        'config_from integer references eggs(id)',
-        $panel === 'pterodactyl' ? 'startup text' : 'startup_commands text',
+    $db->statement('CREATE TABLE eggs (' . implode(', ', [
+        'id integer primary key autoincrement', 'uuid varchar(36) unique',
+        'nest_id integer not null references nests(id)', 'author varchar', 'name varchar not null',
+        'description text', 'features text', 'docker_images text', 'file_denylist text',
+        'update_url text', 'config_files text', 'config_startup text', 'config_logs text',
+        'config_stop varchar', 'config_from integer references eggs(id)', 'startup text',
         "script_container varchar not null default 'alpine:3.4'",
         "script_entry varchar not null default 'ash'",
-        'script_is_privileged tinyint(1) not null default 1',
-        'script_install text',
-        'copy_script_from integer references eggs(id)',
-        'created_at datetime',
-        'updated_at datetime',
+        'script_is_privileged tinyint(1) not null default 1', 'script_install text',
+        'copy_script_from integer references eggs(id)', 'created_at datetime', 'updated_at datetime',
         'force_outgoing_ip tinyint(1) not null default 0',
-        $panel === 'pelican' ? 'tags text' : null,
-        $panel === 'pelican' ? 'image text' : null,
-    ];
-    $db->statement('CREATE TABLE eggs (' . implode(', ', array_filter($eggs)) . ')');
-    $db->statement('CREATE TABLE egg_variables (id integer primary key autoincrement, egg_id integer not null references eggs(id) on delete cascade, name varchar not null, description text not null, env_variable varchar not null, default_value text not null, user_viewable tinyint not null, user_editable tinyint not null, rules text' . ($panel === 'pelican' ? '' : ' not null') . ', created_at datetime, updated_at datetime)');
-    if ($panel === 'pelican') {
-        eggcat_migration('2024_04_20_214441_add_egg_var_sort')->up();
-        eggcat_migration('2025_04_01_033956_egg_variable_unique_foreign_key')->up();
-    }
-}
-
-/** One of Pelican's real migrations, as a migration object. */
-function eggcat_migration(string $name): object
-{
-    static $loaded = [];
-    return $loaded[$name] ??= require getenv('EGGCAT_PANELS_SRC') . "/pelican/database/migrations/$name.php";
-}
-
-/** The columns of `egg_variables`, in table order, as SQLite has them now. */
-function eggcat_variable_columns(): array
-{
-    return array_map(fn ($c) => $c->name, Capsule::connection()->select('PRAGMA table_info(egg_variables)'));
-}
-
-/** The SQL MySQL/MariaDB would run for the `sort` migration (Laravel's MySQL grammar). */
-function eggcat_sort_migration_mysql_sql(): string
-{
-    $blueprint = new \Illuminate\Database\Schema\Blueprint('egg_variables');
-    $blueprint->unsignedTinyInteger('sort')->nullable()->after('egg_id');
-    $mysql = new \Illuminate\Database\Connection(new PDO('sqlite::memory:'), '', '', ['driver' => 'mysql']);
-    $mysql->setSchemaGrammar(new \Illuminate\Database\Schema\Grammars\MySqlGrammar());
-    return implode(";\n", $blueprint->toSql($mysql, $mysql->getSchemaGrammar()));
+    ]) . ')');
+    $db->statement('CREATE TABLE egg_variables (id integer primary key autoincrement, egg_id integer not null references eggs(id) on delete cascade, name varchar not null, description text not null, env_variable varchar not null, default_value text not null, user_viewable tinyint not null, user_editable tinyint not null, rules text not null, created_at datetime, updated_at datetime)');
 }

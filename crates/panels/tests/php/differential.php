@@ -13,147 +13,13 @@
 // A PHP error that is not the panel refusing the egg is reported as `crash` with its message.
 
 require __DIR__ . '/boot.php';
+require __DIR__ . '/pelican.php';
 
 use App\Enums\EggFormat;
-use Illuminate\Console\OutputStyle;
 use Illuminate\Database\Capsule\Manager as Capsule;
-use Symfony\Component\Console\Input\ArrayInput;
-use Symfony\Component\Console\Output\BufferedOutput;
 
 [$_, $jobsFile, $outFile] = $argv;
 $jobs = json_decode(file_get_contents($jobsFile), true, 512, JSON_THROW_ON_ERROR);
-
-/** What a panel refusing an egg throws; anything else is a crash. */
-function eggcat_is_refusal(Throwable $e): bool
-{
-    return $e instanceof App\Exceptions\Service\InvalidFileUploadException
-        || $e instanceof Pterodactyl\Exceptions\Service\InvalidFileUploadException
-        || $e instanceof Pterodactyl\Exceptions\Model\DataValidationException
-        || $e instanceof Illuminate\Validation\ValidationException
-        || $e instanceof Illuminate\Database\QueryException
-        || $e instanceof JsonException
-        // A warning turned into an exception, as Laravel does: the import fails.
-        || $e instanceof ErrorException;
-}
-
-function eggcat_outcome(callable $run): array
-{
-    try {
-        return ['ok' => $run()];
-    } catch (Throwable $e) {
-        $message = $e instanceof Illuminate\Validation\ValidationException
-            ? json_encode($e->validator->errors()->toArray())
-            : $e->getMessage();
-        return [eggcat_is_refusal($e) ? 'refused' : 'crash' => get_class($e) . ': ' . $message];
-    }
-}
-
-/** The egg as the panel holds it after the import: attributes and variables, casts applied. */
-function eggcat_stored($egg): array
-{
-    $drop = ['id', 'egg_id', 'nest_id', 'created_at', 'updated_at'];
-    $attributes = array_diff_key($egg->attributesToArray(), array_flip($drop));
-    $attributes['variables'] = $egg->variables->map(
-        fn ($v) => array_diff_key($v->toArray(), array_flip($drop))
-    )->values()->all();
-    $disk = Illuminate\Support\Facades\Storage::disk('public');
-    $attributes['icon_files'] = array_map('md5', $disk->files);
-    return $attributes;
-}
-
-/** Runs `$run` in a transaction that is rolled back, so each import starts from empty tables. */
-function eggcat_isolated(callable $run): mixed
-{
-    $db = Capsule::connection();
-    $db->beginTransaction();
-    Illuminate\Support\Facades\Storage::disk('public')->files = [];
-    try {
-        return $run();
-    } finally {
-        $db->rollBack();
-    }
-}
-
-function eggcat_pelican_import(string $content, EggFormat $format)
-{
-    $importer = new App\Services\Eggs\Sharing\EggImporterService(Capsule::connection());
-    return $importer->fromContent($content, $format);
-}
-
-function eggcat_export($egg, EggFormat $format): string
-{
-    return (new App\Services\Eggs\Sharing\EggExporterService())->handle($egg->id, $format);
-}
-
-/** `p:egg:check-updates` on one egg, with `update_url` answered by `$remote`. */
-function eggcat_update_check($egg, string $remote): string
-{
-    Illuminate\Container\Container::getInstance()->instance(
-        Illuminate\Http\Client\Factory::class,
-        new class($remote) {
-            public function __construct(private string $body) {}
-            public function timeout($s) { return $this; }
-            public function connectTimeout($s) { return $this; }
-            public function get($url) {
-                return new class($this->body) {
-                    public function __construct(private string $body) {}
-                    public function failed(): bool { return false; }
-                    public function status(): int { return 200; }
-                    public function body(): string { return $this->body; }
-                };
-            }
-        }
-    );
-    Illuminate\Support\Facades\Http::clearResolvedInstances();
-    $command = new App\Console\Commands\Egg\CheckEggUpdatesCommand();
-    $out = new BufferedOutput();
-    $command->setOutput(new OutputStyle(new ArrayInput([]), $out));
-    $check = Closure::bind(fn ($egg, $exporter) => $this->check($egg, $exporter), $command, $command::class);
-    $check($egg, new App\Services\Eggs\Sharing\EggExporterService());
-    $verdict = trim($out->fetch());
-    if (!str_ends_with($verdict, ': Up-to-date')) {
-        // Where the two sides differ, read as the command reads them (for the test's message).
-        $yaml = str_ends_with($egg->update_url, '.yaml');
-        $exported = eggcat_export($egg, $yaml ? EggFormat::YAML : EggFormat::JSON);
-        [$local, $remote] = array_map(
-            fn ($text) => $yaml ? Symfony\Component\Yaml\Yaml::parse($text) : json_decode($text, true),
-            [$exported, $remote]
-        );
-        unset($local['exported_at'], $remote['exported_at']);
-        $verdict .= ' (first difference: ' . eggcat_first_difference($local, $remote, '') . ')';
-        // Whether the file differs from the panel's export only by texts its YAML export writes
-        // as numbers (which eggcat keeps as text so that the file imports).
-        $exporter = new App\Services\Eggs\Sharing\EggExporterService();
-        if ($yaml && md5(json_encode($local)) === md5(json_encode($exporter->yamlExport($remote)))) {
-            $verdict .= ' [only texts the YAML export writes as numbers]';
-        }
-    }
-    return $verdict;
-}
-
-/** The first place two parsed files differ for `json_encode`, key order included. */
-function eggcat_first_difference(mixed $panel, mixed $file, string $at): string
-{
-    if (is_array($panel) && is_array($file)) {
-        if (array_keys($panel) !== array_keys($file)) {
-            return "$at: keys " . json_encode(array_keys($panel)) . ' in the panel\'s export, ' . json_encode(array_keys($file)) . ' in the file';
-        }
-        foreach ($panel as $k => $v) {
-            if (json_encode($v) !== json_encode($file[$k])) {
-                return eggcat_first_difference($v, $file[$k], "$at/$k");
-            }
-        }
-    }
-    return "$at: " . json_encode($panel) . ' in the panel\'s export, ' . json_encode($file) . ' in the file';
-}
-
-if (!function_exists('now')) {
-    function now() { return Illuminate\Support\Carbon::now(); }
-}
-if (!function_exists('cache')) {
-    // The update check stores its verdict for the panel's UI; nothing here reads it.
-    function cache() { return new class { public function put(...$args): void {} }; }
-}
 
 function eggcat_pelican(array $job): array
 {
@@ -162,12 +28,13 @@ function eggcat_pelican(array $job): array
     $upstream = file_get_contents($job['upstream']);
     $exports = [];
     // (Closures that fill $exports and $out take them by reference; arrow functions copy.)
-    $out['upstream'] = eggcat_outcome(function () use ($upstream, $upstreamFormat, &$exports) {
-        return eggcat_isolated(function () use ($upstream, $upstreamFormat, &$exports) {
+    $out['upstream'] = eggcat_outcome(function () use ($upstream, $upstreamFormat, &$exports, &$out) {
+        return eggcat_isolated(function () use ($upstream, $upstreamFormat, &$exports, &$out) {
             $egg = eggcat_pelican_import($upstream, $upstreamFormat);
             foreach (['yaml' => EggFormat::YAML, 'json' => EggFormat::JSON] as $key => $format) {
                 $exports[$key] = eggcat_outcome(fn () => eggcat_export($egg, $format));
             }
+            $out['self_check'] = eggcat_self_check($egg, $upstream);
             return eggcat_stored($egg);
         });
     });
@@ -200,6 +67,20 @@ function eggcat_pelican(array $job): array
         });
     }
     return $out;
+}
+
+/**
+ * The update check on the egg imported from the upstream file as it is, its own `update_url`
+ * answered by the file's own bytes (what the panel sees when upstream has not changed): null
+ * where the egg has no `update_url` or one whose extension the panel does not take.
+ */
+function eggcat_self_check($egg, string $upstream): ?array
+{
+    $extension = strtolower(pathinfo(parse_url($egg->update_url ?? '', PHP_URL_PATH) ?? '', PATHINFO_EXTENSION));
+    if (!in_array($extension, ['json', 'yaml', 'yml'], true)) {
+        return null;
+    }
+    return eggcat_outcome(fn () => eggcat_update_check($egg, $upstream));
 }
 
 /**
@@ -259,18 +140,13 @@ function eggcat_rule_verdict(array $v): array
 
 $started = microtime(true);
 $result = ['eggs' => [], 'rules' => []];
-eggcat_schema('pelican');
-$result['sqlite_variable_columns'] = eggcat_variable_columns();
-$result['sqlite_variables_plan'] = array_map(
-    fn ($row) => $row->detail,
-    Capsule::connection()->select('explain query plan ' . (new App\Models\Egg(['id' => 1]))->forceFill(['id' => 1])->variables()->toSql(), [1])
-);
+eggcat_migrate();
 foreach ($jobs['eggs'] as $job) {
     // The egg at hand, so that a PHP crash that kills the process names it.
     fwrite(STDERR, "egg: {$job['name']}\n");
     $result['eggs'][] = ['name' => $job['name'], 'pelican' => eggcat_pelican($job)];
 }
-eggcat_schema('pterodactyl');
+eggcat_pterodactyl_schema();
 foreach ($jobs['eggs'] as $i => $job) {
     fwrite(STDERR, "egg: {$job['name']} (Pterodactyl)\n");
     if ($job['pterodactyl'] !== null) {
@@ -288,6 +164,5 @@ foreach ($jobs['emails'] ?? [] as $address) {
 foreach ($jobs['rules'] as $v) {
     $result['rules'][] = ['name' => $v['name'], 'env' => $v['env']] + eggcat_rule_verdict($v);
 }
-$result['mysql_sort_sql'] = eggcat_sort_migration_mysql_sql();
 $result['seconds'] = microtime(true) - $started;
 file_put_contents($outFile, json_encode($result, JSON_THROW_ON_ERROR | JSON_UNESCAPED_SLASHES | JSON_INVALID_UTF8_SUBSTITUTE));
