@@ -452,9 +452,19 @@ for (const base of URLS) {
     for (const l of links) assert.ok(await page.$(`li[id="${l.slice(1)}"]`), l);
 
     // Each copy button puts its URL on the clipboard: the panels' import files (as the egg
-    // document's meta.import names them) and the egg document.
+    // document's meta.import names them) and the egg document. The database choice shows one
+    // database's Pelican rows at a time: every button is clicked under some choice.
     const copiedAll = [];
-    const buttons = page.locator('button.copy');
+    const databases = await page.$$eval('[data-db-choice] input', (is) => is.map((i) => i.value));
+    for (const db of databases) {
+      await page.check(`[data-db-choice] input[value="${db}"]`);
+      const rows = page.locator(`[data-db="${db}"] button.copy`);
+      for (let i = 0; i < await rows.count(); i++) {
+        await rows.nth(i).click();
+        copiedAll.push(await page.evaluate(() => navigator.clipboard.readText()));
+      }
+    }
+    const buttons = page.locator('button.copy:visible');
     for (let i = 0; i < await buttons.count(); i++) {
       const button = buttons.nth(i);
       await button.click();
@@ -463,7 +473,8 @@ for (const base of URLS) {
       copiedAll.push(copied);
     }
     const imports = doc.meta.import;
-    const importUrls = [imports.pelican.yaml, imports.pelican.json, imports.pterodactyl.json].filter(Boolean);
+    const importUrls = [imports.pelican.yaml, imports.pelican.json, imports.pterodactyl.json,
+      ...Object.values(imports.pelican.databases ?? {})].filter(Boolean);
     assert.ok(importUrls.length > 0, `${pick.slug} has import files`);
     for (const url of importUrls) assert.ok(copiedAll.includes(url), `copy button for ${url}`);
     assert.ok(copiedAll.some((u) => u.endsWith(`/api/v1/eggs/${pick.slug}.json`)), copiedAll.join(' '));
@@ -542,6 +553,47 @@ for (const base of URLS) {
       await phone.context.close();
     });
   }
+
+  test(`${host}: an egg page gives the import URL for the panel's database, and remembers it`, async () => {
+    const items = await summary(base);
+    const pick = items.filter((i) => i.slug !== HOSTILE && i.importable.pelican)[0];
+    const doc = await (await fetch(`${base}/api/v1/eggs/${pick.slug}.json`)).json();
+    const files = doc.meta.import.pelican.databases;
+    assert.ok(files, `${pick.slug} has a Pelican file per database`);
+    const shown = (page) => page.$$eval('[data-db] a.u', (as) => as.filter((a) => a.offsetParent !== null)
+      .map((a) => a.getAttribute('href')));
+    const { context, page, log } = await open(base);
+    await page.goto(`${base}/eggs/${pick.slug}/`);
+    // SQLite, Pelican's default, first: its JSON file (and the YAML one).
+    assert.equal(await page.isChecked('#db-sqlite'), true);
+    assert.deepEqual((await shown(page)).filter((u) => u.endsWith('.json')), [files.sqlite]);
+    await page.check('#db-mariadb');
+    assert.deepEqual(await shown(page), [files.mariadb]);
+    // The choice holds on every egg page, after a reload too.
+    await page.reload();
+    assert.equal(await page.isChecked('#db-mariadb'), true);
+    assert.deepEqual(await shown(page), [files.mariadb]);
+    await page.check('#db-postgresql');
+    assert.deepEqual(await shown(page), [files.postgresql]);
+    // Each file is served and names itself as the update URL Pelican will check.
+    for (const url of Object.values(files)) {
+      const r = await fetch(url.replace(/^https?:\/\/[^/]+/, base));
+      assert.equal(r.status, 200, url);
+      assert.equal((await r.json()).meta.update_url, url);
+    }
+    clean(base, log);
+    await context.close();
+    // Without JavaScript every database's URL is listed, each named.
+    const plain = await browser.newContext({ javaScriptEnabled: false });
+    const page2 = await plain.newPage();
+    await page2.goto(`${base}/eggs/${pick.slug}/`);
+    const labels = await page2.$$eval('[data-db] .label', (ls) => ls.map((l) => l.textContent));
+    for (const name of ['JSON, SQLite', 'JSON, MariaDB or MySQL', 'JSON, PostgreSQL']) {
+      assert.ok(labels.some((l) => l.includes(name)), `${name} in ${labels.join(' | ')}`);
+    }
+    assert.deepEqual((await shown(page2)).filter((u) => u.endsWith('.json')).sort(), Object.values(files).sort());
+    await plain.close();
+  });
 
   test(`${host}: README renders, the hostile egg stays inert`, async () => {
     const items = await summary(base);

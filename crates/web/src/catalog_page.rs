@@ -172,12 +172,12 @@ fn panel_indexes(h: &mut Html, base: &str) {
         .lit("Every egg in Pelican's import dialog</h2><p>Set <code>PANEL_EGG_INDEX_URL</code> in ")
         .lit("the panel's <code>.env</code> to the index for its database (<code>DB_CONNECTION</code> ")
         .lit("there: <code>sqlite</code> or unset, <code>mariadb</code> or <code>mysql</code>, ")
-        .lit("<code>pgsql</code>), then run <code>php artisan p:egg:update-index</code>.</p><dl>");
+        .lit("<code>pgsql</code>), then run <code>php artisan <span class=\"nw\">p:egg:update-index</span></code>.</p><dl>");
     for db in Database::ALL {
         let url = format!("{base}/{}", paths::compat_pelican(db));
         h.el("dt", &[], db.label())
             .lit("<dd><code>")
-            .text(&url)
+            .path(&url)
             .lit("</code></dd>");
     }
     h.lit("</dl></section>");

@@ -131,12 +131,28 @@ fn import_files_identities_and_compat_indexes() {
     .value;
     assert_eq!(yaml["meta"]["update_url"], format!("{base}/pelican.yaml"));
     assert_eq!(yaml["uuid"], UUID);
+    // One JSON file per database Pelican runs on, each naming itself as its update URL.
+    let databases = &first["import"]["pelican"]["databases"];
+    assert_eq!(databases["sqlite"], first["import"]["pelican"]["json"]);
+    for (db, name) in [
+        ("sqlite", "pelican.json"),
+        ("mariadb", "pelican-mariadb.json"),
+        ("postgresql", "pelican-postgresql.json"),
+    ] {
+        assert_eq!(databases[db], format!("{base}/{name}"));
+        let file: Value =
+            serde_json::from_slice(&files[&format!("api/v1/eggs/eggs-first/{name}")]).unwrap();
+        assert_eq!(file["meta"]["update_url"], format!("{base}/{name}"));
+        assert_eq!(file["uuid"], UUID);
+    }
 
     // An egg Pelican's import throws on: published, no import files, the reason given.
     let broken = meta("eggs-no-startup");
     assert!(files.contains_key("api/v1/eggs/eggs-no-startup.json"));
     assert!(!files.contains_key("api/v1/eggs/eggs-no-startup/pelican.yaml"));
+    assert!(!files.contains_key("api/v1/eggs/eggs-no-startup/pelican-mariadb.json"));
     assert_eq!(broken["import"]["pelican"]["json"], Value::Null);
+    assert!(broken["import"]["pelican"].get("databases").is_none());
     assert_eq!(broken["import"]["pelican"]["importable"], false);
     let why = broken["import"]["pelican"]["problems"][0].as_str().unwrap();
     assert!(why.contains("no `startup` command"), "{why}");
@@ -168,6 +184,22 @@ fn import_files_identities_and_compat_indexes() {
             .iter()
             .all(|(nest, _, url)| nest == "Eggs" && url.ends_with("/pelican.json"))
     );
+    // The index of each other database lists the same eggs, with that database's files.
+    for (path, name) in [
+        ("api/v1/compat/pelican-mariadb.json", "pelican-mariadb.json"),
+        (
+            "api/v1/compat/pelican-postgresql.json",
+            "pelican-postgresql.json",
+        ),
+    ] {
+        let listed = index(path);
+        assert_eq!(listed.len(), pelican.len(), "{path}");
+        for ((nest, egg, url), sqlite) in listed.iter().zip(&pelican) {
+            assert_eq!((nest, egg), (&sqlite.0, &sqlite.1), "{path}");
+            let want = sqlite.2.replace("/pelican.json", &format!("/{name}"));
+            assert_eq!(url, &want, "{path}");
+        }
+    }
     let ptero = index("api/v1/compat/pterodactyl.json");
     assert_eq!(ptero.len(), 3);
     assert!(

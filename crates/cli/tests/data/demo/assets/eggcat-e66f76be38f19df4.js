@@ -317,7 +317,31 @@
       .then(start, function () { /* The full list stays: the page works as without script. */ });
   }
 
-  function ready() { copyButtons(); catalog(); }
+  // The egg page's choice of the panel's database: shows that database's import URLs only, and
+  // is remembered for every egg page. Without the script every URL stays listed.
+  function databaseChoice() {
+    var choice = document.querySelector('[data-db-choice]');
+    if (!choice) return;
+    var KEY = 'eggcat.database';
+    function show(db) {
+      document.querySelectorAll('[data-db]').forEach(function (el) {
+        el.hidden = el.getAttribute('data-db') !== db;
+      });
+    }
+    var saved = null;
+    try { saved = localStorage.getItem(KEY); } catch (e) { /* storage off: SQLite, as the page says */ }
+    var radio = saved && choice.querySelector('input[value="' + saved.replace(/[^a-z]/g, '') + '"]');
+    if (radio) radio.checked = true;
+    var checked = choice.querySelector('input:checked');
+    show(checked ? checked.value : 'sqlite');
+    choice.hidden = false;
+    choice.addEventListener('change', function (e) {
+      show(e.target.value);
+      try { localStorage.setItem(KEY, e.target.value); } catch (err) { /* not remembered */ }
+    });
+  }
+
+  function ready() { copyButtons(); databaseChoice(); catalog(); }
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready);
   else ready();
 })();
