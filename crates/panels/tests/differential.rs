@@ -19,7 +19,11 @@
 //! (E034 and its neighbours) agree with Laravel's. It prints the agreement counts, and fails
 //! naming the egg, the field and both values on any mismatch.
 
+#[path = "differential/databases.rs"]
+mod databases;
 mod support;
+#[path = "differential/update_check.rs"]
+mod update_check;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -92,6 +96,8 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
             (child, out)
         })
         .collect();
+    // Meanwhile, the real databases, every egg kept (issue 26).
+    let started_dbs = databases::start(tmp.path(), &published, &panels_src);
     let mut result = json!({"eggs": [], "rules": [], "emails": [], "seconds": 0.0});
     for (child, out) in runs {
         let run = child.wait_with_output().unwrap();
@@ -116,7 +122,30 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
             .max(part["seconds"].as_f64().unwrap());
         result["seconds"] = json!(seconds);
     }
-    let report = compare(&published, &result);
+    let mut report = compare(&published, &result);
+    let db_skipped = started_dbs.skipped.clone();
+    let db_setup = started_dbs.setup;
+    let (outcomes, server_cpu) = databases::finish(started_dbs);
+    let per_egg: BTreeMap<&str, &Value> = result["eggs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["name"].as_str().unwrap(), r))
+        .collect();
+    let mut db_lines = vec![format!(
+        "Pelican on each database, every egg kept (servers up in {db_setup:.1} s; their CPU: {}):",
+        server_cpu.join(", ")
+    )];
+    for why in &db_skipped {
+        support::skip_test(why);
+    }
+    for outcome in &outcomes {
+        let (lines, mismatches) =
+            databases::report(outcome, &published, &per_egg, &mut report.accepted);
+        db_lines.extend(lines);
+        report.mismatches.extend(mismatches);
+    }
+    let _ = writeln!(std::io::stderr().lock(), "{}", db_lines.join("\n"));
     // Written to stderr directly: the test harness hides `eprintln!` of a passing test, and
     // these counts are the test's figures.
     let _ = writeln!(
@@ -225,6 +254,8 @@ struct Report {
     /// Fields where eggcat's stored egg differs from the upstream's exactly as Pelican's own
     /// round trip does, with how many eggs.
     accepted: BTreeMap<String, usize>,
+    /// The upstream files whose own update check reads "Found update" (update_check.rs).
+    self_checks: Vec<String>,
 }
 
 impl Report {
@@ -242,7 +273,8 @@ impl Report {
              - Pterodactyl import verdict agrees: {}/{}; stored core kept: {}/{}\n\
              - rule verdicts agree with Laravel's validator: {}/{} (not judged by eggcat: {})\n\
              - `email` verdicts (every author and the hard cases) agree with Laravel's: {}/{}\n\
-             - eggcat validate on the upstream file: an error wherever a panel refuses it, none on {}/{} eggs the panels import ({} with errors the imports do not see)\n",
+             - eggcat validate on the upstream file: an error wherever a panel refuses it, none on {}/{} eggs the panels import ({} with errors the imports do not see)\n\
+             - the upstream file's own update check (SQLite, its update_url answered by itself): Found update {} of {}; eggcat validate warns (E08x) exactly there: {}/{}\n",
             result["seconds"].as_f64().unwrap_or(0.0),
             c("yaml same"),
             c("yaml compared"),
@@ -268,7 +300,13 @@ impl Report {
             c("validate agrees"),
             c("validate compared"),
             c("validate errors the imports do not see"),
+            c("self found update"),
+            c("self checked"),
+            c("self agrees"),
+            c("self checked"),
         );
+        s.push_str(&self.self_checks.join("\n"));
+        s.push('\n');
         s.push_str("accepted differences (fields Pelican's own round trip changes, and validate errors no import sees):\n");
         for (field, n) in &self.accepted {
             s.push_str(&format!("  {field}: {n} eggs\n"));
@@ -302,6 +340,7 @@ fn compare(published: &[Published], result: &Value) -> Report {
     }
     rules(&mut report, published, result["rules"].as_array().unwrap());
     validate_agrees(&mut report, published, &results);
+    report.self_checks = update_check::warnings_agree(&mut report, published, &results);
     for pair in result["emails"].as_array().unwrap() {
         let (address, laravel) = (pair[0].as_str().unwrap(), pair[1].as_bool().unwrap());
         report.count("emails compared");
