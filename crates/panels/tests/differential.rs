@@ -21,6 +21,8 @@
 
 #[path = "differential/databases.rs"]
 mod databases;
+#[path = "differential/laravel13.rs"]
+mod laravel13;
 mod support;
 #[path = "differential/update_check.rs"]
 mod update_check;
@@ -125,7 +127,7 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
     let mut report = compare(&published, &result);
     let db_skipped = started_dbs.skipped.clone();
     let db_setup = started_dbs.setup;
-    let (outcomes, server_cpu) = databases::finish(started_dbs);
+    let finished = databases::finish(started_dbs);
     let per_egg: BTreeMap<&str, &Value> = result["eggs"]
         .as_array()
         .unwrap()
@@ -134,17 +136,20 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
         .collect();
     let mut db_lines = vec![format!(
         "Pelican on each database, every egg kept (servers up in {db_setup:.1} s; their CPU: {}):",
-        server_cpu.join(", ")
+        finished.server_cpu.join(", ")
     )];
     for why in &db_skipped {
         support::skip_test(why);
     }
-    for outcome in &outcomes {
+    for outcome in &finished.outcomes {
         let (lines, mismatches) =
             databases::report(outcome, &published, &per_egg, &mut report.accepted);
         db_lines.extend(lines);
         report.mismatches.extend(mismatches);
     }
+    let (line, mismatches) = laravel13::compare(&finished.outcomes, &finished.laravel13);
+    db_lines.push(line);
+    report.mismatches.extend(mismatches);
     let _ = writeln!(std::io::stderr().lock(), "{}", db_lines.join("\n"));
     // Written to stderr directly: the test harness hides `eprintln!` of a passing test, and
     // these counts are the test's figures.

@@ -17,8 +17,8 @@ use std::time::Instant;
 use eggcat_panels::Database;
 use serde_json::{Value, json};
 
-use crate::Published;
 use crate::support::db::{self, Server};
+use crate::{Published, laravel13};
 
 /// A database as an admin's panel has it.
 pub(crate) struct Config {
@@ -86,6 +86,8 @@ pub(crate) struct Started {
     // Stopped (dropped) after the runs are read.
     servers: Vec<Server>,
     runs: Vec<(&'static Config, Child, PathBuf, Instant)>,
+    /// Laravel 13's own migrations, when a checkout of it is at hand (laravel13.rs).
+    laravel13: Vec<(Database, Child)>,
     /// Configurations skipped, each with why.
     pub(crate) skipped: Vec<String>,
     /// Seconds to make and start the servers.
@@ -123,54 +125,80 @@ pub(crate) fn start(tmp: &Path, published: &[Published], panels_src: &Path) -> S
     let pg = postgres.then(|| db::start_postgres(&dir, locales.as_deref()));
     let mut runs = Vec::new();
     for (i, config) in CONFIGS.iter().enumerate() {
-        let name = format!("panel{i}");
-        let connection = match config.db {
-            Database::Sqlite => json!({"driver": "sqlite"}),
-            Database::MariaDb => {
-                let Some(server) = &my else { continue };
-                server.sql(&format!("create database {name}"));
-                json!({"driver": "mysql", "socket": server.socket, "database": name})
-            }
-            Database::PostgreSql => {
-                let Some(server) = &pg else { continue };
-                if config.create.contains("en_US") && locales.is_none() {
-                    assert!(
-                        !required,
-                        "EGGCAT_PHP=require but localedef or Debian's locale data (package locales) is missing"
-                    );
-                    skipped.push(format!(
-                        "{}: needs localedef and the locales package",
-                        config.name
-                    ));
-                    continue;
-                }
-                server.sql(&format!("create database {name} {}", config.create));
-                json!({"driver": "pgsql", "socket": server.socket, "database": name})
-            }
+        if config.create.contains("en_US") && locales.is_none() {
+            assert!(
+                !required,
+                "EGGCAT_PHP=require but localedef or Debian's locale data (package locales) is missing"
+            );
+            skipped.push(format!(
+                "{}: needs localedef and the locales package",
+                config.name
+            ));
+            continue;
+        }
+        let Some(connection) = database(config.db, &format!("panel{i}"), config.create, &my, &pg)
+        else {
+            continue;
         };
         let jobs = write_jobs(tmp, published, config, i);
         let out = tmp.join(format!("db-{i}.json"));
-        let child = Command::new("php")
-            .args(["-d", "memory_limit=1G"])
-            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/php/databases.php"))
+        let child = php("databases.php", panels_src, &connection)
             .arg(&jobs)
             .arg(&out)
-            .env("EGGCAT_PANELS_SRC", panels_src)
-            .env("EGGCAT_DB", connection.to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
             .spawn()
             .expect("php runs");
         runs.push((config, child, out, Instant::now()));
     }
+    let laravel13 = laravel13::start(panels_src, |db| database(db, "laravel13", "", &my, &pg));
     servers.extend(my);
     servers.extend(pg);
     Started {
         servers,
         runs,
+        laravel13,
         skipped,
         setup: began.elapsed().as_secs_f64(),
     }
+}
+
+/// A new database `name` on `db`'s server (with PostgreSQL's `create` options), as
+/// `boot.php`'s EGGCAT_DB names it; None when that server is not there. SQLite's is in memory.
+fn database(
+    db: Database,
+    name: &str,
+    create: &str,
+    mariadb: &Option<Server>,
+    postgres: &Option<Server>,
+) -> Option<Value> {
+    match db {
+        Database::Sqlite => Some(json!({"driver": "sqlite"})),
+        Database::MariaDb => {
+            let server = mariadb.as_ref()?;
+            server.sql(&format!("create database {name}"));
+            Some(json!({"driver": "mysql", "socket": server.socket, "database": name}))
+        }
+        Database::PostgreSql => {
+            let server = postgres.as_ref()?;
+            server.sql(&format!("create database {name} {create}"));
+            Some(json!({"driver": "pgsql", "socket": server.socket, "database": name}))
+        }
+    }
+}
+
+/// `php tests/php/{script}` on the database `connection` names, its output captured.
+pub(crate) fn php(script: &str, panels_src: &Path, connection: &Value) -> Command {
+    let mut cmd = Command::new("php");
+    cmd.args(["-d", "memory_limit=1G"])
+        .arg(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/php")
+                .join(script),
+        )
+        .env("EGGCAT_PANELS_SRC", panels_src)
+        .env("EGGCAT_DB", connection.to_string())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
 }
 
 /// Writes eggcat's file for `config`'s database of every egg that has one, and the job list.
@@ -203,9 +231,16 @@ pub(crate) fn url(rel: &str, db: Database) -> String {
     }
 }
 
-/// Waits for every run; fails naming the egg a PHP process died on. Also returns each
-/// server's CPU seconds (before it stops).
-pub(crate) fn finish(started: Started) -> (Vec<Outcome>, Vec<String>) {
+/// What the runs found: each configuration's figures, each server's CPU seconds (read before
+/// it stops), and Laravel 13's own tables per database, when compared.
+pub(crate) struct Finished {
+    pub(crate) outcomes: Vec<Outcome>,
+    pub(crate) server_cpu: Vec<String>,
+    pub(crate) laravel13: Vec<(Database, Value)>,
+}
+
+/// Waits for every run; fails naming the egg a PHP process died on.
+pub(crate) fn finish(started: Started) -> Finished {
     let mut outcomes = Vec::new();
     for (config, child, out, began) in started.runs {
         let run = child.wait_with_output().unwrap();
@@ -228,12 +263,17 @@ pub(crate) fn finish(started: Started) -> (Vec<Outcome>, Vec<String>) {
             seconds,
         });
     }
-    let cpu = started
+    let laravel13 = laravel13::finish(started.laravel13);
+    let server_cpu = started
         .servers
         .iter()
         .map(|s| format!("{} {:.1} s", s.name(), s.cpu_seconds()))
         .collect();
-    (outcomes, cpu)
+    Finished {
+        outcomes,
+        server_cpu,
+        laravel13,
+    }
 }
 
 /// One configuration's figures, as lines for the summary, and what is wrong, as mismatches:
@@ -255,7 +295,7 @@ pub(crate) fn report(
         join(&out["columns"]),
         join(&out["indexes"]),
     )];
-    let mut mismatches = Vec::new();
+    let mut mismatches = unexpected(config, out);
     let (mut same, mut compared) = (0, 0);
     for p in published {
         let rel = p.egg.rel.as_str();
@@ -349,6 +389,99 @@ pub(crate) fn report(
         ));
     }
     (lines, mismatches)
+}
+
+/// What the configuration's tables and plans must be (Pelican's migrations at the pinned
+/// commit, on Debian 12's servers), as `tables.php` words them: the variables' columns by name
+/// in table order, the indexes, and a word of the plan of the exporter's query before and after
+/// the database has statistics (for the egg with the most variables).
+fn expected(config: &Config) -> (Vec<&'static str>, Vec<&'static str>, [&'static str; 2]) {
+    let sqlite_order = vec![
+        "id",
+        "egg_id",
+        "name",
+        "description",
+        "env_variable",
+        "default_value",
+        "user_viewable",
+        "user_editable",
+        "rules",
+        "created_at",
+        "updated_at",
+        "sort",
+    ];
+    let uniques = [
+        "egg_variables_egg_id_env_variable_unique unique (egg_id,env_variable)",
+        "egg_variables_egg_id_name_unique unique (egg_id,name)",
+    ];
+    match config.db {
+        Database::Sqlite => {
+            let plan = "USING INDEX egg_variables_egg_id_name_unique";
+            (sqlite_order, uniques.to_vec(), [plan, plan])
+        }
+        Database::MariaDb => {
+            // `sort` `->after('egg_id')`.
+            let mut columns = sqlite_order;
+            columns.pop();
+            columns.insert(2, "sort");
+            let mut indexes = vec!["PRIMARY unique (id)"];
+            indexes.extend(uniques);
+            let plan = if config.dump_index {
+                indexes.push("service_variables_egg_id_foreign (egg_id)");
+                "key=service_variables_egg_id_foreign"
+            } else {
+                "key=egg_variables_egg_id_env_variable_unique"
+            };
+            (columns, indexes, [plan, plan])
+        }
+        Database::PostgreSql => {
+            let mut indexes = uniques.to_vec();
+            indexes.push("service_variables_pkey unique (id)");
+            let plans = [
+                "Bitmap Heap Scan on egg_variables",
+                "Index Scan using egg_variables_egg_id_name_unique",
+            ];
+            (sqlite_order, indexes, plans)
+        }
+    }
+}
+
+/// Where the tables or the plans are not [`expected`].
+fn unexpected(config: &Config, out: &Value) -> Vec<String> {
+    let (columns, indexes, plans) = expected(config);
+    let names: Vec<&str> = out["columns"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.as_str()?.split(' ').next())
+        .collect();
+    let mut wrong = Vec::new();
+    if names != columns {
+        wrong.push(format!(
+            "egg_variables columns {names:?}, expected {columns:?}"
+        ));
+    }
+    if out["indexes"] != json!(indexes) {
+        wrong.push(format!(
+            "egg_variables indexes {}, expected {indexes:?}",
+            out["indexes"]
+        ));
+    }
+    for step in out["steps"].as_array().into_iter().flatten() {
+        let after = step["step"] != "import";
+        let plan = join(&step["plan"]);
+        if !plan.contains(plans[usize::from(after)]) {
+            wrong.push(format!(
+                "plan after {}: {plan}, expected {}",
+                step["step"],
+                plans[usize::from(after)]
+            ));
+        }
+    }
+    wrong
+        .into_iter()
+        .map(|w| format!("{}: {w}", config.name))
+        .collect()
 }
 
 /// Why a verdict other than "Up-to-date" is wrong on `config`, or None where the database

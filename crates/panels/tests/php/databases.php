@@ -41,7 +41,7 @@ $before = $jobs['dump_index'] ? [
 $out = ['migrations' => count(eggcat_migrate($before))];
 $out['columns'] = eggcat_columns('egg_variables');
 $out['indexes'] = eggcat_indexes('egg_variables');
-$out['eggs_columns'] = eggcat_columns('eggs');
+$out['tables'] = eggcat_tables();
 
 $files = [];
 foreach ($jobs['eggs'] as $job) {
