@@ -85,7 +85,7 @@ pub(crate) const CONFIGS: &[Config] = &[
 pub(crate) struct Started {
     // Stopped (dropped) after the runs are read.
     servers: Vec<Server>,
-    runs: Vec<(&'static Config, Child, PathBuf, Instant)>,
+    runs: Vec<(&'static Config, Child, PathBuf)>,
     /// Laravel 13's own migrations, when a checkout of it is at hand (laravel13.rs).
     laravel13: Vec<(Database, Child)>,
     /// Configurations skipped, each with why.
@@ -94,11 +94,21 @@ pub(crate) struct Started {
     pub(crate) setup: f64,
 }
 
-/// One configuration's figures (databases.php's OUT) and its wall time.
+impl Drop for Started {
+    /// A run not waited for (the test failed before [`finish`]) is stopped with the servers.
+    fn drop(&mut self) {
+        let children = self.runs.iter_mut().map(|r| &mut r.1);
+        for child in children.chain(self.laravel13.iter_mut().map(|r| &mut r.1)) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// One configuration's figures (databases.php's OUT).
 pub(crate) struct Outcome {
     pub(crate) config: &'static Config,
     pub(crate) out: Value,
-    pub(crate) seconds: f64,
 }
 
 /// Starts the servers the configurations need (init in parallel, then each server from this
@@ -147,7 +157,7 @@ pub(crate) fn start(tmp: &Path, published: &[Published], panels_src: &Path) -> S
             .arg(&out)
             .spawn()
             .expect("php runs");
-        runs.push((config, child, out, Instant::now()));
+        runs.push((config, child, out));
     }
     let laravel13 = laravel13::start(panels_src, |db| database(db, "laravel13", "", &my, &pg));
     servers.extend(my);
@@ -240,11 +250,14 @@ pub(crate) struct Finished {
 }
 
 /// Waits for every run; fails naming the egg a PHP process died on.
-pub(crate) fn finish(started: Started) -> Finished {
+pub(crate) fn finish(mut started: Started) -> Finished {
+    // Every run waited for first, so that none is left running when one failed.
+    let waited: Vec<_> = std::mem::take(&mut started.runs)
+        .into_iter()
+        .map(|(config, child, out)| (config, child.wait_with_output().unwrap(), out))
+        .collect();
     let mut outcomes = Vec::new();
-    for (config, child, out, began) in started.runs {
-        let run = child.wait_with_output().unwrap();
-        let seconds = began.elapsed().as_secs_f64();
+    for (config, run, out) in waited {
         let stderr = String::from_utf8_lossy(&run.stderr);
         let last_egg = stderr.lines().rfind(|l| l.starts_with("egg: "));
         let messages: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("egg: ")).collect();
@@ -257,13 +270,9 @@ pub(crate) fn finish(started: Started) -> Finished {
             messages.join("\n")
         );
         let out: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-        outcomes.push(Outcome {
-            config,
-            out,
-            seconds,
-        });
+        outcomes.push(Outcome { config, out });
     }
-    let laravel13 = laravel13::finish(started.laravel13);
+    let laravel13 = laravel13::finish(std::mem::take(&mut started.laravel13));
     let server_cpu = started
         .servers
         .iter()
@@ -289,7 +298,7 @@ pub(crate) fn report(
     let mut lines = vec![format!(
         "{} ({:.1} s, PHP's CPU {:.1} s): {} migrations; egg_variables columns: {}; indexes: {}",
         config.name,
-        outcome.seconds,
+        out["seconds"].as_f64().unwrap_or(0.0),
         out["cpu_seconds"].as_f64().unwrap_or(0.0),
         out["migrations"],
         join(&out["columns"]),

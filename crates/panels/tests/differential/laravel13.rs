@@ -36,18 +36,21 @@ pub(crate) fn start(
 
 /// Each run's tables.
 pub(crate) fn finish(runs: Vec<(Database, Child)>) -> Vec<(Database, Value)> {
-    runs.into_iter()
-        .map(|(db, child)| {
-            let out = child.wait_with_output().unwrap();
+    // Every run waited for first, so that none is left running when one failed.
+    let waited: Vec<_> = runs
+        .into_iter()
+        .map(|(db, child)| (db, child.wait_with_output().unwrap()))
+        .collect();
+    waited
+        .into_iter()
+        .map(|(db, out)| {
             assert!(
                 out.status.success(),
                 "Laravel 13's migrations failed on {db:?}:\n{}",
                 String::from_utf8_lossy(&out.stderr)
             );
-            (
-                db,
-                serde_json::from_slice(&out.stdout).expect("laravel13_compare.php's JSON"),
-            )
+            let tables = serde_json::from_slice(&out.stdout).expect("laravel13_compare.php's JSON");
+            (db, tables)
         })
         .collect()
 }
