@@ -3,11 +3,14 @@
 //!
 //! For each egg the test writes the upstream file and eggcat's `pelican.yaml`, `pelican.json`
 //! and `pterodactyl.json`, and one PHP process (`tests/php/differential.php`, on the panels' code
-//! in `../shared/panels-src` at pinned commits) runs, on an SQLite database:
+//! in `../shared/panels-src` at pinned commits) runs, on an SQLite database whose tables
+//! Pelican's own migrations make, each egg in a transaction rolled back after it:
 //! - Pelican's `EggImporterService` on the upstream file, on Pelican's own YAML and JSON export
 //!   of the egg it made (its round trip), and on eggcat's two files: the eggs it stores;
 //! - Pelican's `CheckEggUpdatesCommand` on the egg imported from each eggcat file, its update
-//!   URL answered by that same file: "Up-to-date";
+//!   URL answered by that same file: "Up-to-date"; and on the egg imported from the upstream
+//!   file, its own `update_url` answered by itself, against `eggcat validate`'s update-check
+//!   warnings (`differential/update_check.rs`);
 //! - Pterodactyl's `EggImporterService` (with its parser and its models' validation) on
 //!   `pterodactyl.json`;
 //! - Laravel's validator on every variable's default value against its rules.
@@ -18,6 +21,10 @@
 //! promises; eggcat's `importable` verdicts agree with the panels; eggcat's rule verdicts
 //! (E034 and its neighbours) agree with Laravel's. It prints the agreement counts, and fails
 //! naming the egg, the field and both values on any mismatch.
+//!
+//! Meanwhile, on every database Pelican supports, each configuration in its own real database
+//! with every egg kept (`differential/databases.rs`, `tests/php/databases.php`): eggcat's file for
+//! that database imported, checked, updated and imported again, the check after each step.
 
 #[path = "differential/databases.rs"]
 mod databases;
