@@ -117,7 +117,7 @@ pub(crate) fn start(tmp: &Path, published: &[Published], panels_src: &Path) -> S
     let began = Instant::now();
     let required = std::env::var("EGGCAT_PHP").as_deref() == Ok("require");
     let mut skipped = Vec::new();
-    let mut usable = |programs: &[&str], what: &str| match db::missing(programs) {
+    let mut usable = |programs: &[&str], php: &str, what: &str| match db::missing(programs, php) {
         None => true,
         Some(why) => {
             assert!(!required, "EGGCAT_PHP=require but {what} {why}");
@@ -125,8 +125,8 @@ pub(crate) fn start(tmp: &Path, published: &[Published], panels_src: &Path) -> S
             false
         }
     };
-    let mariadb = usable(db::MARIADB_PROGRAMS, "MariaDB");
-    let postgres = usable(db::POSTGRES_PROGRAMS, "PostgreSQL");
+    let mariadb = usable(db::MARIADB_PROGRAMS, "pdo_mysql", "MariaDB");
+    let postgres = usable(db::POSTGRES_PROGRAMS, "pdo_pgsql", "PostgreSQL");
     let dir = db::server_dir(tmp, "servers");
     db::init(&dir, mariadb, postgres);
     let locales = postgres.then(|| db::compile_locale(&dir)).flatten();

@@ -64,9 +64,10 @@ function eggcat_import_all(array $jobs, array $files, $importer, ?array $ids, bo
             continue;
         }
         $result = eggcat_outcome(function () use ($job, $files, $importer, $ids, $name, $store) {
+            // UpdateEggAction: `fromUrl($egg->update_url, $egg)`.
             $egg = $ids === null
                 ? $importer->fromContent($files[$job['url']], EggFormat::JSON)
-                : $importer->fromUrl($job['url'], Egg::findOrFail($ids[$name]));
+                : $importer->fromUrl(($egg = Egg::findOrFail($ids[$name]))->update_url, $egg);
             return ['id' => $egg->id, 'stored' => $store ? eggcat_stored($egg) : null];
         });
         $stored[$name] = $result;

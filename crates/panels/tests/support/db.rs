@@ -44,16 +44,26 @@ impl Drop for Server {
     }
 }
 
-/// What a server needs that this machine lacks (its programs), if anything.
-pub fn missing(programs: &[&str]) -> Option<String> {
-    let absent: Vec<&str> = programs
+/// What a server needs that this machine lacks (its programs, PHP's driver for it), if anything.
+pub fn missing(programs: &[&str], php_extension: &str) -> Option<String> {
+    let mut absent: Vec<&str> = programs
         .iter()
         .copied()
         .filter(|p| !Path::new(p).is_file())
         .collect();
+    let loaded = Command::new("php")
+        .args([
+            "-r",
+            &format!("exit(extension_loaded('{php_extension}') ? 0 : 1);"),
+        ])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !loaded {
+        absent.push(php_extension);
+    }
     (!absent.is_empty()).then(|| {
         format!(
-            "needs {} (Debian's mariadb-server and postgresql; bash .ci/install installs them)",
+            "needs {} (Debian's mariadb-server, postgresql, php-mysql, php-pgsql; bash .ci/install installs them)",
             absent.join(", ")
         )
     })
