@@ -15,6 +15,7 @@ mod load;
 mod model;
 mod render;
 mod script;
+mod shown;
 mod variables;
 
 use serde::{Deserialize, Serialize};
