@@ -13,7 +13,7 @@
 use serde_json::Value;
 
 /// Characters of a value shown inside a one-line text; longer values are cut with `…`.
-pub(crate) const SHORT: usize = 60;
+pub const SHORT: usize = 60;
 
 /// Characters kept before the first difference when a long value is cut around it.
 const CONTEXT: usize = 20;
