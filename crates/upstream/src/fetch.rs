@@ -296,9 +296,12 @@ fn history(
         HistoryDepth::Commits(n) => Some(n.max(1).saturating_add(1)),
         HistoryDepth::Since(_) => None,
     };
-    let log = git::log(mirror, commit, count, limits)?;
+    let line = git::first_parents(mirror, commit, count, limits)?;
     let shallow = git::shallow_commits(mirror)?;
-    let (commits, base) = crate::window::cut(log, &shallow, window.depth);
+    let (_, base) = crate::window::cut(line, &shallow, window.depth);
+    // The log of the window alone (it leaves out the commits that change no egg file, so the
+    // window is counted on the line above, not on it).
+    let commits = git::log(mirror, commit, base.as_ref().map(|b| b.id.as_str()), limits)?;
     // Every version's blob, ranked by how far back it is in its egg's history, so that a budget
     // cuts the oldest versions of every egg first.
     let mut ranked: Vec<(usize, String)> = paths

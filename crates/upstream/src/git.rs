@@ -316,13 +316,41 @@ pub(crate) fn blob_sizes(
     Ok(sizes)
 }
 
-/// The first-parent history of `commit` as far as the mirror has it (at most `max_count`
-/// commits), newest first, with the changes to JSON and YAML files (renames detected), in one
-/// `git log`.
-pub(crate) fn log(
+/// The first-parent line of `commit` as far as the mirror has it (at most `max_count`
+/// commits), newest first: each commit's id and committer time, from one `git rev-list`.
+pub(crate) fn first_parents(
     mirror: &Path,
     commit: &str,
     max_count: Option<u32>,
+    limits: RunLimits<'_>,
+) -> Result<Vec<(String, i64)>, FetchError> {
+    let mut cmd = git(Some(mirror));
+    cmd.args(["rev-list", "--first-parent", "--timestamp"]);
+    if let Some(n) = max_count {
+        cmd.arg(format!("--max-count={n}"));
+    }
+    cmd.arg(commit);
+    let out = run("rev-list", cmd, None, limits)?;
+    String::from_utf8_lossy(&out)
+        .lines()
+        .map(|line| {
+            let (time, id) = line.split_once(' ')?;
+            Some((id.to_owned(), time.parse().ok()?))
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| FetchError::Protocol {
+            command: "rev-list",
+            detail: "a line is not `<time> <id>`".to_owned(),
+        })
+}
+
+/// The first-parent history of `commit` down to `base` (excluded; the whole line as far as
+/// the mirror has it without one), newest first, with the changes to JSON and YAML files
+/// (renames detected), in one `git log`. Commits that change none of them are left out.
+pub(crate) fn log(
+    mirror: &Path,
+    commit: &str,
+    base: Option<&str>,
     limits: RunLimits<'_>,
 ) -> Result<Vec<LogCommit>, FetchError> {
     let mut cmd = git(Some(mirror));
@@ -350,11 +378,11 @@ pub(crate) fn log(
         "-M",
         "--format=%x01%H %ct %s",
     ]);
-    if let Some(n) = max_count {
-        cmd.arg(format!("--max-count={n}"));
+    cmd.arg(commit);
+    if let Some(base) = base {
+        cmd.arg(format!("^{base}"));
     }
-    cmd.arg(commit)
-    .args(["--", ":(icase)*.json", ":(icase)*.yaml", ":(icase)*.yml"]);
+    cmd.args(["--", ":(icase)*.json", ":(icase)*.yaml", ":(icase)*.yml"]);
     let out = run("log", cmd, None, limits)?;
     parse_log(&out)
 }

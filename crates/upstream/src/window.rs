@@ -11,21 +11,21 @@
 
 use std::collections::BTreeSet;
 
-use eggcat_catalog::history::{Base, LogCommit};
+use eggcat_catalog::history::Base;
 
 use crate::fetch::HistoryDepth;
 
-/// `commits` (the first-parent log from the tip, newest first) cut to the window that `depth`
-/// asks for, and the commit just before it, when the log has one.
+/// `commits` (the first-parent line from the tip, newest first: id and committer time) cut to
+/// the window that `depth` asks for, and the commit just before it, when the line has one.
 ///
 /// A commit whose parent was not fetched (the mirror's shallow boundary, in `shallow`) cannot be
 /// in the window: git shows it as adding every file, so what it changed is unknown. It is the
 /// base instead.
 pub(crate) fn cut(
-    mut commits: Vec<LogCommit>,
+    mut commits: Vec<(String, i64)>,
     shallow: &BTreeSet<String>,
     depth: HistoryDepth,
-) -> (Vec<LogCommit>, Option<Base>) {
+) -> (Vec<(String, i64)>, Option<Base>) {
     let mut len = match depth {
         HistoryDepth::Commits(n) => usize::try_from(n).unwrap_or(usize::MAX).min(commits.len()),
         // Back along the first-parent line to the first commit older than the date.
@@ -33,16 +33,16 @@ pub(crate) fn cut(
             let since = i64::try_from(unix).unwrap_or(i64::MAX);
             commits
                 .iter()
-                .position(|c| c.time < since)
+                .position(|(_, time)| *time < since)
                 .unwrap_or(commits.len())
         }
     };
-    if len > 0 && shallow.contains(&commits[len - 1].id) {
+    if len > 0 && shallow.contains(&commits[len - 1].0) {
         len -= 1;
     }
-    let base = commits.get(len).map(|c| Base {
-        id: c.id.clone(),
-        time: c.time,
+    let base = commits.get(len).map(|(id, time)| Base {
+        id: id.clone(),
+        time: *time,
     });
     commits.truncate(len);
     (commits, base)
@@ -52,19 +52,14 @@ pub(crate) fn cut(
 mod tests {
     use super::*;
 
-    fn log(n: usize) -> Vec<LogCommit> {
+    fn log(n: usize) -> Vec<(String, i64)> {
         (0..n)
-            .map(|i| LogCommit {
-                id: format!("c{i}"),
-                time: 1000 - i as i64 * 10,
-                subject: String::new(),
-                changes: Vec::new(),
-            })
+            .map(|i| (format!("c{i}"), 1000 - i as i64 * 10))
             .collect()
     }
 
-    fn ids(commits: &[LogCommit]) -> Vec<&str> {
-        commits.iter().map(|c| c.id.as_str()).collect()
+    fn ids(commits: &[(String, i64)]) -> Vec<&str> {
+        commits.iter().map(|c| c.0.as_str()).collect()
     }
 
     #[test]

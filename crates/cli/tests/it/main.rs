@@ -15,6 +15,7 @@ mod faults_disk;
 mod faults_publish;
 mod golden;
 mod history;
+mod history_window;
 mod hosts;
 mod http;
 mod messages;
