@@ -55,11 +55,17 @@ fn around(old: &Option<Value>, new: &Option<Value>, a: &str, b: &str) -> (String
     let (ca, cb): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     let long = ca.len() > SHORT || cb.len() > SHORT;
     let first = ca.iter().zip(&cb).take_while(|(x, y)| x == y).count();
-    // From the start when the difference shows there anyway, else from a little before it.
+    // From the start when the difference shows there anyway, else from a little before it, at
+    // the start of a word when one begins up to 10 characters earlier.
     let start = if !long || first + CONTEXT < SHORT {
         0
     } else {
-        first - CONTEXT
+        let at = first - CONTEXT;
+        let chars = if ca.len() >= cb.len() { &ca } else { &cb };
+        (at.saturating_sub(10)..at)
+            .rev()
+            .find(|&i| chars.get(i) == Some(&' '))
+            .map_or(at, |i| i + 1)
     };
     let side = |v: &Option<Value>, chars: &[char]| match words(v) {
         Some(w) => w.to_owned(),
