@@ -203,10 +203,12 @@ for (const base of URLS) {
       await sel.selectOption('');
     }
 
-    // Sort by recently updated.
+    // Sort by recently updated: when upstream last changed each file (updatedAt), not when
+    // eggcat first read it.
     await page.selectOption('#sort', 'updated');
     const order = await shown(page);
-    const times = order.map((s) => items.find((i) => i.slug === s).indexedAt);
+    const times = order.map((s) => items.find((i) => i.slug === s).updatedAt);
+    assert.ok(times.every((t) => typeof t === 'number'), 'every item has updatedAt');
     assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
 
     // State in the URL: a link restores it, back undoes a filter.

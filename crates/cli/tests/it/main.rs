@@ -7,6 +7,7 @@ mod build;
 mod cli;
 mod conformance;
 mod contract;
+mod demo;
 mod diff;
 mod errors;
 mod faults;
