@@ -150,7 +150,11 @@ for slug in os.listdir(eggs):
     older += not doc["versions"]
     for v in doc["versions"]:
         versions += 1
-        touched = git("diff", "--name-only", v["commit"] + "^1", v["commit"]).split("\n")
+        parent = subprocess.run(["git", "-C", repo, "rev-parse", "-q", "--verify", v["commit"] + "^1"],
+                                capture_output=True, text=True).stdout.strip()
+        # The root commit (an older eggcat read that far) added every file it has.
+        touched = (git("diff", "--name-only", parent, v["commit"]) if parent
+                   else git("ls-tree", "-r", "--name-only", v["commit"])).split("\n")
         if v["commit"] not in window or v["path"] not in touched:
             bad += 1
 print(versions, older, bad)
