@@ -258,9 +258,7 @@ pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
         return doc;
     }
     let (steps, cut) = walk(&history.commits, egg.path);
-    let reaches_start = steps
-        .last()
-        .is_some_and(|s| s.event == VersionEvent::Added);
+    let reaches_start = steps.last().is_some_and(|s| s.event == VersionEvent::Added);
     // The file as the base has it, when the window's oldest change of it is not its addition:
     // that change is counted from there.
     let mut before = match (&history.base, steps.last()) {
@@ -298,11 +296,7 @@ fn date(unix: i64) -> String {
 
 /// One version, its changes counted from `before` (the newest readable version before it),
 /// which it then replaces when it can be read.
-fn version(
-    history: &SourceHistory,
-    step: &Step,
-    before: &mut Option<(String, Value)>,
-) -> Version {
+fn version(history: &SourceHistory, step: &Step, before: &mut Option<(String, Value)>) -> Version {
     let commit = &history.commits[step.commit];
     let mut v = Version {
         commit: commit.id.clone(),
@@ -356,7 +350,10 @@ fn note(steps: &[Step], cut: bool, history: &SourceHistory) -> Option<String> {
     let window = &history.depth;
     let older = || {
         let date = history.base.as_ref().map(|b| date(b.time));
-        let day = date.as_deref().and_then(|d| d.get(..10)).unwrap_or("its start");
+        let day = date
+            .as_deref()
+            .and_then(|d| d.get(..10))
+            .unwrap_or("its start");
         format!("{window}, back to {day}")
     };
     if cut {
@@ -368,10 +365,7 @@ fn note(steps: &[Step], cut: bool, history: &SourceHistory) -> Option<String> {
             "older than the history eggcat reads ({}): the file did not change there",
             older()
         ))
-    } else if steps
-        .last()
-        .is_some_and(|s| s.event != VersionEvent::Added)
-        && history.base.is_some()
+    } else if steps.last().is_some_and(|s| s.event != VersionEvent::Added) && history.base.is_some()
     {
         Some(format!(
             "the file is older than the history eggcat reads ({}): its earlier versions are not listed",
@@ -566,19 +560,29 @@ mod tests {
         assert_eq!(doc.versions.len(), 1);
         assert_eq!(doc.versions[0].event, VersionEvent::Changed);
         assert_eq!(doc.versions[0].compared_with.as_deref(), Some("1"));
-        assert!(doc.versions[0].breaking, "a changed startup can break servers");
+        assert!(
+            doc.versions[0].breaking,
+            "a changed startup can break servers"
+        );
         let since = doc.since.as_ref().expect("since");
-        assert_eq!((since.commit.as_str(), since.date.as_str()), ("1", "2020-09-13T12:26:40.000Z"));
+        assert_eq!(
+            (since.commit.as_str(), since.date.as_str()),
+            ("1", "2020-09-13T12:26:40.000Z")
+        );
         assert_eq!(
             doc.note.as_deref(),
-            Some("the file is older than the history eggcat reads (the newest commit of the branch, back to 2020-09-13): its earlier versions are not listed")
+            Some(
+                "the file is older than the history eggcat reads (the newest commit of the branch, back to 2020-09-13): its earlier versions are not listed"
+            )
         );
         let untouched = document(&history, egg_ref("egg-b.json"));
         assert!(untouched.versions.is_empty() && !untouched.complete);
         assert_eq!(untouched.since, doc.since);
         assert_eq!(
             untouched.note.as_deref(),
-            Some("older than the history eggcat reads (the newest commit of the branch, back to 2020-09-13): the file did not change there")
+            Some(
+                "older than the history eggcat reads (the newest commit of the branch, back to 2020-09-13): the file did not change there"
+            )
         );
     }
 

@@ -108,7 +108,9 @@ pub(crate) fn describe(c: &Change) -> String {
         Kind::ImageAdded if new == format!("`{}`", key(1)) => format!("docker image {new} added"),
         Kind::ImageAdded => format!("docker image `{}` added: {new}", key(1)),
         // A PTDL_v1 image is its own label: "removed (was `X`)" would repeat it.
-        Kind::ImageRemoved if old == format!("`{}`", key(1)) => format!("docker image {old} removed"),
+        Kind::ImageRemoved if old == format!("`{}`", key(1)) => {
+            format!("docker image {old} removed")
+        }
         Kind::ImageRemoved => format!("docker image `{}` removed (was {old})", key(1)),
         Kind::ImageChanged => format!("docker image `{}` changed from {old} to {new}", key(1)),
         Kind::ImageRenamed => format!("docker image label {old} renamed to {new}"),

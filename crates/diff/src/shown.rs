@@ -153,13 +153,22 @@ mod tests {
 
     #[test]
     fn short_values_are_shown_whole() {
-        assert_eq!(p(json!("stop"), json!("^C")), ("`stop`".into(), "`^C`".into()));
+        assert_eq!(
+            p(json!("stop"), json!("^C")),
+            ("`stop`".into(), "`^C`".into())
+        );
         assert_eq!(
             p(json!("1.6"), json!("1.6.2")),
             ("`1.6`".into(), "`1.6.2`".into())
         );
-        assert_eq!(p(json!("true"), json!(true)), ("`\"true\"`".into(), "`true`".into()));
-        assert_eq!(pair(&Some(json!([])), &None), ("an empty list".into(), "nothing".into()));
+        assert_eq!(
+            p(json!("true"), json!(true)),
+            ("`\"true\"`".into(), "`true`".into())
+        );
+        assert_eq!(
+            pair(&Some(json!([])), &None),
+            ("an empty list".into(), "nothing".into())
+        );
         assert_eq!(one(&Some(json!([""]))), "`[\"\"]`");
     }
 
@@ -172,7 +181,10 @@ mod tests {
         assert_ne!(a, b);
         assert!(a.starts_with("`…") && a.contains("server.jar"), "{a}");
         assert!(b.contains("paper.jar"), "{b}");
-        assert!(a.ends_with(&format!("({} characters)", old.chars().count())), "{a}");
+        assert!(
+            a.ends_with(&format!("({} characters)", old.chars().count())),
+            "{a}"
+        );
     }
 
     #[test]

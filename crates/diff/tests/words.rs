@@ -37,10 +37,18 @@ fn long_values_changed_late_show_where_they_differ() {
         ),
         (
             "description",
-            json!(format!("{jvm}: the flags the server runs with, tuned for 8 GB.")),
-            json!(format!("{jvm}: the flags the server runs with, tuned for 16 GB.")),
+            json!(format!(
+                "{jvm}: the flags the server runs with, tuned for 8 GB."
+            )),
+            json!(format!(
+                "{jvm}: the flags the server runs with, tuned for 16 GB."
+            )),
         ),
-        ("default", json!(format!("{jvm} a")), json!(format!("{jvm} b"))),
+        (
+            "default",
+            json!(format!("{jvm} a")),
+            json!(format!("{jvm} b")),
+        ),
     ];
     for (field, old_value, new_value) in cases {
         let (mut old, mut new) = (base(), base());
@@ -65,7 +73,10 @@ fn long_values_changed_late_show_where_they_differ() {
             a.ends_with(&format!("({} characters)", len(&old_value))),
             "{field}: {a}"
         );
-        assert!(a.starts_with("`…"), "{field}: cut around the difference: {a}");
+        assert!(
+            a.starts_with("`…"),
+            "{field}: cut around the difference: {a}"
+        );
         assert!(a.chars().count() < 100, "{field}: {a}");
     }
 }
@@ -142,7 +153,11 @@ fn numbers_are_quoted_on_both_sides_or_neither() {
     let mut number = typed.clone();
     number["config"]["files"]["a.yml"]["find"]["port"] = json!(25565);
     let c = only(&diff(&typed, &number)).clone();
-    assert!(c.text.ends_with("changed from `\"25565\"` to `25565`"), "{}", c.text);
+    assert!(
+        c.text.ends_with("changed from `\"25565\"` to `25565`"),
+        "{}",
+        c.text
+    );
 }
 
 /// A PTDL_v1 egg lists images without labels (each is its own): relabelled in PTDL_v2, it is a
@@ -155,7 +170,10 @@ fn a_ptdl_v1_image_relabelled_or_removed() {
     object.remove("docker_images");
     object.insert(
         "images".into(),
-        json!(["ghcr.io/pterodactyl/yolks:java_17", "ghcr.io/pterodactyl/yolks:java_21"]),
+        json!([
+            "ghcr.io/pterodactyl/yolks:java_17",
+            "ghcr.io/pterodactyl/yolks:java_21"
+        ]),
     );
     let mut v2 = base();
     v2["docker_images"] = json!({"Java 17": "ghcr.io/pterodactyl/yolks:java_17"});
@@ -185,5 +203,8 @@ fn a_stop_signal_changed_in_case_only_is_not_breaking() {
     assert!(only(&diff(&old, &new)).breaking);
     old["config"]["stop"] = json!("stop");
     new["config"]["stop"] = json!("STOP");
-    assert!(only(&diff(&old, &new)).breaking, "a command is sent as written");
+    assert!(
+        only(&diff(&old, &new)).breaking,
+        "a command is sent as written"
+    );
 }

@@ -399,7 +399,9 @@ fn is_bundle(path: &Path) -> bool {
     let mut head = [0u8; 16];
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut head))
-        .is_ok_and(|()| head.starts_with(b"# v2 git bundle") || head.starts_with(b"# v3 git bundle"))
+        .is_ok_and(|()| {
+            head.starts_with(b"# v2 git bundle") || head.starts_with(b"# v3 git bundle")
+        })
 }
 
 /// Local repositories are fetched through file:// so that `--depth` is honoured.

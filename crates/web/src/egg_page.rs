@@ -236,8 +236,11 @@ fn facts(h: &mut Html, doc: &EggDoc, item: &SummaryItem) {
 /// it, which date it is instead (`updated.rs`).
 fn updated(h: &mut Html, item: &SummaryItem) {
     let at = eggcat_catalog::rfc3339(item.updated_at);
-    h.lit("<dt>Updated</dt><dd>")
-        .el("time", &[("datetime", Some(&at))], at.get(..10).unwrap_or(&at));
+    h.lit("<dt>Updated</dt><dd>").el(
+        "time",
+        &[("datetime", Some(&at))],
+        at.get(..10).unwrap_or(&at),
+    );
     match item.updated_from {
         "before" => {
             h.lit(" or before <span class=\"muted\">(older than the history eggcat reads)</span>");

@@ -286,9 +286,8 @@ fn full_values(h: &mut Html, c: &eggcat_diff::Change) {
     };
     let (old, new) = (shown(&c.old), shown(&c.new));
     let long = |s: &Option<String>| {
-        s.as_ref().is_some_and(|s| {
-            s.contains('\n') || s.chars().count() > eggcat_diff::SHOWN_CHARS
-        })
+        s.as_ref()
+            .is_some_and(|s| s.contains('\n') || s.chars().count() > eggcat_diff::SHOWN_CHARS)
     };
     if c.script.is_some() || !(long(&old) || long(&new)) {
         return;
@@ -296,7 +295,11 @@ fn full_values(h: &mut Html, c: &eggcat_diff::Change) {
     if let (Some(a), Some(b)) = (&old, &new)
         && (a.contains('\n') || b.contains('\n'))
     {
-        script_diff(h, &eggcat_diff::text_diff(a, b), "The full values as a line diff");
+        script_diff(
+            h,
+            &eggcat_diff::text_diff(a, b),
+            "The full values as a line diff",
+        );
         return;
     }
     h.lit("<details class=\"values\"><summary>The full values</summary><dl>");

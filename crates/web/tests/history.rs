@@ -478,7 +478,9 @@ fn feed_entries_are_egg_versions_newest_first_with_stable_ids() {
     assert!(got.iter().all(|(id, ..)| id.starts_with("urn:uuid:")));
     assert!(feed.contains("<updated>2026-01-12T00:00:00.000Z</updated>\n<author>"));
     assert!(feed.contains("<title>Egg B: subject of b1</title>"));
-    assert!(feed.contains("Older than the history eggcat reads: last changed on 2026-01-05 or before."));
+    assert!(
+        feed.contains("Older than the history eggcat reads: last changed on 2026-01-05 or before.")
+    );
     // Each version's link has its anchor on the page.
     let a_page = page(&out, "eggs/a/index.html");
     for link in links.iter().filter(|i| i.contains("/eggs/a/#")) {
@@ -508,7 +510,13 @@ fn feed_entries_are_egg_versions_newest_first_with_stable_ids() {
         &renamed,
     );
     let moved_feed = page(
-        &render(&moved, &SiteOptions { base_url: "https://other.example" }, &|_| None),
+        &render(
+            &moved,
+            &SiteOptions {
+                base_url: "https://other.example",
+            },
+            &|_| None,
+        ),
         "feed.atom",
     );
     // (This fixture derives an egg's path from its slug: egg `d`'s entry, which names the
@@ -655,8 +663,10 @@ fn long_changed_values_are_offered_whole() {
     let jvm = "java -Xms128M -XX:+UseG1GC -XX:+ParallelRefProcEnabled -XX:MaxGCPauseMillis=200";
     let mut old = egg("img:1", &format!("{jvm} -jar server.jar nogui"), "");
     let mut new = egg("img:1", &format!("{jvm} -jar server.jar --nogui"), "");
-    old["description"] = json!("A server.\nIt runs the game with the flags it was given.\nIt stops.");
-    new["description"] = json!("A server.\nIt runs the game with the flags it was given, tuned.\nIt stops.");
+    old["description"] =
+        json!("A server.\nIt runs the game with the flags it was given.\nIt stops.");
+    new["description"] =
+        json!("A server.\nIt runs the game with the flags it was given, tuned.\nIt stops.");
     let var = |default: &str| {
         json!([{"name": "Flags", "env_variable": "FLAGS", "default_value": default,
                 "user_viewable": true, "user_editable": true, "rules": "required|string"}])
@@ -673,7 +683,12 @@ fn long_changed_values_are_offered_whole() {
                 "g",
                 true,
                 None,
-                vec![version("c1", "2026-01-02T00:00:00Z", VersionEvent::Changed, list)],
+                vec![version(
+                    "c1",
+                    "2026-01-02T00:00:00Z",
+                    VersionEvent::Changed,
+                    list,
+                )],
             ),
         )],
     );
@@ -688,7 +703,9 @@ fn long_changed_values_are_offered_whole() {
     )));
     // The description, several lines: a line diff.
     assert!(s.contains("<details class=\"diff\"><summary>The full values as a line diff (1 line added, 1 removed)</summary>"), "{s}");
-    assert!(s.contains("<span class=\"add\">+It runs the game with the flags it was given, tuned.</span>"));
+    assert!(s.contains(
+        "<span class=\"add\">+It runs the game with the flags it was given, tuned.</span>"
+    ));
     // The default: cut around `true`/`false`.
     assert!(words.contains("<code>….formatMsgNoLookups=true</code> (112 characters) to <code>….formatMsgNoLookups=false</code> (113 characters)"));
     assert_eq!(s.matches("<details class=\"values\">").count(), 2);

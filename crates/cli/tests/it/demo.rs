@@ -80,7 +80,11 @@ fn the_demo_shows_history_the_feed_and_breaking_changes() {
         .arg(&out)
         .output()
         .unwrap();
-    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
 
     let mut histories: BTreeMap<String, History> = BTreeMap::new();
     for e in std::fs::read_dir(out.join("api/v1/eggs")).unwrap() {
@@ -102,16 +106,25 @@ fn the_demo_shows_history_the_feed_and_breaking_changes() {
     assert!(kinds("demo-eggs-python").contains(&(Kind::VariableRenamed, true)));
     assert!(kinds("demo-eggs-nodejs").contains(&(Kind::StartupChanged, true)));
     // The merged pull request is one version: the merge commit, on the first-parent line.
-    assert!(histories["demo-eggs-python"].versions[0]
-        .subject
-        .starts_with("Merge pull request"));
+    assert!(
+        histories["demo-eggs-python"].versions[0]
+            .subject
+            .starts_with("Merge pull request")
+    );
     let openttd = &histories["demo-eggs-openttd"].versions[0];
-    assert!(openttd.event == VersionEvent::Changed && openttd.changes.is_empty(), "format only");
+    assert!(
+        openttd.event == VersionEvent::Changed && openttd.changes.is_empty(),
+        "format only"
+    );
     let ddnet = &histories["demo-eggs-ddnet"];
     assert_eq!(ddnet.versions[0].event, VersionEvent::Renamed);
     assert!(ddnet.complete, "DDNet was added inside the history read");
     // Older than the history read: no version, where the history starts.
-    for slug in ["demo-eggs-luanti", "demo-eggs-luanti-mods", "demo-eggs-pterodactyl-openttd"] {
+    for slug in [
+        "demo-eggs-luanti",
+        "demo-eggs-luanti-mods",
+        "demo-eggs-pterodactyl-openttd",
+    ] {
         let h = &histories[slug];
         assert!(h.versions.is_empty() && h.since.is_some(), "{slug}");
     }

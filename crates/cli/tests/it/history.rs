@@ -340,7 +340,12 @@ fn a_long_history_is_bounded_and_never_invents_a_first_version() {
     );
     assert_eq!(h.versions[9].subject, "v1490");
     assert_eq!(kinds(&h.versions[9].changes), [Kind::DescriptionChanged]);
-    assert!(h.note.as_deref().unwrap().contains("the branch's commits since"));
+    assert!(
+        h.note
+            .as_deref()
+            .unwrap()
+            .contains("the branch's commits since")
+    );
 }
 
 /// The bytes read of a source's history are bounded: past the budget the oldest versions of

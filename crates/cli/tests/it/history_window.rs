@@ -159,7 +159,12 @@ fn a_merge_heavy_repository_with_old_eggs_gives_a_true_window_and_feed() {
     git(&repo.dir, &["checkout", "-q", "-f", "main"]);
     let window: Vec<String> = git(
         &repo.dir,
-        &["rev-list", "--first-parent", &format!("--max-count={}", DEPTH + 1), "main"],
+        &[
+            "rev-list",
+            "--first-parent",
+            &format!("--max-count={}", DEPTH + 1),
+            "main",
+        ],
     )
     .lines()
     .map(str::to_owned)
@@ -188,7 +193,10 @@ fn a_merge_heavy_repository_with_old_eggs_gives_a_true_window_and_feed() {
     let reached: usize = git(&mirror, &["rev-list", "--first-parent", "--count", "main"])
         .parse()
         .unwrap();
-    assert!(reached > DEPTH as usize + 1, "first-parent commits fetched: {reached}");
+    assert!(
+        reached > DEPTH as usize + 1,
+        "first-parent commits fetched: {reached}"
+    );
 
     let docs = histories(&out);
     assert_eq!(docs.len(), EGGS);
@@ -196,13 +204,24 @@ fn a_merge_heavy_repository_with_old_eggs_gives_a_true_window_and_feed() {
     for h in &docs {
         for v in &h.versions {
             // A commit of the window that changed this file (first parent against it).
-            assert!(inside.contains(&v.commit), "{}: {} outside the window", h.slug, v.subject);
+            assert!(
+                inside.contains(&v.commit),
+                "{}: {} outside the window",
+                h.slug,
+                v.subject
+            );
             assert_ne!(v.event, VersionEvent::Earliest);
             let touched = git(
                 &repo.dir,
                 &["diff", "--name-only", &format!("{}^1", v.commit), &v.commit],
             );
-            assert!(touched.lines().any(|p| p == v.path), "{}: {} did not touch {}", h.slug, v.subject, v.path);
+            assert!(
+                touched.lines().any(|p| p == v.path),
+                "{}: {} did not touch {}",
+                h.slug,
+                v.subject,
+                v.path
+            );
             for c in &v.changes {
                 if let Some((_, rest)) = c.text.split_once("changed from ") {
                     let (a, b) = rest.split_once(" to ").unwrap();
@@ -224,21 +243,37 @@ fn a_merge_heavy_repository_with_old_eggs_gives_a_true_window_and_feed() {
             assert!(note.starts_with("older than the history eggcat reads (the newest 20 commits of the branch, back to 2024-01-0"), "{note}");
         }
     }
-    assert!(older > EGGS / 2, "most eggs are older than the window: {older}");
+    assert!(
+        older > EGGS / 2,
+        "most eggs are older than the window: {older}"
+    );
 
     // The feed: real versions first, newest first, dated by their commits; then the eggs older
     // than the window, once each, dated by the base, never by the build.
     let feed = String::from_utf8(out.snapshot.files["feed.atom"].clone()).unwrap();
     let entries = feed_entries(&feed);
     assert_eq!(entries.len(), 50);
-    let versions: Vec<_> = entries.iter().filter(|(_, l, _)| l.contains("#v-")).collect();
-    let first_fallback = entries.iter().position(|(_, l, _)| !l.contains("#v-")).unwrap();
-    assert!(versions.len() >= 10 && first_fallback == versions.len(), "versions first: {entries:#?}");
+    let versions: Vec<_> = entries
+        .iter()
+        .filter(|(_, l, _)| l.contains("#v-"))
+        .collect();
+    let first_fallback = entries
+        .iter()
+        .position(|(_, l, _)| !l.contains("#v-"))
+        .unwrap();
+    assert!(
+        versions.len() >= 10 && first_fallback == versions.len(),
+        "versions first: {entries:#?}"
+    );
     let dates: Vec<&String> = entries.iter().map(|(_, _, d)| d).collect();
     assert!(dates.windows(2).all(|w| w[0] >= w[1]), "newest first");
     assert!(dates.iter().all(|d| d.starts_with("2024-")), "{dates:?}");
     let base_date = docs[0].since.as_ref().unwrap().date.clone();
-    assert!(entries[first_fallback..].iter().all(|(_, _, d)| *d == base_date));
+    assert!(
+        entries[first_fallback..]
+            .iter()
+            .all(|(_, _, d)| *d == base_date)
+    );
     let slugs: BTreeSet<&str> = entries[first_fallback..]
         .iter()
         .map(|(_, l, _)| l.as_str())
@@ -259,7 +294,10 @@ fn a_merge_heavy_repository_with_old_eggs_gives_a_true_window_and_feed() {
     repo.write("tools/g00/egg-g00.json", egg_json("Game 00 tools"));
     repo.commit("Add a second g00");
     let out = try_build_with(&data, sources(), &clock, limits).unwrap();
-    assert!(!out.snapshot.files.contains_key("api/v1/eggs/eggs-g00.json"), "the slug changed");
+    assert!(
+        !out.snapshot.files.contains_key("api/v1/eggs/eggs-g00.json"),
+        "the slug changed"
+    );
     let feed = String::from_utf8(out.snapshot.files["feed.atom"].clone()).unwrap();
     let index: Vec<serde_json::Value> =
         serde_json::from_slice(&out.snapshot.files["api/v1/eggs/_index.json"]).unwrap();
