@@ -335,6 +335,9 @@ fn history(
     })
 }
 
+/// Blobs by object id, and why each blob left unread was.
+type Blobs = (HashMap<String, Vec<u8>>, HashMap<String, String>);
+
 /// The blobs `oids` (most wanted first) read while they fit in `budget` bytes, and why each
 /// other one was not read.
 fn read_within(
@@ -342,7 +345,7 @@ fn read_within(
     oids: &[&str],
     budget: u64,
     limits: RunLimits<'_>,
-) -> Result<(HashMap<String, Vec<u8>>, HashMap<String, String>), FetchError> {
+) -> Result<Blobs, FetchError> {
     let sizes = git::blob_sizes(mirror, oids, limits)?;
     let mut total = 0u64;
     let mut wanted = Vec::new();
