@@ -707,6 +707,6 @@ fn long_changed_values_are_offered_whole() {
         "<span class=\"add\">+It runs the game with the flags it was given, tuned.</span>"
     ));
     // The default: cut around `true`/`false`.
-    assert!(words.contains("<code>….formatMsgNoLookups=true</code> (112 characters) to <code>….formatMsgNoLookups=false</code> (113 characters)"));
+    assert!(words.contains("<code>…-Dlog4j2.formatMsgNoLookups=true</code> (112 characters) to <code>…-Dlog4j2.formatMsgNoLookups=false</code> (113 characters)"), "{words}");
     assert_eq!(s.matches("<details class=\"values\">").count(), 2);
 }
