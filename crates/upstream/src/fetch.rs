@@ -412,3 +412,26 @@ fn file_url(path: &Path) -> String {
     let absolute: PathBuf = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     format!("file://{}", absolute.display())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::HistoryDepth;
+
+    /// The window in the history notes' words: "the newest commit", never "a depth of 1
+    /// commits".
+    #[test]
+    fn the_window_is_said_in_words() {
+        assert_eq!(
+            HistoryDepth::Commits(1).describe(),
+            "the newest commit of the branch"
+        );
+        assert_eq!(
+            HistoryDepth::Commits(100).describe(),
+            "the newest 100 commits of the branch"
+        );
+        assert_eq!(
+            HistoryDepth::Since(1_704_067_200).describe(),
+            "the branch's commits since 2024-01-01T00:00:00Z"
+        );
+    }
+}
