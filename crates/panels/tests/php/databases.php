@@ -5,14 +5,17 @@
 //
 // Usage: EGGCAT_PANELS_SRC=../shared/panels-src EGGCAT_DB='{...}' php databases.php JOBS OUT
 //
-// JOBS: {"dump_index": bool, "analyze": bool, "eggs": [{"name", "file", "url"}]}, the eggs in
-// corpus order, each with eggcat's file for this database and the URL it is served at.
+// JOBS: {"dump_index", "analyze", "store", "change": bool, "eggs": [{"name", "file", "url"}]},
+// the eggs in corpus order, each with eggcat's file for this database and the URL it is served
+// at; `store`: report the egg stored from each file; `change`: run the `changed` step.
 // Steps, as an admin would take them, the eggs staying in the tables throughout:
 // 1. Pelican's migrations make the tables (with `dump_index`: plus the `egg_id` index of the
 //    mysql-schema.sql panels were installed from until February 2025, at that dump's point);
 // 2. `import`: every egg imported from its file (`EggImporterService::fromContent`), in order,
 //    then the update check on every egg, its `update_url` answered by the same file;
-// 3. `analyze` (when asked): the database's statistics gathered, then the check again;
+// 3. `changed` (when asked): upstream changes a variable of 100 eggs, the admin updates them,
+//    the check;
+//    `analyze` (when asked): the database's statistics gathered, then the check again;
 // 4. `update`: the admin's "Update" on every egg (`fromUrl` on its `update_url`), then the check;
 // 5. `reimport`: every file imported again, then the check.
 // OUT: the columns and indexes of `egg_variables`, the egg stored from each file, and per step
@@ -47,7 +50,10 @@ $files = [];
 foreach ($jobs['eggs'] as $job) {
     $files[$job['url']] = file_get_contents($job['file']);
 }
-eggcat_serve(fn ($url) => $files[$url] ?? throw new RuntimeException("nothing served at $url"));
+// The files as served now (by reference: the `changed` step serves others for a while).
+eggcat_serve(function ($url) use (&$files) {
+    return $files[$url] ?? throw new RuntimeException("nothing served at $url");
+});
 $importer = new App\Services\Eggs\Sharing\EggImporterService($db);
 
 /**
@@ -131,10 +137,31 @@ function eggcat_physical_order(int $egg): array
 }
 
 $since = microtime(true);
-$imported = eggcat_import_all($jobs, $files, $importer, null, true);
-$out['stored'] = array_map(fn ($r) => isset($r['ok']) ? ['ok' => $r['ok']['stored']] : $r, $imported);
+$imported = eggcat_import_all($jobs, $files, $importer, null, $jobs['store']);
+$out['stored'] = array_map(fn ($r) => isset($r['ok']) ? ['ok' => $r['ok']['stored']] : $r, $jobs['store'] ? $imported : array_filter($imported, fn ($r) => !isset($r['ok'])));
 $ids = array_map(fn ($r) => $r['ok']['id'], array_filter($imported, fn ($r) => isset($r['ok'])));
 $out['steps'][] = eggcat_check_all('import', $jobs, $files, $ids, $since);
+// Upstream changes an egg: the first variable's description, in the first 100 eggs with more
+// than one variable. The admin updates; the database writes that row anew (PostgreSQL: a new
+// row version, wherever there is room), and the check runs on the changed file. Then upstream
+// takes the change back and the admin updates again (unchecked: the next steps check).
+$since = microtime(true);
+$original = $files;
+$changed = [];
+foreach ($jobs['change'] ? $jobs['eggs'] : [] as $job) {
+    $egg = json_decode($files[$job['url']], true);
+    if (count($changed) < 100 && isset($ids[$job['name']]) && count($egg['variables'] ?? []) > 1) {
+        $egg['variables'][0]['description'] = ($egg['variables'][0]['description'] ?? '') . ' (changed upstream)';
+        $files[$job['url']] = json_encode($egg, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES);
+        $changed[$job['name']] = $ids[$job['name']];
+    }
+}
+if ($changed) {
+    eggcat_import_all($jobs, $files, $importer, $changed, false);
+    $out['steps'][] = eggcat_check_all('changed', $jobs, $files, $changed, $since);
+    $files = $original;
+    eggcat_import_all($jobs, $files, $importer, $changed, false);
+}
 if ($jobs['analyze']) {
     $since = microtime(true);
     match ($db->getDriverName()) {
