@@ -763,9 +763,18 @@ fn pterodactyl_core_differences(
 }
 
 /// The errors `eggcat validate` reports on files both panels import, each for a reason no
-/// import shows: E023, two variables with one env name (both panels import the egg; the second
-/// variable can never be set on a server).
-const ERRORS_NO_IMPORT_SEES: &[&str] = &["E023"];
+/// import shows (docs/validate.md): E023, two variables with one env name (both panels import
+/// the egg; the second variable can never be set on a server); E061 on an image reference with
+/// spaces around it (both panels store it as written; Docker refuses it when Wings pulls it).
+/// Each is a code and a part of its message.
+const ERRORS_NO_IMPORT_SEES: &[(&str, &str)] = &[("E023", ""), ("E061", "it has spaces around it")];
+
+/// Whether `error` (a code, a space, the message) is one of [`ERRORS_NO_IMPORT_SEES`].
+fn no_import_sees(error: &str) -> bool {
+    ERRORS_NO_IMPORT_SEES
+        .iter()
+        .any(|(code, words)| error.starts_with(code) && error.contains(words))
+}
 
 /// `eggcat validate` on the upstream file against the panels' own import of it: where a panel
 /// refuses the file, validate reports an error; where validate reports none, Pelican imports the
@@ -796,10 +805,7 @@ fn validate_agrees(report: &mut Report, published: &[Published], results: &BTree
                 p.egg.rel,
                 refusals.join("; ")
             ));
-        } else if errors
-            .iter()
-            .all(|e| ERRORS_NO_IMPORT_SEES.contains(&&e[..4]))
-        {
+        } else if errors.iter().all(|e| no_import_sees(e)) {
             // An error no panel's import sees, named: counted, and listed in the summary.
             report.count("validate errors the imports do not see");
             *report
