@@ -112,9 +112,11 @@ impl Config {
     /// Whether the `changed` step (databases.php) runs: where the plan may read an egg's
     /// variables in an order an update can change, physical order (PostgreSQL) or the primary
     /// key's within the `egg_id` index (the old dump's MariaDB); SQLite and MariaDB otherwise
-    /// read through a unique index on a column the update leaves as it is.
+    /// read through a unique index on a column the update leaves as it is. Not on PostgreSQL's
+    /// language collation: an update moves rows there as under `C.UTF-8`, which shows it, and
+    /// the step was the longest of the test's runs (35 s of its wall time under load).
     fn changes(&self) -> bool {
-        self.dump_index || self.db == Database::PostgreSql
+        self.dump_index || (self.db == Database::PostgreSql && !self.create.contains("en_US"))
     }
 }
 
