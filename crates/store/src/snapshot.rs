@@ -121,6 +121,11 @@ impl Store {
         self.data_dir.join("mirrors")
     }
 
+    /// Where what the image registries said is kept between builds (`eggcat-images`' cache).
+    pub fn images_file(&self) -> PathBuf {
+        self.data_dir.join("images.json")
+    }
+
     fn snapshots_dir(&self) -> PathBuf {
         self.data_dir.join("snapshots")
     }

@@ -22,6 +22,7 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
         sources: config.sources.clone(),
         limits: config.limits,
         base_url: config.base_url(),
+        images: config.images.clone(),
     };
     let total = config.sources.len();
     let terminal = std::io::stderr().is_terminal();
