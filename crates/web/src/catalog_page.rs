@@ -124,6 +124,14 @@ pub(crate) fn render(
             },
         );
     }
+    // Where the eggs run: only once a registry has answered for some egg (images.rs). The
+    // values are platforms (`linux/arm64`): an egg runs on one when one of its images and its
+    // install container both offer it.
+    if items.iter().any(|i| !i.runs_on.is_empty()) {
+        select(&mut h, "platform", "Runs on", "Any platform", items, |i| {
+            i.runs_on.clone()
+        });
+    }
     // One row per game: only where some game has more than one egg (siblings.rs).
     if items.iter().any(|i| i.game_eggs > 1) {
         h.lit("<div class=\"field check\"><input type=\"checkbox\" id=\"per-game\" name=\"rows\" value=\"game\">")
@@ -263,6 +271,13 @@ fn item(h: &mut Html, i: &SummaryItem) {
             "span",
             &[("class", Some("game"))],
             &format!("{} for this game", count(i.game_eggs, "egg", "eggs")),
+        );
+    }
+    if i.missing_images > 0 {
+        h.el(
+            "span",
+            &[("class", Some("image-missing"))],
+            &count(i.missing_images, "image missing", "images missing"),
         );
     }
     h.lit("</p></div></li>");

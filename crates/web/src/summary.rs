@@ -3,6 +3,7 @@
 //! One array sorted by slug. The search runs over it in the browser, and scripts can use it as
 //! a richer index than `_index.json` (docs/web.md documents each field).
 
+use eggcat_catalog::wire::ImageStatus;
 use serde::Serialize;
 
 use crate::model::{EggDoc, egg_strings, one_line};
@@ -36,6 +37,10 @@ pub(crate) struct SummaryItem {
     pub(crate) game: String,
     /// How many eggs the game has in the catalog, this one included.
     pub(crate) game_eggs: usize,
+    /// How many of the egg's images (`meta.images`) their registry says do not exist.
+    pub(crate) missing_images: usize,
+    /// `meta.runsOn`: the platforms the egg runs on (the catalog's "Runs on" filter).
+    pub(crate) runs_on: Vec<String>,
 }
 
 /// `importable` of a summary item.
@@ -74,5 +79,11 @@ pub(crate) fn item(doc: &EggDoc, icon: Option<String>) -> SummaryItem {
         // Alone until the caller knows the groups (lib.rs sets both).
         game: m.slug.clone(),
         game_eggs: 1,
+        missing_images: m
+            .images
+            .iter()
+            .filter(|i| i.status == ImageStatus::Missing)
+            .count(),
+        runs_on: m.runs_on.clone(),
     }
 }
