@@ -359,22 +359,17 @@ async fn read_capped(mut response: Response) -> Result<Vec<u8>, ImagesError> {
     Ok(body)
 }
 
-/// An error and its causes on one line, without reqwest's "error sending request for url
-/// (…)" (the reference is already named where the detail is shown).
+/// An error's innermost cause, the one that says what happened ("Connection refused (os error
+/// 111)", "failed to lookup address information: …"), without the layers above it (reqwest's
+/// "error sending request for url (…)", hyper's "client error (Connect)").
 fn chain(e: &dyn std::error::Error) -> String {
-    let mut parts = Vec::new();
+    let mut last = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {
-        let text = c.to_string();
-        if !parts.iter().any(|p: &String| p.contains(&text)) {
-            parts.push(text);
-        }
+        last = c.to_string();
         cause = c.source();
     }
-    if parts.is_empty() {
-        parts.push(e.to_string());
-    }
-    parts.join(": ")
+    last
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
