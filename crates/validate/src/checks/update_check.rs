@@ -105,15 +105,15 @@ fn same(a: &Value, b: &Value) -> bool {
     serde_json::to_string(a).ok() == serde_json::to_string(b).ok()
 }
 
-/// The file's variables, each with its pointer, and the exported variable of the same name.
-fn by_name<'a>(
-    doc: &'a Map<String, Value>,
-    export: &'a Value,
-) -> Vec<(
+/// A variable of the file with its pointer, and the exported variable of the same name.
+type Twins<'a> = (
     String,
     &'a Map<String, Value>,
     Option<&'a Map<String, Value>>,
-)> {
+);
+
+/// The file's variables, each with its pointer, and the exported variable of the same name.
+fn by_name<'a>(doc: &'a Map<String, Value>, export: &'a Value) -> Vec<Twins<'a>> {
     let exported: Vec<&Map<String, Value>> = export["variables"]
         .as_array()
         .into_iter()
