@@ -149,16 +149,17 @@ fn platform_key(platform: &str) -> String {
 /// The report's `images`, from every egg's `meta.images` by slug.
 #[derive(Debug, Default)]
 pub(crate) struct Tally {
-    /// Each valid reference with its status, its finding's `since` and `detail`, and its eggs.
-    references: BTreeMap<
-        String,
-        (
-            ImageStatus,
-            Option<String>,
-            Option<String>,
-            BTreeSet<String>,
-        ),
-    >,
+    /// Each valid reference with what its eggs show of it and the eggs.
+    references: BTreeMap<String, Seen>,
+}
+
+/// One reference as the report counts it: the finding every egg naming it shows, and the eggs.
+#[derive(Debug)]
+struct Seen {
+    status: ImageStatus,
+    since: Option<String>,
+    detail: Option<String>,
+    eggs: BTreeSet<String>,
 }
 
 impl Tally {
@@ -168,28 +169,33 @@ impl Tally {
             let Some(reference) = &i.reference else {
                 continue;
             };
-            let entry = self
+            let seen = self
                 .references
                 .entry(reference.clone())
-                .or_insert_with(|| (i.status, i.since.clone(), i.detail.clone(), BTreeSet::new()));
-            entry.3.insert(slug.to_owned());
+                .or_insert_with(|| Seen {
+                    status: i.status,
+                    since: i.since.clone(),
+                    detail: i.detail.clone(),
+                    eggs: BTreeSet::new(),
+                });
+            seen.eggs.insert(slug.to_owned());
         }
     }
 
     /// The report's `images`.
     pub(crate) fn report(self) -> ImagesReport {
         let mut report = ImagesReport::default();
-        for (reference, (status, since, detail, eggs)) in self.references {
-            match status {
+        for (reference, seen) in self.references {
+            match seen.status {
                 ImageStatus::Present => report.present += 1,
                 ImageStatus::Unknown => report.unknown += 1,
                 ImageStatus::Missing => {
                     report.missing += 1;
                     report.missing_images.push(MissingImage {
                         reference,
-                        since,
-                        detail,
-                        eggs: eggs.into_iter().collect(),
+                        since: seen.since,
+                        detail: seen.detail,
+                        eggs: seen.eggs.into_iter().collect(),
                     });
                 }
             }

@@ -43,8 +43,7 @@ pub(crate) fn bearer(header: &str) -> Option<Challenge> {
 fn params(text: &str) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let mut rest = text.trim_start();
-    loop {
-        let Some(eq) = rest.find('=') else { break };
+    while let Some(eq) = rest.find('=') {
         let key = rest[..eq].trim().trim_start_matches(',').trim();
         if key.is_empty() || key.contains(' ') {
             break;

@@ -226,35 +226,14 @@ fn ask_all(
         .build();
     let runtime = match runtime {
         Ok(rt) => rt,
-        Err(e) => {
-            let why = ImagesError::Client(e.to_string());
-            return ask
-                .into_iter()
-                .map(|(t, _)| {
-                    (
-                        t,
-                        Outcome::Asked(Answer::Unknown(ImagesError::Client(why.to_string()))),
-                    )
-                })
-                .collect();
-        }
+        Err(e) => return failed_all(ask, &e.to_string()),
     };
     let wait_until = Mutex::new(std::mem::take(&mut stored.wait_until));
     let outcomes = runtime.block_on(async {
         let deadline = tokio::time::Instant::now() + options.budget;
-        let digests = std::mem::take(&mut stored.digests);
-        let client = match Client::new(options.timeout, deadline, digests) {
+        let client = match Client::new(options.timeout, deadline, stored.digests.clone()) {
             Ok(c) => c,
-            Err(e) => {
-                let why = e.to_string();
-                let failed = |(t, _)| {
-                    (
-                        t,
-                        Outcome::Asked(Answer::Unknown(ImagesError::Client(why.clone()))),
-                    )
-                };
-                return ask.into_iter().map(failed).collect();
-            }
+            Err(e) => return failed_all(ask, &e.to_string()),
         };
         let run = Run {
             client: &client,
@@ -274,6 +253,15 @@ fn ask_all(
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     outcomes
+}
+
+/// Every reference unknown for one reason: the HTTP client could not start.
+fn failed_all(ask: Vec<(String, ImageReference)>, why: &str) -> Vec<(String, Outcome)> {
+    let unknown = |(text, _)| {
+        let e = ImagesError::Client(why.to_owned());
+        (text, Outcome::Asked(Answer::Unknown(e)))
+    };
+    ask.into_iter().map(unknown).collect()
 }
 
 /// The cache entry of an answer given at `now`; `since` carries over when the answer is the

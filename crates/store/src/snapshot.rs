@@ -586,6 +586,7 @@ mod tests {
             skipped: Vec::new(),
             warnings: Vec::new(),
             diagnostics: DiagnosticCounts::default(),
+            images: Default::default(),
         };
         let files = BTreeMap::from([
             (paths::INDEX.to_owned(), b"[]".to_vec()),
