@@ -31,7 +31,10 @@ pub(crate) fn egg_section(h: &mut Html, m: &Meta) {
         for i in &missing {
             h.lit("<li>").code(&i.image);
             if let Some(detail) = &i.detail {
-                h.lit(" ").el("span", &[("class", Some("muted"))], detail);
+                h.lit(" ")
+                    .open("span", &[("class", Some("muted"))])
+                    .text_code(detail)
+                    .close("span");
             }
             h.lit("</li>");
         }
@@ -86,8 +89,11 @@ fn row(h: &mut Html, i: &ImageInfo) {
     if i.status != ImageStatus::Missing
         && let Some(detail) = &i.detail
     {
+        // A detail names keys and values between backticks, as the checks' messages do.
         h.lit("<br>")
-            .el("span", &[("class", Some("muted"))], detail);
+            .open("span", &[("class", Some("muted"))])
+            .text_code(detail)
+            .close("span");
     }
     h.lit("</td>")
         .el("td", &[], &i.platforms.join(", "))
