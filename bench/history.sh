@@ -3,8 +3,8 @@
 # given a history: each repository gets COMMITS extra commits after its snapshot commit, each
 # editing the description of one egg (round robin over its JSON eggs), so that the eggs have
 # versions to list and diff. Then, each with /usr/bin/time:
-#   1. first build with `history_depth = 1` (the tip alone: the fetch and parse of a build
-#      without history; the history code still runs, on one commit), and
+#   1. first build with `history_depth = 1` (the tip's own commit alone: nearly the fetch and
+#      parse of a build without history; the history code still runs, on one commit), and
 #   2. first build with the default depth (100 commits), each into a fresh data_dir,
 #      FIRST_RUNS times, alternating (median);
 #   3. rebuild with no upstream change (RUNS runs: median and max), after build 2.

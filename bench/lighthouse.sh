@@ -34,7 +34,7 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); pr
             printf '[[source]]\nurl = "%s"\nlabel = "pelican"\nowner = "pelican-eggs"\nrepo = "%s"\nbranch = "main"\n' "${r%/}" "$n"
         done
     else
-        printf '[[source]]\nurl = "%s"\nlabel = "demo"\nowner = "eggcat"\nrepo = "demo-eggs"\nbranch = "main"\n' "$ROOT/demo/upstream"
+        printf '[[source]]\nurl = "%s"\nlabel = "demo"\nowner = "eggcat"\nrepo = "demo-eggs"\nbranch = "main"\n' "$ROOT/demo/upstream.bundle"
     fi
 } > "$TMP/eggcat.toml"
 if [[ -d "$SHARED" ]]; then CATALOG="the ten shared repositories"; else CATALOG="the demo catalog ($SHARED is absent)"; fi

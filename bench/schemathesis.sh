@@ -46,8 +46,9 @@ PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 cat >"$TMP/eggcat.toml" <<EOF
 data_dir = "$TMP/data"
 listen = "127.0.0.1:$PORT"
+history_depth = 8
 [[source]]
-url = "$ROOT/demo/upstream"
+url = "$ROOT/demo/upstream.bundle"
 label = "demo"
 owner = "eggcat"
 repo = "demo-eggs"

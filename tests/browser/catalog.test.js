@@ -203,10 +203,12 @@ for (const base of URLS) {
       await sel.selectOption('');
     }
 
-    // Sort by recently updated.
+    // Sort by recently updated: when upstream last changed each file (updatedAt), not when
+    // eggcat first read it.
     await page.selectOption('#sort', 'updated');
     const order = await shown(page);
-    const times = order.map((s) => items.find((i) => i.slug === s).indexedAt);
+    const times = order.map((s) => items.find((i) => i.slug === s).updatedAt);
+    assert.ok(times.every((t) => typeof t === 'number'), 'every item has updatedAt');
     assert.deepEqual(times, [...times].sort((a, b) => b - a), 'newest first');
 
     // State in the URL: a link restores it, back undoes a filter.
@@ -563,8 +565,9 @@ for (const base of URLS) {
         '-curl -o server.jar https://example.invalid/paper.jar',
         '+curl -sSL -o server.jar https://example.invalid/paper.jar']);
       assert.deepEqual(await axe(page), [], 'axe on the page with its Changes');
-      // The feed has an entry per version: its id the version's anchor on the page, its time
-      // the commit's, its title the egg's name and the subject.
+      // The feed has an entry per version: its link the version's anchor on the page (its id a
+      // urn:uuid: that no slug change alters), its time the commit's, its title the egg's name
+      // and the subject.
       const feed = await (await fetch(`${base}/feed.atom`)).text();
       // Well-formed XML (the hostile egg's name is in it too), parsed by the browser.
       const parsed = await page.evaluate((xml) => {
@@ -574,8 +577,9 @@ for (const base of URLS) {
       assert.equal(parsed, feed.split('<entry>').length - 1, 'the feed parses as XML');
       const entries = feed.split('<entry>').slice(1);
       for (const v of history.versions) {
-        const entry = entries.find((e) => e.includes(`/eggs/${HISTORY}/#v-${v.commit}</id>`));
+        const entry = entries.find((e) => e.includes(`/eggs/${HISTORY}/#v-${v.commit}"/>`));
         assert.ok(entry, `feed entry for ${v.commit}`);
+        assert.match(entry, /<id>urn:uuid:[0-9a-f-]{36}<\/id>/);
         assert.ok(entry.includes(`<updated>${v.date}</updated>`), entry);
         assert.ok(entry.includes(`<title>Paper history: ${v.subject}</title>`), entry);
       }

@@ -1,5 +1,7 @@
 // Screenshots of the web catalog at 390 and 1280 px, for docs/img/ and for looking at a
-// change: `node screenshots.js BASE OUT_DIR [EGG_SLUG]` against a running `eggcat serve`.
+// change: `node screenshots.js BASE OUT_DIR [EGG_SLUG]` against a running `eggcat serve`. The
+// "changes" shot is the Changes section (its details open) of the egg with the most changes
+// that can break servers, then the most versions.
 // README's images come from the bundled demo catalog (docs/web.md, "Screenshots"), never from
 // a catalog holding the test eggs.
 'use strict';
@@ -25,6 +27,15 @@ const { chromium } = require('playwright-core');
       if (n > most) { most = n; slug = i.slug; }
     }
   }
+  // The egg whose history shows the most: breaking changes first, then versions.
+  let changesSlug = slug;
+  let best = [-1, -1];
+  for (const i of items) {
+    const h = await (await fetch(`${base}/api/v1/eggs/${i.slug}/history.json`)).json();
+    const breaking = h.versions.reduce((n, v) => n + v.changes.filter((c) => c.breaking).length, 0);
+    const score = [breaking, h.versions.length];
+    if (score[0] > best[0] || (score[0] === best[0] && score[1] > best[1])) { best = score; changesSlug = i.slug; }
+  }
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM || '/usr/lib/chromium/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage', '--disable-background-networking',
@@ -42,6 +53,11 @@ const { chromium } = require('playwright-core');
       await page.screenshot({ path: file });
       console.log(file);
     }
+    await page.goto(`${base}/eggs/${changesSlug}/`);
+    await page.$$eval('#changes details', (ds) => ds.forEach((d) => { d.open = true; }));
+    const file = path.join(out, `changes-${width}.png`);
+    await (await page.$('#changes')).screenshot({ path: file });
+    console.log(file);
     await context.close();
   }
   await browser.close();

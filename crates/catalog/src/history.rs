@@ -5,13 +5,18 @@
 //! module decides what a version is. It follows one file back from the tip along the branch's
 //! first-parent history: a rename (git's rename detection, within the repository, across folders
 //! too) continues with the old path, a deletion followed later by an addition of the same path is
-//! one history (`removed`, then `restored`), and the oldest commit of a shallow fetch is
-//! `earliest`, never `added`: what came before it was not fetched, so nothing is invented.
+//! one history (`removed`, then `restored`). The fetcher reads a window of the branch (the newest
+//! `history_depth` first-parent commits) and the commit just before it, the [`Base`]: the base is
+//! never a version (what it changed is not read), the window's oldest change is compared with
+//! the file as the base has it, and a file the window does not touch is older than the history
+//! eggcat reads: no version, and a note that says so. Nothing is invented before the window.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
+
+use serde_json::Value;
 
 use crate::text::{hex, rfc3339};
-use crate::wire::{History, Version, VersionEvent};
+use crate::wire::{History, Since, Version, VersionEvent};
 
 /// Versions kept per egg (newest first); older ones are cut and the document says so. With the
 /// script diff's own bound ([`eggcat_diff::MAX_DIFF_LINES`]) it bounds a document's size.
@@ -44,17 +49,30 @@ pub struct FileChange {
     pub old_path: String,
     /// The path after.
     pub new_path: String,
+    /// The blob before (all zeros for an addition).
+    pub old_oid: String,
     /// The blob after (all zeros for a deletion).
     pub new_oid: String,
+}
+
+/// The commit just before the window of commits read: the first-parent commit after the
+/// oldest one read. Its own changes are not read; the window's oldest changes are counted from
+/// the files as it has them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Base {
+    /// Full id.
+    pub id: String,
+    /// Committer time, Unix seconds.
+    pub time: i64,
 }
 
 /// What the fetcher read of a source's history.
 #[derive(Debug, Clone, Default)]
 pub struct SourceHistory {
-    /// The commits, newest first.
+    /// The commits of the window, newest first.
     pub commits: Vec<LogCommit>,
-    /// The shallow boundary: commits whose parents were not fetched.
-    pub shallow: BTreeSet<String>,
+    /// The commit before the window; `None` when the window reaches the branch's first commit.
+    pub base: Option<Base>,
     /// Every blob a [`walk`] of the source's eggs asked for, by object id. A blob that could
     /// not be read is absent (its version says so).
     pub blobs: HashMap<String, Vec<u8>>,
@@ -66,7 +84,7 @@ pub struct SourceHistory {
     /// `https://host/{owner}/{repo}/commit/{commit}` with the source's owner and repo filled
     /// in, when the host is known.
     pub commit_url: Option<String>,
-    /// How deep the history was fetched, for the note of a shallow history.
+    /// What the window is, in words, for the notes ("the newest 100 commits of the branch").
     pub depth: String,
 }
 
@@ -82,6 +100,8 @@ pub struct Step {
     pub renamed_from: Option<String>,
     /// The blob in that commit; `None` for a removal.
     pub oid: Option<String>,
+    /// The blob in the commit's first parent, when the file was there (not for an addition).
+    pub before: Option<String>,
 }
 
 /// The versions of the file at `path` (at the tip), newest first, at most [`MAX_VERSIONS`]
@@ -92,7 +112,7 @@ pub struct Step {
 /// (a file renamed away from it) is another file's history. An addition with a deletion of the
 /// same name in another syntax in the same commit (`egg-x.json` to `egg-x.yaml`) is a rename:
 /// git's rename detection cannot pair a file rewritten from JSON to YAML.
-pub fn walk(commits: &[LogCommit], shallow: &BTreeSet<String>, path: &str) -> (Vec<Step>, bool) {
+pub fn walk(commits: &[LogCommit], path: &str) -> (Vec<Step>, bool) {
     let mut steps = Vec::new();
     let mut current = path.to_owned();
     let mut after_add = false;
@@ -110,17 +130,16 @@ pub fn walk(commits: &[LogCommit], shallow: &BTreeSet<String>, path: &str) -> (V
         if steps.len() == MAX_VERSIONS {
             return (steps, true);
         }
-        let boundary = shallow.contains(&commit.id);
         let mut step = Step {
             commit: i,
             path: current.clone(),
             event: VersionEvent::Changed,
             renamed_from: None,
             oid: Some(change.new_oid.clone()),
+            before: Some(change.old_oid.clone()),
         };
         after_add = false;
         match change.status {
-            _ if boundary => step.event = VersionEvent::Earliest,
             'D' => {
                 step.event = VersionEvent::Removed;
                 step.oid = None;
@@ -133,6 +152,7 @@ pub fn walk(commits: &[LogCommit], shallow: &BTreeSet<String>, path: &str) -> (V
                 }
                 None => {
                     step.event = VersionEvent::Added;
+                    step.before = None;
                     after_add = true;
                 }
             },
@@ -143,10 +163,17 @@ pub fn walk(commits: &[LogCommit], shallow: &BTreeSet<String>, path: &str) -> (V
             }
             _ => {}
         }
-        steps.push(step);
-        if boundary {
-            break;
+        if let Some(from) = &step.renamed_from
+            && change.status != 'R'
+        {
+            // Rewritten in another syntax: the file before is the deleted one.
+            step.before = commit
+                .changes
+                .iter()
+                .find(|c| c.status == 'D' && c.old_path == *from)
+                .map(|c| c.old_oid.clone());
         }
+        steps.push(step);
     }
     // An addition after a removal is a restoration (the walk saw the newer one first).
     for i in 0..steps.len() {
@@ -224,38 +251,56 @@ pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
         path: egg.path.to_owned(),
         complete: false,
         note: history.unavailable.clone(),
+        since: None,
         versions: Vec::new(),
     };
     if history.unavailable.is_some() {
         return doc;
     }
-    let (steps, cut) = walk(&history.commits, &history.shallow, egg.path);
+    let (steps, cut) = walk(&history.commits, egg.path);
+    let reaches_start = steps.last().is_some_and(|s| s.event == VersionEvent::Added);
+    // The file as the base has it, when the window's oldest change of it is not its addition:
+    // that change is counted from there.
+    let mut before = match (&history.base, steps.last()) {
+        (Some(base), Some(oldest)) if !reaches_start && !cut => oldest
+            .before
+            .as_ref()
+            .and_then(|oid| history.blobs.get(oid))
+            .and_then(|bytes| eggcat_diff::load(&oldest.path, bytes).ok())
+            .map(|egg| (base.id.clone(), egg)),
+        _ => None,
+    };
     // Oldest first, so that every version is compared with the newest readable one before it.
-    let mut before: Option<(String, serde_json::Value)> = None;
     let mut versions: Vec<Version> = steps
         .iter()
         .rev()
         .map(|step| version(history, step, &mut before))
         .collect();
     versions.reverse();
-    let reaches_start = steps.last().is_some_and(|s| s.event == VersionEvent::Added);
     doc.complete = reaches_start && !cut;
-    doc.note = note(&steps, cut, &history.depth);
+    if !doc.complete && !cut {
+        doc.since = history.base.as_ref().map(|b| Since {
+            commit: b.id.clone(),
+            date: date(b.time),
+        });
+    }
+    doc.note = note(&steps, cut, history);
     doc.versions = versions;
     doc
 }
 
+/// An RFC 3339 date of a commit time.
+fn date(unix: i64) -> String {
+    rfc3339(u64::try_from(unix).unwrap_or(0).saturating_mul(1000))
+}
+
 /// One version, its changes counted from `before` (the newest readable version before it),
 /// which it then replaces when it can be read.
-fn version(
-    history: &SourceHistory,
-    step: &Step,
-    before: &mut Option<(String, serde_json::Value)>,
-) -> Version {
+fn version(history: &SourceHistory, step: &Step, before: &mut Option<(String, Value)>) -> Version {
     let commit = &history.commits[step.commit];
     let mut v = Version {
         commit: commit.id.clone(),
-        date: rfc3339(u64::try_from(commit.time).unwrap_or(0).saturating_mul(1000)),
+        date: date(commit.time),
         subject: commit.subject.clone(),
         url: history
             .commit_url
@@ -289,9 +334,7 @@ fn version(
             return v;
         }
     };
-    if let Some((commit, old)) = before.as_ref()
-        && step.event != VersionEvent::Earliest
-    {
+    if let Some((commit, old)) = before.as_ref() {
         v.changes = eggcat_diff::diff(old, &egg);
         v.changes.iter_mut().for_each(bound_values);
         v.breaking = eggcat_diff::any_breaking(&v.changes);
@@ -301,25 +344,46 @@ fn version(
     v
 }
 
-/// Why the history is partial, when it is: cut at [`MAX_VERSIONS`], stopped at the shallow
-/// boundary (`depth` says how deep it was fetched), or no version at all.
-fn note(steps: &[Step], cut: bool, depth: &str) -> Option<String> {
+/// Why the history is partial, when it is: cut at [`MAX_VERSIONS`], older than the window of
+/// commits read (which the fetcher's `depth` describes), or no version at all.
+fn note(steps: &[Step], cut: bool, history: &SourceHistory) -> Option<String> {
+    let window = &history.depth;
+    let older = || {
+        let date = history.base.as_ref().map(|b| date(b.time));
+        let day = date
+            .as_deref()
+            .and_then(|d| d.get(..10))
+            .unwrap_or("its start");
+        format!("{window}, back to {day}")
+    };
     if cut {
         Some(format!(
             "only the newest {MAX_VERSIONS} versions are listed; older ones are left out"
         ))
-    } else if steps
-        .last()
-        .is_some_and(|s| s.event == VersionEvent::Earliest)
+    } else if steps.is_empty() && history.base.is_some() {
+        Some(format!(
+            "older than the history eggcat reads ({}): the file did not change there",
+            older()
+        ))
+    } else if steps.last().is_some_and(|s| s.event != VersionEvent::Added) && history.base.is_some()
     {
         Some(format!(
-            "the source's history is fetched {depth}: the oldest version listed is the oldest commit fetched, not the file's first"
+            "the file is older than the history eggcat reads ({}): its earlier versions are not listed",
+            older()
         ))
     } else if steps.is_empty() {
-        Some("no commit in the fetched history changed this file".to_owned())
+        Some("no commit in the history read changed this file".to_owned())
     } else {
         None
     }
+}
+
+/// The Atom id of a feed entry about `parts` (`owner/repo`, a commit, the file's path in it):
+/// a `urn:uuid:` of a UUIDv5 of them, so that it names the version whatever the egg's slug
+/// becomes (a slug changes when another egg of the same stem arrives) and wherever the catalog
+/// is served from.
+pub fn feed_id(parts: &[&str]) -> String {
+    format!("urn:uuid:{}", eggcat_panels::stable_uuid(&parts.join("\n")))
 }
 
 /// Cuts a long text `old` or `new` to [`MAX_VALUE_CHARS`], saying how long it was.
@@ -355,6 +419,11 @@ mod tests {
                     status,
                     old_path: old_path.to_owned(),
                     new_path: new_path.to_owned(),
+                    // The blob before, when there is one: named after the blob after.
+                    old_oid: match status {
+                        'A' => "0".to_owned(),
+                        _ => format!("{new_oid}-before"),
+                    },
                     new_oid: new_oid.to_owned(),
                 })
                 .collect(),
@@ -380,7 +449,7 @@ mod tests {
             commit("2", &[('M', "a/egg-x.json", "a/egg-x.json", "o2")]),
             commit("1", &[('A', "a/egg-x.json", "a/egg-x.json", "o1")]),
         ];
-        let (steps, cut) = walk(&commits, &BTreeSet::new(), "b/egg-y.json");
+        let (steps, cut) = walk(&commits, "b/egg-y.json");
         assert!(!cut);
         use VersionEvent::*;
         assert_eq!(
@@ -407,9 +476,9 @@ mod tests {
             commit("2", &[('M', "a/egg-x.json", "a/egg-x.json", "o2")]),
             commit("1", &[('A', "a/egg-x.json", "a/egg-x.json", "o1")]),
         ];
-        let (x, _) = walk(&commits, &BTreeSet::new(), "a/egg-x.json");
+        let (x, _) = walk(&commits, "a/egg-x.json");
         assert_eq!(events(&x), [(0, "a/egg-x.json", VersionEvent::Added)]);
-        let (y, _) = walk(&commits, &BTreeSet::new(), "b/egg-y.json");
+        let (y, _) = walk(&commits, "b/egg-y.json");
         use VersionEvent::*;
         assert_eq!(
             events(&y),
@@ -435,7 +504,7 @@ mod tests {
             ),
             commit("1", &[('A', "a/egg-v.json", "a/egg-v.json", "o1")]),
         ];
-        let (steps, _) = walk(&commits, &BTreeSet::new(), "a/egg-v.yaml");
+        let (steps, _) = walk(&commits, "a/egg-v.yaml");
         assert_eq!(
             events(&steps),
             [
@@ -449,34 +518,33 @@ mod tests {
             status: 'D',
             old_path: "a/egg-v.yml".into(),
             new_path: "a/egg-v.yml".into(),
+            old_oid: "o0".into(),
             new_oid: "0".into(),
         });
-        let (steps, _) = walk(&two, &BTreeSet::new(), "a/egg-v.yaml");
+        let (steps, _) = walk(&two, "a/egg-v.yaml");
         assert_eq!(events(&steps), [(0, "a/egg-v.yaml", VersionEvent::Added)]);
         // A new JSON file at the old path later starts its own history.
         let mut later = vec![commit("3", &[('A', "a/egg-v.json", "a/egg-v.json", "o3")])];
         later.extend(commits.iter().cloned());
-        let (steps, _) = walk(&later, &BTreeSet::new(), "a/egg-v.json");
+        let (steps, _) = walk(&later, "a/egg-v.json");
         assert_eq!(events(&steps), [(0, "a/egg-v.json", VersionEvent::Added)]);
     }
 
-    /// At the shallow boundary git shows every file as added: that is `earliest`, and the walk
-    /// stops there.
+    /// The commit before the window is no version: the window's oldest change of a file is
+    /// counted from the file as the base has it, and a file the window does not touch has no
+    /// version, the base as `since` and a note that says it is older than the history read.
     #[test]
-    fn the_shallow_boundary_is_earliest_not_added() {
-        let commits = [
-            commit("2", &[('M', "egg-a.json", "egg-a.json", "o2")]),
-            commit("1", &[('A', "egg-a.json", "egg-a.json", "o1")]),
-        ];
-        let shallow = BTreeSet::from(["1".to_owned()]);
-        let (steps, _) = walk(&commits, &shallow, "egg-a.json");
-        assert_eq!(steps[1].event, VersionEvent::Earliest);
+    fn the_base_is_no_version_and_the_oldest_change_is_counted_from_it() {
+        let commits = [commit("2", &[('M', "egg-a.json", "egg-a.json", "o2")])];
         let history = SourceHistory {
             commits: commits.to_vec(),
-            shallow,
+            base: Some(Base {
+                id: "1".to_owned(),
+                time: 1_600_000_000,
+            }),
             blobs: HashMap::from([
                 (
-                    "o1".to_owned(),
+                    "o2-before".to_owned(),
                     br#"{"meta":{"version":"PTDL_v2"},"name":"A","startup":"./a"}"#.to_vec(),
                 ),
                 (
@@ -484,18 +552,37 @@ mod tests {
                     br#"{"meta":{"version":"PTDL_v2"},"name":"A","startup":"./b"}"#.to_vec(),
                 ),
             ]),
-            depth: "to a depth of 2 commits".to_owned(),
+            depth: "the newest commit of the branch".to_owned(),
             ..SourceHistory::default()
         };
         let doc = document(&history, egg_ref("egg-a.json"));
         assert!(!doc.complete);
-        assert!(doc.note.as_deref().unwrap().contains("depth of 2"));
-        assert_eq!(doc.versions[1].event, VersionEvent::Earliest);
-        assert!(doc.versions[1].changes.is_empty());
+        assert_eq!(doc.versions.len(), 1);
+        assert_eq!(doc.versions[0].event, VersionEvent::Changed);
         assert_eq!(doc.versions[0].compared_with.as_deref(), Some("1"));
         assert!(
             doc.versions[0].breaking,
             "a changed startup can break servers"
+        );
+        let since = doc.since.as_ref().expect("since");
+        assert_eq!(
+            (since.commit.as_str(), since.date.as_str()),
+            ("1", "2020-09-13T12:26:40.000Z")
+        );
+        assert_eq!(
+            doc.note.as_deref(),
+            Some(
+                "the file is older than the history eggcat reads (the newest commit of the branch, back to 2020-09-13): its earlier versions are not listed"
+            )
+        );
+        let untouched = document(&history, egg_ref("egg-b.json"));
+        assert!(untouched.versions.is_empty() && !untouched.complete);
+        assert_eq!(untouched.since, doc.since);
+        assert_eq!(
+            untouched.note.as_deref(),
+            Some(
+                "older than the history eggcat reads (the newest commit of the branch, back to 2020-09-13): the file did not change there"
+            )
         );
     }
 
@@ -561,7 +648,7 @@ mod tests {
                 commit(&i.to_string(), &[(status, "egg-a.json", "egg-a.json", "o")])
             })
             .collect();
-        let (steps, cut) = walk(&commits, &BTreeSet::new(), "egg-a.json");
+        let (steps, cut) = walk(&commits, "egg-a.json");
         assert!(cut);
         assert_eq!(steps.len(), MAX_VERSIONS);
         let history = SourceHistory {

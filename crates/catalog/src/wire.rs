@@ -456,15 +456,30 @@ pub struct History {
     pub branch: String,
     /// Path of the egg file at the newest version.
     pub path: String,
-    /// Whether `versions` reaches back to the commit that added the file. False when the
-    /// source's history was fetched only so deep (the oldest version is then `earliest`), when
-    /// versions were cut at [`History`]'s limit, or when there is no history at all.
+    /// Whether `versions` reaches back to the commit that added the file. False when the file
+    /// is older than the history eggcat reads (the newest `history_depth` commits of the
+    /// branch), when versions were cut at [`History`]'s limit, or when there is no history at
+    /// all.
     pub complete: bool,
     /// Why the history is partial or missing, one sentence; absent when it is complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// When the file is older than the history eggcat reads: the commit just before the
+    /// commits read. The file was last changed there or earlier; the oldest version listed, if
+    /// any, is compared with the file as it is there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Since>,
     /// Newest first.
     pub versions: Vec<Version>,
+}
+
+/// `since` of a [`History`]: the newest commit of the branch whose changes eggcat does not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Since {
+    /// The commit's full id.
+    pub commit: String,
+    /// Its committer date, RFC 3339 UTC.
+    pub date: String,
 }
 
 /// One upstream commit that changed the egg's file.
@@ -520,7 +535,9 @@ pub enum VersionEvent {
     Removed,
     /// The commit added the file back after an earlier commit deleted it.
     Restored,
-    /// The oldest commit fetched: the file existed there, and what came before was not fetched.
+    /// Only in history documents of eggcat before issue 25, which may be kept for an egg whose
+    /// source failed since: the oldest commit fetched, shown as a version though its own change
+    /// was not read. Never written now: such a file is older than the history read (`since`).
     Earliest,
 }
 

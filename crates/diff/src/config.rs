@@ -15,10 +15,16 @@ use crate::{Change, Kind};
 /// Every change in `config`, in this order: stop, ready text, other startup keys, logs, files.
 pub(crate) fn changes(a: &Model, b: &Model, out: &mut Vec<Change>) {
     if a.stop != b.stop {
-        out.push(
-            Change::new(Kind::StopChanged, &["config", "stop"], opt(&a.stop), opt(&b.stop))
-                .breaking("the panel stops running servers with the new command; one the server does not understand leaves it to be killed"),
-        );
+        let (old, new) = (opt(&a.stop), opt(&b.stop));
+        let same = same_signal(&old, &new);
+        let change = Change::new(Kind::StopChanged, &["config", "stop"], old, new);
+        // The panels store the text as written, so a change of case is a change, but the signal
+        // they send is the same.
+        out.push(if same {
+            change
+        } else {
+            change.breaking("the panel stops running servers with the new command; one the server does not understand leaves it to be killed")
+        });
     }
     let (done_a, done_b) = (done(&a.config_startup), done(&b.config_startup));
     if done_a != done_b {
@@ -59,6 +65,18 @@ pub(crate) fn changes(a: &Model, b: &Model, out: &mut Vec<Change>) {
         ));
     }
     files(&a.config_files, &b.config_files, out);
+}
+
+/// Whether two stop commands are the same `^` signal written in another case (`^c`, `^C`): both
+/// panels' `convertStopToNewFormat` (their `EggConfigurationService`) send the signal after the
+/// `^` upper-cased, `^C` as a plain stop, so servers are stopped the same way.
+pub(crate) fn same_signal(old: &Option<Value>, new: &Option<Value>) -> bool {
+    match (old, new) {
+        (Some(Value::String(a)), Some(Value::String(b))) => {
+            a.starts_with('^') && b.starts_with('^') && a.eq_ignore_ascii_case(b)
+        }
+        _ => false,
+    }
 }
 
 /// `done` as a list of texts (a single text is a list of one).

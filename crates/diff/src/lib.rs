@@ -15,6 +15,7 @@ mod load;
 mod model;
 mod render;
 mod script;
+mod shown;
 mod variables;
 
 use serde::{Deserialize, Serialize};
@@ -23,6 +24,7 @@ use serde_json::Value;
 pub use load::{LoadError, MAX_FILE_BYTES, load};
 pub use render::{Summary, render_human};
 pub use script::{MAX_DIFF_LINES, MAX_LINE_CHARS, ScriptDiff};
+pub use shown::SHORT as SHOWN_CHARS;
 
 /// What kind of change; the part of the egg is in the name, the details in [`Change::path`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -157,6 +159,12 @@ pub fn diff_prepared(old: &Prepared, new: &Prepared) -> Vec<Change> {
     general::lists(a, b, &mut out);
     variables::changes(a, b, &mut out);
     out
+}
+
+/// The unified line diff of two texts, as the install script's (`script`): the egg page shows
+/// a long changed text (a description, a multi-line default) this way.
+pub fn text_diff(old: &str, new: &str) -> ScriptDiff {
+    script::line_diff(old, new)
 }
 
 /// Whether any change in `changes` can break servers.

@@ -6,11 +6,8 @@ use std::fmt::Write;
 
 use serde_json::Value;
 
+use crate::shown::{self, SHORT, cut};
 use crate::{Change, Kind};
-
-/// Characters of a value shown inside a one-line text; longer values are cut with `…` (the
-/// human output then prints them whole below).
-const SHORT: usize = 60;
 
 /// Characters of a value printed in full by [`render_human`]; beyond, it is cut with a note.
 const LONG: usize = 2000;
@@ -86,7 +83,10 @@ pub fn render_human(changes: &[Change]) -> String {
 /// The one-line text of `c`.
 pub(crate) fn describe(c: &Change) -> String {
     let key = |i: usize| c.path.get(i).map_or("", String::as_str);
-    let (old, new) = (show(&c.old), show(&c.new));
+    let (old, new) = match (&c.old, &c.new) {
+        (Some(_), Some(_)) => shown::pair(&c.old, &c.new),
+        _ => (shown::one(&c.old), shown::one(&c.new)),
+    };
     let from_to = || match (&c.old, &c.new) {
         (None, _) => format!("set to {new}"),
         (_, None) => format!("removed (was {old})"),
@@ -107,6 +107,10 @@ pub(crate) fn describe(c: &Change) -> String {
         Kind::TagRemoved => format!("tag `{}` removed", key(1)),
         Kind::ImageAdded if new == format!("`{}`", key(1)) => format!("docker image {new} added"),
         Kind::ImageAdded => format!("docker image `{}` added: {new}", key(1)),
+        // A PTDL_v1 image is its own label: "removed (was `X`)" would repeat it.
+        Kind::ImageRemoved if old == format!("`{}`", key(1)) => {
+            format!("docker image {old} removed")
+        }
         Kind::ImageRemoved => format!("docker image `{}` removed (was {old})", key(1)),
         Kind::ImageChanged => format!("docker image `{}` changed from {old} to {new}", key(1)),
         Kind::ImageRenamed => format!("docker image label {old} renamed to {new}"),
@@ -114,6 +118,10 @@ pub(crate) fn describe(c: &Change) -> String {
         Kind::StartupRemoved => format!("startup command `{}` removed (was {old})", key(1)),
         Kind::StartupChanged => format!("startup command `{}` changed from {old} to {new}", key(1)),
         Kind::StartupRenamed => format!("startup command {old} renamed to {new}"),
+        Kind::StopChanged if crate::config::same_signal(&c.old, &c.new) => format!(
+            "stop command {} (the same signal: both panels send it in capitals)",
+            from_to()
+        ),
         Kind::StopChanged => format!("stop command {}", from_to()),
         Kind::ReadyTextChanged => format!("\"server ready\" text {}", from_to()),
         Kind::StartupConfigChanged => format!("startup setting `{}` {}", key(2), from_to()),
@@ -158,7 +166,7 @@ fn variable_line(v: &Option<Value>) -> String {
 
 fn variable_field(env: &str, field: &str, c: &Change) -> String {
     let flag = |v: &Option<Value>| v.as_ref().and_then(Value::as_bool).unwrap_or(false);
-    let (old, new) = (show(&c.old), show(&c.new));
+    let (old, new) = shown::pair(&c.old, &c.new);
     match (field, flag(&c.new)) {
         ("user_viewable", true) => format!("variable `{env}` is now shown to users"),
         ("user_viewable", false) => format!("variable `{env}` is now hidden from users"),
@@ -169,39 +177,8 @@ fn variable_field(env: &str, field: &str, c: &Change) -> String {
     }
 }
 
-/// A value inside a one-line text: texts in backticks (quoted when they read as another type) (`` `""` `` when empty), rules and
-/// lists joined by `|`, data as compact JSON; cut after [`SHORT`] characters, one line.
-fn show(v: &Option<Value>) -> String {
-    let s = match v {
-        None => return "nothing".to_owned(),
-        Some(Value::String(s)) if s.is_empty() => return "an empty text".to_owned(),
-        // A text that reads as a number, boolean or null is quoted, so that `"true"` and `true`
-        // do not look alike.
-        Some(Value::String(s))
-            if serde_json::from_str::<Value>(s).is_ok_and(|v| !v.is_string()) =>
-        {
-            format!("\"{s}\"")
-        }
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(items)) if items.iter().all(Value::is_string) => items
-            .iter()
-            .filter_map(Value::as_str)
-            .collect::<Vec<_>>()
-            .join("|"),
-        Some(other) => other.to_string(),
-    };
-    format!("`{}`", cut(&s.replace('\n', "⏎"), SHORT))
-}
-
 fn clipped(s: &str) -> bool {
     s.contains('\n') || s.chars().count() > SHORT
-}
-
-fn cut(s: &str, max: usize) -> String {
-    match s.char_indices().nth(max) {
-        Some((at, _)) => format!("{}…", &s[..at]),
-        None => s.to_owned(),
-    }
 }
 
 /// A value printed whole, up to [`LONG`] characters.

@@ -175,7 +175,7 @@ fn config_files_per_file_and_key() {
     );
     assert_eq!(
         changes[4].text,
-        "config file `server.properties`: `server-port` changed from `{{server.allocations.default.port}}` to `\"25565\"`"
+        "config file `server.properties`: `server-port` changed from `{{server.allocations.default.port}}` to `25565`"
     );
     let gone = diff(&new, &old);
     assert!(lines(&gone).contains(&"config_file_removed config/files/bukkit.yml".to_owned()));

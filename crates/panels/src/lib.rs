@@ -312,13 +312,17 @@ fn pelican_problems(egg: &pelican::Egg) -> Vec<String> {
 /// the egg (on SQLite, its default database), parsed back, without `exported_at`, in the shape
 /// `json_encode` sees (PHP arrays: a list-like map is a list). `yaml` is whether the update URL
 /// ends in `.yaml`/`.yml` (the check picks the format from it). `None` when Pelican refuses to
-/// import the file at all.
+/// import the file: its import throws, or the egg it would store breaks the models' validation
+/// on save (a number as a default value, an author that is no email address, ...).
 ///
 /// The check says "Up-to-date" exactly when this equals [`update_check_shape`] of the file,
 /// keys and lists in order; `eggcat validate` names why it does not (codes `E080`-`E089`),
 /// and the differential test holds both against the panel's own check.
 pub fn own_export(file: &Value, yaml: bool) -> Option<Value> {
     let egg = pelican::import(file).ok()?;
+    if !pelican_problems(&egg).is_empty() || numbers_as_text(file) {
+        return None;
+    }
     let export = pelican::export(&egg, "", Database::Sqlite);
     let shaped = if yaml {
         pelican::yaml_export(&export)
@@ -326,6 +330,18 @@ pub fn own_export(file: &Value, yaml: bool) -> Option<Value> {
         export
     };
     Some(update_check_shape(&shaped))
+}
+
+/// Whether a variable of `file` has a number where Pelican's models validate text
+/// (`default_value`, `name`, `description`: `string`, checked on save): the import stores what
+/// [`pelican::import`] reads as text, but the save refuses it (`parse` turns only booleans into
+/// text). Pelican's own YAML export writes such numbers (docs/panels.md).
+fn numbers_as_text(file: &Value) -> bool {
+    file["variables"].as_array().into_iter().flatten().any(|v| {
+        ["default_value", "name", "description"]
+            .iter()
+            .any(|k| v.get(k).is_some_and(Value::is_number))
+    })
 }
 
 /// `file` as the update check hashes it: without `exported_at`, as `json_encode` sees a PHP

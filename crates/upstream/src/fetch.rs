@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use eggcat_catalog::history::{SourceHistory, walk};
+use eggcat_catalog::wire::VersionEvent;
 use eggcat_catalog::{Fetched, MAX_FILE_SIZE, TreeEntry, needs_content, scan};
 
 use crate::process::RunLimits;
@@ -40,13 +41,14 @@ impl Default for Limits {
     }
 }
 
-/// How much of a source's history is fetched: the newest commits of the branch (its
-/// first-parent line), or every commit since a time. The eggs' histories reach as far back.
+/// How much of a source's history is read: the newest commits of the branch's first-parent line
+/// (a merged pull request is one), or those since a time. The eggs' histories reach as far back;
+/// the commit before them is fetched too, to see what the oldest one changed (`window.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HistoryDepth {
-    /// The newest `n` commits (1: the tip alone, no history).
+    /// The newest `n` first-parent commits (1: the tip's own change alone).
     Commits(u32),
-    /// The commits since this time (Unix seconds); the tip alone when it is older.
+    /// The first-parent commits since this time (Unix seconds); none when the tip is older.
     Since(u64),
 }
 
@@ -54,12 +56,13 @@ impl HistoryDepth {
     /// The default depth: 100 commits.
     pub const DEFAULT_COMMITS: u32 = 100;
 
-    /// How the history notes say it ("to a depth of 100 commits").
-    fn describe(self) -> String {
+    /// The window in words, for the history notes ("the newest 100 commits of the branch").
+    pub(crate) fn describe(self) -> String {
         match self {
-            HistoryDepth::Commits(n) => format!("to a depth of {n} commits"),
+            HistoryDepth::Commits(1) => "the newest commit of the branch".to_owned(),
+            HistoryDepth::Commits(n) => format!("the newest {n} commits of the branch"),
             HistoryDepth::Since(unix) => format!(
-                "back to {}",
+                "the branch's commits since {}",
                 humantime::format_rfc3339_seconds(
                     std::time::UNIX_EPOCH + Duration::from_secs(unix)
                 )
@@ -172,8 +175,11 @@ pub fn read_history(
         timeout: limits.timeout,
         watch: None,
     };
-    let budget = limits.history_bytes;
-    let history = history(mirror, &tree.commit, paths, budget, run_limits).unwrap_or_else(|e| {
+    let window = Window {
+        depth: limits.history,
+        budget: limits.history_bytes,
+    };
+    let history = history(mirror, &tree.commit, paths, window, run_limits).unwrap_or_else(|e| {
         tracing::warn!(url = %source.url, error = %e, "history unreadable");
         SourceHistory {
             unavailable: Some(format!("the history could not be read: {e}")),
@@ -203,6 +209,9 @@ fn fetch_inner(
     let url = match &source.location {
         Location::Git(url) => url.clone(),
         Location::Local(path) if is_git_repository(path) => file_url(path),
+        // git reads a bundle by its path (not through file://), whole: it has no shallow
+        // fetch, so the window is cut from the log alone.
+        Location::Local(path) if is_bundle(path) => path.to_string_lossy().into_owned(),
         Location::Local(path) if path.is_dir() => {
             return from_folder(source, path, previous_commit, run_limits.deadline);
         }
@@ -264,34 +273,80 @@ fn from_folder(
     }))
 }
 
+/// What [`history`] reads of a source.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    depth: HistoryDepth,
+    /// Bytes of old versions read at most.
+    budget: u64,
+}
+
 /// The history of the eggs at `paths` in the mirror's `commit`: one `git log`, then one
-/// `git cat-file --batch` for every version of every egg.
+/// `git cat-file --batch` for every version of every egg (and the file before the window's
+/// oldest change of it).
 fn history(
     mirror: &Path,
     commit: &str,
     paths: &[&str],
-    budget: u64,
+    window: Window,
     limits: RunLimits<'_>,
 ) -> Result<SourceHistory, FetchError> {
-    let commits = git::log(mirror, commit, limits)?;
+    // The window and the commit before it.
+    let count = match window.depth {
+        HistoryDepth::Commits(n) => Some(n.max(1).saturating_add(1)),
+        HistoryDepth::Since(_) => None,
+    };
+    let line = git::first_parents(mirror, commit, count, limits)?;
     let shallow = git::shallow_commits(mirror)?;
+    let (_, base) = crate::window::cut(line, &shallow, window.depth);
+    // The log of the window alone (it leaves out the commits that change no egg file, so the
+    // window is counted on the line above, not on it).
+    let commits = git::log(mirror, commit, base.as_ref().map(|b| b.id.as_str()), limits)?;
     // Every version's blob, ranked by how far back it is in its egg's history, so that a budget
     // cuts the oldest versions of every egg first.
     let mut ranked: Vec<(usize, String)> = paths
         .iter()
         .flat_map(|path| {
-            let steps = walk(&commits, &shallow, path).0;
+            let (steps, cut) = walk(&commits, path);
+            let earlier = steps
+                .last()
+                .filter(|s| !cut && base.is_some() && s.event != VersionEvent::Added)
+                .and_then(|s| s.before.clone())
+                .map(|oid| (steps.len(), oid));
             steps
                 .into_iter()
                 .enumerate()
                 .filter_map(|(rank, step)| Some((rank, step.oid?)))
+                .chain(earlier)
+                .collect::<Vec<_>>()
         })
         .collect();
     ranked.sort_unstable();
     let mut seen = std::collections::HashSet::new();
     ranked.retain(|(_, oid)| seen.insert(oid.clone()));
     let oids: Vec<&str> = ranked.iter().map(|(_, o)| o.as_str()).collect();
-    let sizes = git::blob_sizes(mirror, &oids, limits)?;
+    let (blobs, unread) = read_within(mirror, &oids, window.budget, limits)?;
+    Ok(SourceHistory {
+        commits,
+        base,
+        blobs,
+        unread,
+        ..SourceHistory::default()
+    })
+}
+
+/// Blobs by object id, and why each blob left unread was.
+type Blobs = (HashMap<String, Vec<u8>>, HashMap<String, String>);
+
+/// The blobs `oids` (most wanted first) read while they fit in `budget` bytes, and why each
+/// other one was not read.
+fn read_within(
+    mirror: &Path,
+    oids: &[&str],
+    budget: u64,
+    limits: RunLimits<'_>,
+) -> Result<Blobs, FetchError> {
+    let sizes = git::blob_sizes(mirror, oids, limits)?;
     let mut total = 0u64;
     let mut wanted = Vec::new();
     let mut unread = HashMap::new();
@@ -311,13 +366,7 @@ fn history(
     }
     let blobs = git::read_blobs(mirror, &wanted, limits)?;
     let blobs = wanted.iter().map(|o| (*o).to_owned()).zip(blobs).collect();
-    Ok(SourceHistory {
-        commits,
-        shallow,
-        blobs,
-        unread,
-        ..SourceHistory::default()
-    })
+    Ok((blobs, unread))
 }
 
 /// The upstream host's page of a commit, `{commit}` left to fill, when the host is known.
@@ -347,8 +396,42 @@ fn is_git_repository(path: &Path) -> bool {
     path.join(".git").exists() || (path.join("HEAD").is_file() && path.join("objects").is_dir())
 }
 
+/// A git bundle (`git bundle create`): a file that starts with the bundle signature.
+fn is_bundle(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 16];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok_and(|()| {
+            head.starts_with(b"# v2 git bundle") || head.starts_with(b"# v3 git bundle")
+        })
+}
+
 /// Local repositories are fetched through file:// so that `--depth` is honoured.
 fn file_url(path: &Path) -> String {
     let absolute: PathBuf = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     format!("file://{}", absolute.display())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::HistoryDepth;
+
+    /// The window in the history notes' words: "the newest commit", never "a depth of 1
+    /// commits".
+    #[test]
+    fn the_window_is_said_in_words() {
+        assert_eq!(
+            HistoryDepth::Commits(1).describe(),
+            "the newest commit of the branch"
+        );
+        assert_eq!(
+            HistoryDepth::Commits(100).describe(),
+            "the newest 100 commits of the branch"
+        );
+        assert_eq!(
+            HistoryDepth::Since(1_704_067_200).describe(),
+            "the branch's commits since 2024-01-01T00:00:00Z"
+        );
+    }
 }

@@ -149,7 +149,10 @@ pub(crate) fn fetch(
         run("fetch", cmd, None, limits)
     };
     match depth {
-        HistoryDepth::Commits(n) => fetch(format!("--depth={}", n.max(1)))?,
+        // One commit more than the window: the commit before the oldest one read, so that what
+        // the oldest one changed can be seen. `--depth` counts along every parent, so through a
+        // merge it may reach further back than this; the window is cut by `log`, not here.
+        HistoryDepth::Commits(n) => fetch(format!("--depth={}", n.max(1).saturating_add(1)))?,
         HistoryDepth::Since(unix) => {
             let date = humantime::format_rfc3339_seconds(
                 std::time::UNIX_EPOCH + std::time::Duration::from_secs(unix),
@@ -161,7 +164,14 @@ pub(crate) fn fetch(
                 {
                     fetch("--depth=1".to_owned())?
                 }
-                other => other?,
+                // And the parents of the oldest commits since the date, for the same reason.
+                other => {
+                    other?;
+                    if mirror.join("shallow").exists() {
+                        fetch("--deepen=1".to_owned())?;
+                    }
+                    Vec::new()
+                }
             }
         }
     };
@@ -306,11 +316,41 @@ pub(crate) fn blob_sizes(
     Ok(sizes)
 }
 
-/// The first-parent history of `commit` as far as the mirror has it, newest first, with the
-/// changes to JSON and YAML files (renames detected), in one `git log`.
+/// The first-parent line of `commit` as far as the mirror has it (at most `max_count`
+/// commits), newest first: each commit's id and committer time, from one `git rev-list`.
+pub(crate) fn first_parents(
+    mirror: &Path,
+    commit: &str,
+    max_count: Option<u32>,
+    limits: RunLimits<'_>,
+) -> Result<Vec<(String, i64)>, FetchError> {
+    let mut cmd = git(Some(mirror));
+    cmd.args(["rev-list", "--first-parent", "--timestamp"]);
+    if let Some(n) = max_count {
+        cmd.arg(format!("--max-count={n}"));
+    }
+    cmd.arg(commit);
+    let out = run("rev-list", cmd, None, limits)?;
+    String::from_utf8_lossy(&out)
+        .lines()
+        .map(|line| {
+            let (time, id) = line.split_once(' ')?;
+            Some((id.to_owned(), time.parse().ok()?))
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| FetchError::Protocol {
+            command: "rev-list",
+            detail: "a line is not `<time> <id>`".to_owned(),
+        })
+}
+
+/// The first-parent history of `commit` down to `base` (excluded; the whole line as far as
+/// the mirror has it without one), newest first, with the changes to JSON and YAML files
+/// (renames detected), in one `git log`. Commits that change none of them are left out.
 pub(crate) fn log(
     mirror: &Path,
     commit: &str,
+    base: Option<&str>,
     limits: RunLimits<'_>,
 ) -> Result<Vec<LogCommit>, FetchError> {
     let mut cmd = git(Some(mirror));
@@ -337,9 +377,12 @@ pub(crate) fn log(
         "--no-abbrev",
         "-M",
         "--format=%x01%H %ct %s",
-    ])
-    .arg(commit)
-    .args(["--", ":(icase)*.json", ":(icase)*.yaml", ":(icase)*.yml"]);
+    ]);
+    cmd.arg(commit);
+    if let Some(base) = base {
+        cmd.arg(format!("^{base}"));
+    }
+    cmd.args(["--", ":(icase)*.json", ":(icase)*.yaml", ":(icase)*.yml"]);
     let out = run("log", cmd, None, limits)?;
     parse_log(&out)
 }
@@ -377,7 +420,7 @@ fn parse_log(out: &[u8]) -> Result<Vec<LogCommit>, FetchError> {
             }
             // `:100644 100644 <old oid> <new oid> <status>`
             let words: Vec<&str> = raw.trim_start_matches(':').split(' ').collect();
-            let [_, _, _, new_oid, status] = words[..] else {
+            let [_, _, old_oid, new_oid, status] = words[..] else {
                 return Err(bad(format!("bad change line `{raw}`")));
             };
             let letter = status.chars().next().unwrap_or('?');
@@ -397,6 +440,7 @@ fn parse_log(out: &[u8]) -> Result<Vec<LogCommit>, FetchError> {
                 status: letter,
                 old_path,
                 new_path,
+                old_oid: old_oid.to_owned(),
                 new_oid: new_oid.to_owned(),
             });
         }
@@ -432,6 +476,7 @@ mod tests {
                 status: 'R',
                 old_path: "a/egg-x.json".into(),
                 new_path: "b/egg-y.json".into(),
+                old_oid: "aaa".into(),
                 new_oid: "bbb".into(),
             }
         );

@@ -1,8 +1,8 @@
 //! Upstream sources: what a `[[source]]` of the configuration means, and fetching its tree.
 //!
 //! A source is a git repository reached over https, git://, file:// (or plain http on a loopback
-//! address), or a local path: a git repository there is fetched like any other, a plain folder is
-//! read as it is (the bundled demo is one). Git runs as the `git` program: it speaks every
+//! address), or a local path: a git repository there is fetched like any other, and so is a git
+//! bundle file (the bundled demo is one); a plain folder is read as it is. Git runs as the `git` program: it speaks every
 //! transport, shallow-fetches over file://, and is killed when a source exceeds its time or size
 //! limit. Files are read from the object database of a bare mirror; nothing is checked out.
 
@@ -11,6 +11,7 @@ mod fetch;
 mod git;
 mod process;
 mod source;
+mod window;
 
 pub use fetch::{
     HISTORY_BYTES, HistoryDepth, Limits, ReadTree, Tree, fetch, fetch_tree, read_history,

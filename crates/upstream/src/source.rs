@@ -33,8 +33,8 @@ pub struct SourceSpec {
 pub enum Location {
     /// Fetched with git from this URL (https, git, http to loopback, file).
     Git(String),
-    /// A local path: fetched with git (as a file:// URL) when it is a repository, else read as a
-    /// plain folder. Decided at each fetch.
+    /// A local path: fetched with git (as a file:// URL) when it is a repository, by its path
+    /// when it is a git bundle file, else read as a plain folder. Decided at each fetch.
     Local(PathBuf),
 }
 

@@ -268,6 +268,14 @@ fn item(h: &mut Html, i: &SummaryItem) {
         .el("span", &[], &i.category)
         .el("span", &[], &i.source)
         .el("span", &[], &i.format);
+    // Another egg for this game would show the same card: the repository tells them apart.
+    if i.lookalike {
+        h.el(
+            "span",
+            &[("class", Some("repo"))],
+            &format!("{}/{}", i.owner, i.repo),
+        );
+    }
     if i.game_eggs > 1 {
         h.el(
             "span",

@@ -216,9 +216,10 @@ pub(crate) fn page(a: &EggDoc, b: &EggDoc, changes: &[Change], assets: &Assets) 
     let path = paths::compare_page(&ma.slug, &mb.slug);
     let here = Here::Page(&path);
     let mut h = Html::with_capacity(16 * 1024);
+    let (name_a, name_b) = names(ma, mb);
     layout::start(
         &mut h,
-        &format!("{} compared with {} – eggcat", ma.name, mb.name),
+        &format!("{name_a} compared with {name_b} – eggcat"),
         &format!(
             "{} ({}/{}) and {} ({}/{}), two eggs for the same game, side by side: images, \
              startup, variables, install, and every change from one to the other.",
@@ -232,9 +233,9 @@ pub(crate) fn page(a: &EggDoc, b: &EggDoc, changes: &[Change], assets: &Assets) 
     let page_b = here.link(&paths::egg_page(&mb.slug));
     let back = here.link(&paths::compare_page(&mb.slug, &ma.slug));
     h.lit("<article class=\"compare\"><h1>")
-        .text(&ma.name)
+        .text(&name_a)
         .lit(" <span class=\"muted\">compared with</span> ")
-        .text(&mb.name)
+        .text(&name_b)
         .lit("</h1><p class=\"lede\">Two eggs for the same game: ")
         .el("a", &[("href", Some(&page_a))], &ma.name)
         .lit(" (")
@@ -258,9 +259,9 @@ pub(crate) fn page(a: &EggDoc, b: &EggDoc, changes: &[Change], assets: &Assets) 
     h.lit("</section>");
 
     h.lit("<section id=\"changes\" aria-labelledby=\"h-changes\"><h2 id=\"h-changes\">From ")
-        .text(&ma.name)
+        .text(&name_a)
         .lit(" to ")
-        .text(&mb.name)
+        .text(&name_b)
         .lit("</h2><p>What would change for servers made from the first egg if the panel held the second in its place: ")
         .text(&one_line(changes))
         .lit("</p>");
@@ -325,6 +326,22 @@ fn facts(h: &mut Html, a: &EggDoc, b: &EggDoc) {
         import(h, &d.meta.import.pterodactyl);
     });
     h.lit("</div>");
+}
+
+/// The two eggs' names as the page's title and headings say them: their names, told apart by
+/// their repositories when they share a name ("Paper (pelican-eggs/minecraft) compared with
+/// Paper (pterodactyl/game-eggs)", not "Paper compared with Paper"), or by their paths when
+/// they share a repository too.
+fn names(a: &Meta, b: &Meta) -> (String, String) {
+    if a.name != b.name {
+        (a.name.clone(), b.name.clone())
+    } else if (&a.owner, &a.repo) != (&b.owner, &b.repo) {
+        let with = |m: &Meta| format!("{} ({}/{})", m.name, m.owner, m.repo);
+        (with(a), with(b))
+    } else {
+        let with = |m: &Meta| format!("{} ({})", m.name, m.path);
+        (with(a), with(b))
+    }
 }
 
 /// Opens the grid with its header line: the two eggs' names over their columns. The line is

@@ -191,13 +191,8 @@ fn facts(h: &mut Html, doc: &EggDoc, item: &SummaryItem) {
     if !item.tags.is_empty() {
         h.lit("<dt>Tags</dt>").el("dd", &[], &item.tags.join(", "));
     }
-    h.lit("<dt>Updated</dt><dd>")
-        .el(
-            "time",
-            &[("datetime", Some(&eggcat_catalog::rfc3339(m.indexed_at)))],
-            &eggcat_catalog::rfc3339(m.indexed_at)[..10],
-        )
-        .lit("</dd><dt>Upstream</dt><dd class=\"links\">");
+    updated(h, item);
+    h.lit("<dt>Upstream</dt><dd class=\"links\">");
     let links = upstream_links(m);
     if links.is_empty() {
         // A local path or a host without web URLs: the file and the version it was read at
@@ -214,6 +209,27 @@ fn facts(h: &mut Html, doc: &EggDoc, item: &SummaryItem) {
         .lit("</a> ");
     }
     h.lit("</dd></dl>");
+}
+
+/// "Updated": the date upstream last changed the file, or, where the history does not know
+/// it, which date it is instead (`updated.rs`).
+fn updated(h: &mut Html, item: &SummaryItem) {
+    let at = eggcat_catalog::rfc3339(item.updated_at);
+    h.lit("<dt>Updated</dt><dd>").el(
+        "time",
+        &[("datetime", Some(&at))],
+        at.get(..10).unwrap_or(&at),
+    );
+    match item.updated_from {
+        "before" => {
+            h.lit(" or before <span class=\"muted\">(older than the history eggcat reads)</span>");
+        }
+        "indexed" => {
+            h.lit(" <span class=\"muted\">(first read by eggcat; no upstream history)</span>");
+        }
+        _ => {}
+    }
+    h.lit("</dd>");
 }
 
 /// (label, URL) of the repository, the file at its commit and the commit. GitHub URLs when the

@@ -4,7 +4,8 @@
 //! The section shows the newest [`PAGE_VERSIONS`] versions, each with its date, commit subject,
 //! a link to the upstream commit (or the short id), what the commit did to the file, and each
 //! change in plain words (`Change::text`), the ones that can break servers marked in words and
-//! with why; the install script's diff is collapsed. Every string of the document comes from
+//! with why; the install script's diff is collapsed, and so are the full values of a change
+//! whose line had to cut them ([`full_values`]). Every string of the document comes from
 //! upstream (commit subjects, paths, the eggs' values inside the texts) and is written as
 //! escaped text. The feed (`feed.rs`) takes its entries from the same versions and links to
 //! each one's anchor here ([`anchor`]).
@@ -84,6 +85,7 @@ pub(crate) fn event_words(v: &Version) -> &'static str {
         VersionEvent::Renamed => "renamed from",
         VersionEvent::Removed => "file removed (a later commit added it back)",
         VersionEvent::Restored => "file added back",
+        // Only in documents of an older eggcat, kept for an egg whose source failed since.
         VersionEvent::Earliest => "earliest version fetched (older history was not fetched)",
     }
 }
@@ -107,6 +109,19 @@ pub(crate) fn section(h: &mut Html, here: Here<'_>, history: &Loaded, slug: &str
     let doc_href = here.link(&eggcat_catalog::paths::history(slug));
     let doc = match history {
         Loaded::Doc(doc) if !doc.versions.is_empty() => doc,
+        // Older than the history read: that is known, not missing.
+        Loaded::Doc(History {
+            note: Some(note),
+            since: Some(_),
+            ..
+        }) => {
+            h.lit("<p>")
+                .text_code(&sentence(note))
+                .lit(" ")
+                .open("a", &[("href", Some(&doc_href))])
+                .lit("The history document (JSON)</a></p></section>");
+            return;
+        }
         Loaded::Doc(History { note, .. }) | Loaded::Unreadable { note } => {
             no_history(h, note.as_deref());
             if matches!(history, Loaded::Doc(_)) {
@@ -248,8 +263,9 @@ fn version(h: &mut Html, v: &Version, next: Option<&str>) {
                 h.lit("<span class=\"why\">").text_code(why).lit("</span>");
             }
             if let Some(d) = &c.script {
-                script_diff(h, d);
+                script_diff(h, d, "The script diff");
             }
+            full_values(h, c);
             h.lit("</li>");
         }
         h.lit("</ul>");
@@ -257,10 +273,56 @@ fn version(h: &mut Html, v: &Version, next: Option<&str>) {
     h.lit("</li>");
 }
 
-/// The install script's unified diff, collapsed; each line marked by its first character, and
-/// shaded (the `+`/`-` carry the meaning, the colour only helps).
-fn script_diff(h: &mut Html, d: &ScriptDiff) {
-    h.lit("<details class=\"diff\"><summary>The script diff (")
+/// The values of a change whose line shows them cut (over
+/// [`eggcat_diff::SHOWN_CHARS`] characters, or over several lines), collapsed: texts of several
+/// lines as a line diff, like the install script's; other values before and after, whole (as
+/// the history document keeps them: up to 2,000 characters of a text).
+fn full_values(h: &mut Html, c: &eggcat_diff::Change) {
+    let shown = |v: &Option<serde_json::Value>| -> Option<String> {
+        match v.as_ref()? {
+            serde_json::Value::String(s) => Some(s.clone()),
+            other => Some(other.to_string()),
+        }
+    };
+    let (old, new) = (shown(&c.old), shown(&c.new));
+    let long = |s: &Option<String>| {
+        s.as_ref()
+            .is_some_and(|s| s.contains('\n') || s.chars().count() > eggcat_diff::SHOWN_CHARS)
+    };
+    if c.script.is_some() || !(long(&old) || long(&new)) {
+        return;
+    }
+    if let (Some(a), Some(b)) = (&old, &new)
+        && (a.contains('\n') || b.contains('\n'))
+    {
+        script_diff(
+            h,
+            &eggcat_diff::text_diff(a, b),
+            "The full values as a line diff",
+        );
+        return;
+    }
+    h.lit("<details class=\"values\"><summary>The full values</summary><dl>");
+    for (label, value) in [("Before", &old), ("After", &new)] {
+        if let Some(v) = value {
+            h.lit("<dt>")
+                .text(label)
+                .lit(" (")
+                .text(&count(v.chars().count(), "character", "characters"))
+                .lit(")</dt><dd><pre tabindex=\"0\"><code>")
+                .text(v)
+                .lit("</code></pre></dd>");
+        }
+    }
+    h.lit("</dl></details>");
+}
+
+/// A unified diff (the install script's, or a long text's), collapsed; each line marked by its
+/// first character, and shaded (the `+`/`-` carry the meaning, the colour only helps).
+fn script_diff(h: &mut Html, d: &ScriptDiff, title: &'static str) {
+    h.lit("<details class=\"diff\"><summary>")
+        .lit(title)
+        .lit(" (")
         .text(&count(d.added, "line added", "lines added"))
         .lit(", ")
         .num(d.removed)

@@ -40,6 +40,7 @@ mod sibling_pages;
 mod siblings;
 mod status_page;
 mod summary;
+mod updated;
 mod words;
 
 pub use eggcat_catalog::PreviousFiles;
@@ -110,16 +111,18 @@ pub fn render(
     let mut siblings = sibling_pages::Siblings::new(&docs, files, previous);
     let mut items = Vec::with_capacity(docs.len());
     let mut versions = BTreeMap::new();
+    let mut sha256 = BTreeMap::new();
     for doc in &docs {
         let icon = icon::from_egg(&doc.egg).map(|i| {
             let path = icon::path(&doc.meta.slug, &i);
             out.insert(path.clone(), i.bytes);
             path
         });
-        let mut item = summary::item(doc, icon);
+        let history = history::Loaded::read(files, &doc.meta.slug);
+        let updated = updated::Updated::of(&history, doc.meta.indexed_at);
+        let mut item = summary::item(doc, icon, updated);
         siblings.set_game(&mut item);
         let page_path = eggcat_catalog::paths::egg_page(&doc.meta.slug);
-        let history = history::Loaded::read(files, &doc.meta.slug);
         let same = |path: &str| previous(path).as_deref() == files.get(path).map(Vec::as_slice);
         let unchanged = previous_status.as_ref().is_some_and(|before| {
             egg_page::file_warnings(before, &doc.meta)
@@ -141,10 +144,12 @@ pub fn render(
             });
         out.insert(page_path, page);
         versions.insert(doc.meta.slug.clone(), history.into_recent());
+        sha256.insert(doc.meta.slug.clone(), doc.meta.sha256.clone());
         items.push(item);
     }
     siblings.pages(&assets, &mut out);
     items.sort_by(|a, b| a.slug.cmp(&b.slug));
+    summary::mark_lookalikes(&mut items);
 
     let summary = serde_json::to_vec(&items).expect("the summary serializes");
     out.insert(SUMMARY.to_owned(), summary);
@@ -166,7 +171,7 @@ pub fn render(
     );
     out.insert(
         eggcat_catalog::paths::FEED.to_owned(),
-        feed::render(&items, &versions, base).into_bytes(),
+        feed::render(&items, &versions, &sha256, base).into_bytes(),
     );
     out
 }

@@ -29,6 +29,13 @@ pub(crate) struct SummaryItem {
     pub(crate) tags: Vec<String>,
     pub(crate) images: Vec<String>,
     pub(crate) indexed_at: u64,
+    /// When upstream last changed the file (Unix ms), as far as the history knows
+    /// (`updated.rs`): what "Recently updated" sorts by.
+    pub(crate) updated_at: u64,
+    /// How `updatedAt` is known: `upstream` (the commit that last changed the file), `before`
+    /// (the file is older than the history eggcat reads: it changed then or earlier) or
+    /// `indexed` (no history: when eggcat first read this content).
+    pub(crate) updated_from: &'static str,
     /// Path of the icon from the tree's root (`icons/{slug}.{ext}`), or null.
     pub(crate) icon: Option<String>,
     /// Whether each panel can import the egg (both false before the catalog knows).
@@ -37,6 +44,9 @@ pub(crate) struct SummaryItem {
     pub(crate) game: String,
     /// How many eggs the game has in the catalog, this one included.
     pub(crate) game_eggs: usize,
+    /// Whether another egg for the same game would show the same card (name, description,
+    /// category, source and format): the card then names the repository, `owner/repo`.
+    pub(crate) lookalike: bool,
     /// How many of the egg's images (`meta.images`) their registry says do not exist.
     pub(crate) missing_images: usize,
     /// `meta.runsOn`: the platforms the egg runs on (the catalog's "Runs on" filter).
@@ -50,8 +60,12 @@ pub(crate) struct Importable {
     pub(crate) pterodactyl: bool,
 }
 
-/// The summary item of one egg.
-pub(crate) fn item(doc: &EggDoc, icon: Option<String>) -> SummaryItem {
+/// The summary item of one egg, last updated as `updated` says.
+pub(crate) fn item(
+    doc: &EggDoc,
+    icon: Option<String>,
+    updated: crate::updated::Updated,
+) -> SummaryItem {
     let m = &doc.meta;
     let mut images = egg_strings(&doc.egg, "docker_images");
     images.dedup();
@@ -71,6 +85,8 @@ pub(crate) fn item(doc: &EggDoc, icon: Option<String>) -> SummaryItem {
         tags: egg_strings(&doc.egg, "tags"),
         images,
         indexed_at: m.indexed_at,
+        updated_at: updated.at(),
+        updated_from: updated.from(),
         icon,
         importable: Importable {
             pelican: m.import.pelican.importable,
@@ -79,11 +95,34 @@ pub(crate) fn item(doc: &EggDoc, icon: Option<String>) -> SummaryItem {
         // Alone until the caller knows the groups (lib.rs sets both).
         game: m.slug.clone(),
         game_eggs: 1,
+        lookalike: false,
         missing_images: m
             .images
             .iter()
             .filter(|i| i.status == ImageStatus::Missing)
             .count(),
         runs_on: m.runs_on.clone(),
+    }
+}
+
+/// Marks the items that another item of the same game would show as the same card, so that
+/// their cards name the repository (two "5e Tools" from two repositories looked alike).
+pub(crate) fn mark_lookalikes(items: &mut [SummaryItem]) {
+    let card = |i: &SummaryItem| {
+        (
+            i.game.clone(),
+            i.name.clone(),
+            i.description.clone(),
+            i.category.clone(),
+            i.source.clone(),
+            i.format.clone(),
+        )
+    };
+    let mut seen: std::collections::HashMap<_, usize> = std::collections::HashMap::new();
+    for i in items.iter() {
+        *seen.entry(card(i)).or_default() += 1;
+    }
+    for i in items.iter_mut() {
+        i.lookalike = seen.get(&card(i)).is_some_and(|n| *n > 1);
     }
 }

@@ -60,9 +60,50 @@ fn history(slug: &str, complete: bool, note: Option<&str>, versions: Vec<Version
         path: format!("{slug}/egg.json"),
         complete,
         note: note.map(str::to_owned),
+        since: None,
         versions,
     };
     serde_json::to_vec(&h).unwrap()
+}
+
+/// The history of an egg whose file is older than the history read, which starts after a
+/// commit of `date`; with the newer `versions` made in it.
+fn older(slug: &str, date: &str, versions: Vec<Version>) -> Vec<u8> {
+    let h = History {
+        slug: slug.to_owned(),
+        source: "o/games".to_owned(),
+        branch: "main".to_owned(),
+        path: format!("{slug}/egg.json"),
+        complete: false,
+        note: Some(
+            "older than the history eggcat reads (the newest 100 commits of the branch, back to 2026-01-05): the file did not change there"
+                .to_owned(),
+        ),
+        since: Some(eggcat_catalog::wire::Since {
+            commit: "base".to_owned(),
+            date: date.to_owned(),
+        }),
+        versions,
+    };
+    serde_json::to_vec(&h).unwrap()
+}
+
+/// The entries of a feed as (id, link, updated).
+fn entries(feed: &str) -> Vec<(String, String, String)> {
+    let between = |e: &str, a: &str, b: &str| {
+        let start = e.find(a).unwrap() + a.len();
+        e[start..start + e[start..].find(b).unwrap()].to_owned()
+    };
+    feed.split("<entry>\n")
+        .skip(1)
+        .map(|e| {
+            (
+                between(e, "<id>", "</id>"),
+                between(e, "<link href=\"", "\"/>"),
+                between(e, "<updated>", "</updated>"),
+            )
+        })
+        .collect()
 }
 
 /// A version of commit `commit` (also used as its subject's tail) at `date`.
@@ -265,10 +306,13 @@ fn hostile_upstream_text_renders_inert() {
     v.subject = format!("{evil}\u{0}\u{1b}");
     v.url = Some("javascript:alert(1)".to_owned());
     v.renamed_from = Some(evil.to_owned());
-    v.date = evil.to_owned();
+    // The same version at a readable date, and again at a date that is not one.
+    let mut undated = v.clone();
+    undated.commit = "undated".to_owned();
+    undated.date = evil.to_owned();
     let files = tree(
         &[("g", "Game", 1)],
-        &[("g", history("g", false, Some(evil), vec![v]))],
+        &[("g", history("g", false, Some(evil), vec![v, undated]))],
     );
     let out = render_plain(&files);
     let html = page(&out, "eggs/g/index.html");
@@ -294,9 +338,10 @@ fn hostile_upstream_text_renders_inert() {
     assert!(!feed.contains('\u{0}') && !feed.contains('\u{1b}'));
     assert!(feed.contains("<title>Game: &lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(feed.contains("&amp;lt;script&amp;gt;"));
-    assert!(feed.contains("<id>https://eggs.example/eggs/g/#v-&quot;&gt;&lt;script&gt;"));
-    // An unreadable date: the entry falls back to the egg's indexedAt.
-    assert!(feed.contains("<updated>1970-01-01T00:00:00.001Z</updated>"));
+    assert!(feed.contains("<link href=\"https://eggs.example/eggs/g/#v-&quot;&gt;&lt;script&gt;"));
+    // An unreadable date: no entry (never one dated by the egg's indexedAt, a build's time).
+    assert_eq!(entries(&feed).len(), 1, "{feed}");
+    assert!(!feed.contains("1970-01-01"));
 }
 
 #[test]
@@ -334,14 +379,16 @@ fn a_missing_or_unreadable_history_says_so() {
     for slug in ["a", "b", "c", "d"] {
         assert!(!s(slug).contains("class=\"versions\""), "{slug}");
     }
-    // In the feed each of them is one entry as before history: the page's URL at indexedAt.
+    // No upstream date is known for any of them: the feed would have to date them by when
+    // eggcat read them (a build's time), so they have no entry; their pages say which date
+    // "Updated" is.
     let feed = page(&out, "feed.atom");
-    for slug in ["a", "b", "c", "d"] {
-        assert!(
-            feed.contains(&format!("<id>{BASE}/eggs/{slug}/</id>")),
-            "{slug}"
-        );
-    }
+    assert_eq!(entries(&feed), []);
+    let facts = page(&out, "eggs/d/index.html");
+    assert!(
+        facts.contains("(first read by eggcat; no upstream history)"),
+        "{facts}"
+    );
 }
 
 #[test]
@@ -374,7 +421,8 @@ fn the_page_shows_the_newest_ten_and_a_complete_history_has_no_note() {
 #[test]
 fn feed_entries_are_egg_versions_newest_first_with_stable_ids() {
     // Egg `a`: 12 versions, one a day in January; egg `b`: two versions, the newer sharing its
-    // date with a's newest (one commit changing both); egg `c`: no history (indexedAt).
+    // date with a's newest (one commit changing both); egg `c`: no history; egg `d`: older than
+    // the history read, which starts after a commit of January 5.
     let a: Vec<Version> = (0..12)
         .rev()
         .map(|i| {
@@ -390,46 +438,101 @@ fn feed_entries_are_egg_versions_newest_first_with_stable_ids() {
         version("b1", "2026-01-12T00:00:00Z", VersionEvent::Changed, vec![]),
         version("b0", "2025-12-01T00:00:00Z", VersionEvent::Added, vec![]),
     ];
-    let jan_5 = 1_767_571_200_000; // 2026-01-05T00:00:00Z
-    let files = tree(
-        &[
-            ("a", "Egg A", 1),
-            ("b", "Egg B", 1),
-            ("c", "Egg C", jan_5 + 1),
-        ],
-        &[
-            ("a", history("a", true, None, a)),
-            ("b", history("b", true, None, b)),
-        ],
-    );
+    let build_time = 1_800_000_000_000; // 2027: every egg's indexedAt
+    let histories = [
+        ("a", history("a", true, None, a)),
+        ("b", history("b", true, None, b)),
+        ("d", older("d", "2026-01-05T12:00:00Z", vec![])),
+    ];
+    let eggs = [
+        ("a", "Egg A", build_time),
+        ("b", "Egg B", build_time),
+        ("c", "Egg C", build_time),
+        ("d", "Egg D", build_time),
+    ];
+    let files = tree(&eggs, &histories);
     let out = render_plain(&files);
     let feed = page(&out, "feed.atom");
-    let ids: Vec<&str> = feed
-        .split("<entry>\n<title>")
-        .skip(1)
-        .map(|e| &e[e.find("<id>").unwrap() + 4..e.find("</id>").unwrap()])
-        .collect();
+    let got = entries(&feed);
+    let links: Vec<String> = got.iter().map(|(_, l, _)| l.clone()).collect();
     let want: Vec<String> = [
         "a/#v-a11", "b/#v-b1", "a/#v-a10", "a/#v-a09", "a/#v-a08", "a/#v-a07", "a/#v-a06",
-        "a/#v-a05", "c/", "a/#v-a04", "a/#v-a03", "a/#v-a02", "b/#v-b0",
+        "a/#v-a05", "d/", "a/#v-a04", "a/#v-a03", "a/#v-a02", "b/#v-b0",
     ]
     .iter()
     .map(|t| format!("{BASE}/eggs/{t}"))
     .collect();
-    // At most the ten versions each page shows: a01 and a00 are not in the feed.
-    assert_eq!(ids, want);
+    // At most the ten versions each page shows: a01 and a00 are not in the feed; `c` (no date
+    // known) neither; `d` once, at the start of the history read, below every later version.
+    assert_eq!(links, want);
+    assert_eq!(got[8].2, "2026-01-05T12:00:00.000Z");
+    assert!(
+        got.iter().all(|(_, _, at)| !at.starts_with("2027")),
+        "never a build's time"
+    );
+    // Ids name the repository, the commit and the path, never the slug or the address.
+    assert_eq!(
+        got[1].0,
+        eggcat_catalog::history::feed_id(&["o/games", "b1", "x/egg.json"])
+    );
+    assert!(got.iter().all(|(id, ..)| id.starts_with("urn:uuid:")));
     assert!(feed.contains("<updated>2026-01-12T00:00:00.000Z</updated>\n<author>"));
-    assert!(feed.contains(&format!(
-        "<title>Egg B: subject of b1</title>\n<id>{BASE}/eggs/b/#v-b1</id>\n<link href=\"{BASE}/eggs/b/#v-b1\"/>\n<updated>2026-01-12T00:00:00.000Z</updated>"
-    )));
+    assert!(feed.contains("<title>Egg B: subject of b1</title>"));
+    assert!(
+        feed.contains("Older than the history eggcat reads: last changed on 2026-01-05 or before.")
+    );
     // Each version's link has its anchor on the page.
     let a_page = page(&out, "eggs/a/index.html");
-    for id in ids.iter().filter(|i| i.contains("/eggs/a/#")) {
-        let anchor = id.rsplit('#').next().unwrap();
+    for link in links.iter().filter(|i| i.contains("/eggs/a/#")) {
+        let anchor = link.rsplit('#').next().unwrap();
         assert!(a_page.contains(&format!("id=\"{anchor}\"")), "{anchor}");
     }
     // The same catalog gives the same feed, byte for byte.
     assert_eq!(feed, page(&render_plain(&files), "feed.atom"));
+    // The same eggs under other slugs and another address: the same ids.
+    let renamed: Vec<(&str, Vec<u8>)> = histories
+        .iter()
+        .map(|(slug, bytes)| {
+            let new: &str = match *slug {
+                "a" => "a-2",
+                "b" => "b-2",
+                _ => "d-2",
+            };
+            (new, bytes.clone())
+        })
+        .collect();
+    let moved = tree(
+        &[
+            ("a-2", "Egg A", build_time),
+            ("b-2", "Egg B", build_time),
+            ("d-2", "Egg D", build_time),
+        ],
+        &renamed,
+    );
+    let moved_feed = page(
+        &render(
+            &moved,
+            &SiteOptions {
+                base_url: "https://other.example",
+            },
+            &|_| None,
+        ),
+        "feed.atom",
+    );
+    // (This fixture derives an egg's path from its slug: egg `d`'s entry, which names the
+    // file's path and content, is left out of the comparison; versions name their own path.)
+    let ids = |f: &str| {
+        entries(f)
+            .into_iter()
+            .filter(|(_, link, _)| link.contains('#'))
+            .map(|(id, ..)| id)
+            .collect::<Vec<_>>()
+    };
+    let mut before: Vec<String> = ids(&feed);
+    let mut after: Vec<String> = ids(&moved_feed);
+    before.sort();
+    after.sort();
+    assert_eq!(before, after);
 }
 
 #[test]
@@ -505,10 +608,12 @@ fn an_egg_page_is_reused_only_while_its_history_is_unchanged() {
     );
 }
 
-/// The oldest version fetched (`earliest`) is where a shallow history stops, not a change made
-/// at that commit: it gets no feed entry, and an egg with nothing else keeps its page's entry.
+/// The oldest version fetched (`earliest`, in a history document of an older eggcat, kept for
+/// an egg whose source failed since) is where its history stopped, not a change made at that
+/// commit: no entry of its own; an egg with nothing else has one entry at that date, as an egg
+/// older than the history read.
 #[test]
-fn the_earliest_version_fetched_is_no_feed_entry() {
+fn the_earliest_version_of_an_older_document_is_no_feed_entry() {
     let shallow = |slug: &str, versions| history(slug, false, Some("fetched to a depth"), versions);
     let changed = version("c2", "2026-02-02T00:00:00Z", VersionEvent::Changed, vec![]);
     let earliest = version("c1", "2026-02-01T00:00:00Z", VersionEvent::Earliest, vec![]);
@@ -520,10 +625,88 @@ fn the_earliest_version_fetched_is_no_feed_entry() {
         ],
     );
     let feed = page(&render_plain(&files), "feed.atom");
-    assert!(feed.contains("/eggs/a/#v-c2</id>"), "{feed}");
-    assert!(!feed.contains("#v-c1"), "{feed}");
-    assert!(
-        feed.contains("<id>https://eggs.example/eggs/b/</id>"),
-        "{feed}"
+    let got = entries(&feed);
+    assert_eq!(got.len(), 2, "{feed}");
+    assert_eq!(got[0].1, format!("{BASE}/eggs/a/#v-c2"));
+    assert_eq!(
+        (got[1].1.as_str(), got[1].2.as_str()),
+        ("https://eggs.example/eggs/b/", "2026-02-01T00:00:00.000Z")
     );
+}
+
+/// An egg older than the history read: its page says so in its Changes section and in
+/// "Updated", with the date the history starts at, and lists no version.
+#[test]
+fn an_egg_older_than_the_history_read_says_so() {
+    let files = tree(
+        &[("d", "D", 1_800_000_000_000)],
+        &[("d", older("d", "2026-01-05T12:00:00Z", vec![]))],
+    );
+    let html = page(&render_plain(&files), "eggs/d/index.html");
+    let s = changes(&html);
+    assert!(
+        s.contains("<p>Older than the history eggcat reads (the newest 100 commits of the branch, back to 2026-01-05): the file did not change there. <a href=\"../../api/v1/eggs/d/history.json\">"),
+        "{s}"
+    );
+    assert!(!s.contains("class=\"versions\""));
+    assert!(
+        html.contains("<dt>Updated</dt><dd><time datetime=\"2026-01-05T12:00:00.000Z\">2026-01-05</time> or before <span class=\"muted\">(older than the history eggcat reads)</span></dd>"),
+        "{html}"
+    );
+}
+
+/// Long values changed late (a startup command, a description of several lines, a default):
+/// each change line shows where the two sides differ, and the page offers the full values,
+/// collapsed: before and after whole, or a line diff for texts of several lines.
+#[test]
+fn long_changed_values_are_offered_whole() {
+    let jvm = "java -Xms128M -XX:+UseG1GC -XX:+ParallelRefProcEnabled -XX:MaxGCPauseMillis=200";
+    let mut old = egg("img:1", &format!("{jvm} -jar server.jar nogui"), "");
+    let mut new = egg("img:1", &format!("{jvm} -jar server.jar --nogui"), "");
+    old["description"] =
+        json!("A server.\nIt runs the game with the flags it was given.\nIt stops.");
+    new["description"] =
+        json!("A server.\nIt runs the game with the flags it was given, tuned.\nIt stops.");
+    let var = |default: &str| {
+        json!([{"name": "Flags", "env_variable": "FLAGS", "default_value": default,
+                "user_viewable": true, "user_editable": true, "rules": "required|string"}])
+    };
+    old["variables"] = var(&format!("{jvm} -Dlog4j2.formatMsgNoLookups=true"));
+    new["variables"] = var(&format!("{jvm} -Dlog4j2.formatMsgNoLookups=false"));
+    let list = eggcat_diff::diff(&old, &new);
+    assert_eq!(list.len(), 3, "{list:#?}");
+    let files = tree(
+        &[("g", "Game", 1)],
+        &[(
+            "g",
+            history(
+                "g",
+                true,
+                None,
+                vec![version(
+                    "c1",
+                    "2026-01-02T00:00:00Z",
+                    VersionEvent::Changed,
+                    list,
+                )],
+            ),
+        )],
+    );
+    let html = page(&render_plain(&files), "eggs/g/index.html");
+    let s = changes(&html);
+    // The startup command: both sides cut around `--nogui`, with their lengths, then whole.
+    // (The page keeps words unbroken in `nw` spans; the words are what matter here.)
+    let words = s.replace("<span class=\"nw\">", "").replace("</span>", "");
+    assert!(words.contains("<code>…200 -jar server.jar nogui</code> (101 characters) to <code>…200 -jar server.jar --nogui</code> (103 characters)"), "{words}");
+    assert!(s.contains(&format!(
+        "<details class=\"values\"><summary>The full values</summary><dl><dt>Before (101 characters)</dt><dd><pre tabindex=\"0\"><code>{jvm} -jar server.jar nogui</code></pre></dd><dt>After (103 characters)</dt><dd><pre tabindex=\"0\"><code>{jvm} -jar server.jar --nogui</code></pre></dd></dl></details>"
+    )));
+    // The description, several lines: a line diff.
+    assert!(s.contains("<details class=\"diff\"><summary>The full values as a line diff (1 line added, 1 removed)</summary>"), "{s}");
+    assert!(s.contains(
+        "<span class=\"add\">+It runs the game with the flags it was given, tuned.</span>"
+    ));
+    // The default: cut around `true`/`false`.
+    assert!(words.contains("<code>…-Dlog4j2.formatMsgNoLookups=true</code> (112 characters) to <code>…-Dlog4j2.formatMsgNoLookups=false</code> (113 characters)"), "{words}");
+    assert_eq!(s.matches("<details class=\"values\">").count(), 2);
 }

@@ -301,3 +301,55 @@ fn a_game_with_too_many_eggs_is_not_compared() {
         12 * 11
     );
 }
+
+/// Two eggs of one game from two repositories, with the same name, description and facts: the
+/// catalog cards name their repositories (in the HTML and in `lookalike` of the summary, for
+/// the cards the script makes), and the comparison page tells them apart by repository, not
+/// "5e Tools compared with 5e Tools". An egg whose card is its own names no repository.
+#[test]
+fn eggs_of_one_game_that_look_alike_are_told_apart_by_repository() {
+    let docs = vec![
+        (
+            "a-5e",
+            doc("a-5e", "5e Tools", egg("5e Tools", "img:1", &["PORT"])),
+        ),
+        (
+            "b-5e",
+            doc("b-5e", "5e Tools", egg("5e Tools", "img:2", &["PORT"])),
+        ),
+        ("c-ark", doc("c-ark", "Ark", egg("Ark", "img:3", &["PORT"]))),
+    ];
+    let out = render(&tree(&docs), &SiteOptions { base_url: BASE }, &|_| None);
+    let catalog = text(&out, "index.html");
+    let card = |slug: &str| {
+        let start = catalog.find(&format!("<li id=\"e-{slug}\"")).unwrap();
+        catalog[start..start + catalog[start..].find("</li>").unwrap()].to_owned()
+    };
+    assert!(
+        card("a-5e").contains("<span class=\"repo\">o/a</span>"),
+        "{}",
+        card("a-5e")
+    );
+    assert!(card("b-5e").contains("<span class=\"repo\">o/b</span>"));
+    assert!(!card("c-ark").contains("class=\"repo\""));
+    let summary: Vec<Value> = serde_json::from_slice(&out["api/v1/eggs/_summary.json"]).unwrap();
+    let lookalike: Vec<(&str, bool)> = summary
+        .iter()
+        .map(|i| {
+            (
+                i["slug"].as_str().unwrap(),
+                i["lookalike"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        lookalike,
+        [("a-5e", true), ("b-5e", true), ("c-ark", false)]
+    );
+    let compare = text(&out, "eggs/a-5e/compare/b-5e/index.html");
+    assert!(
+        compare.contains("<title>5e Tools (o/a) compared with 5e Tools (o/b) – eggcat</title>"),
+        "{compare}"
+    );
+    assert!(compare.contains("<h2 id=\"h-changes\">From 5e Tools (o/a) to 5e Tools (o/b)</h2>"));
+}

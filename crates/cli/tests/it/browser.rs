@@ -1,7 +1,7 @@
 //! The web catalog in a real browser: `node --test tests/browser/` (Playwright driving the
 //! system Chromium, axe-core) against the real `eggcat serve` and against nginx with the
 //! generated rules serving an `eggcat build --out` tree. The catalog is the bundled demo
-//! (demo/upstream, always there) plus a hostile egg and an egg with four versions in git made
+//! (demo/upstream.bundle, always there) plus a hostile egg and an egg with four versions in git made
 //! here (they live only in this test), plus the ten shared repositories when
 //! `../shared/upstream` is beside the checkout.
 //!
@@ -91,8 +91,7 @@ fn hostile_repo(dir: &Path) -> Repo {
 /// command changed (both can break servers), then its install script, then the file moved to
 /// another folder, one commit a day in February 2026. The egg page's Changes section lists the
 /// four versions; the feed has them among its newest entries (the other git sources' commits
-/// are of 2026-01-01, `support::git`'s date; only the demo's eggs, a plain folder with no
-/// versions, are at their indexing time).
+/// are of 2026-01-01, `support::git`'s date, and the demo's of 2025).
 fn history_repo(dir: &Path) -> Repo {
     let egg = |image: &str, startup: &str, script: &str| {
         let egg = serde_json::json!({
@@ -344,8 +343,12 @@ fn the_web_catalog_in_chromium() {
     let tmp = tempfile::tempdir().unwrap();
     let port = free_port();
     let mut config = format!("data_dir = \"data\"\nbase_url = \"http://127.0.0.1:{port}\"\n");
-    // The bundled demo, as `eggcat serve --config demo/eggcat.toml` reads it: a plain folder.
-    let demo = workspace().join("demo/upstream").canonicalize().unwrap();
+    // The bundled demo, as `eggcat serve --config demo/eggcat.toml` reads it: a git bundle (at
+    // the default depth here, which the other sources share: its whole history).
+    let demo = workspace()
+        .join("demo/upstream.bundle")
+        .canonicalize()
+        .unwrap();
     config.push_str(&format!(
         "[[source]]\nurl = \"{}\"\nlabel = \"demo\"\nowner = \"eggcat\"\nrepo = \"demo-eggs\"\nbranch = \"main\"\n",
         demo.display()

@@ -427,7 +427,14 @@ fn every_document_of_the_demo_keeps_the_served_openapi() {
     let source = demo_source();
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let out = build(&data, vec![source], &Clock::new(1_767_225_600_000));
+    // As `demo/eggcat.toml` builds it: some of its eggs are older than the history read.
+    let out = try_build_with(
+        &data,
+        vec![source],
+        &Clock::new(1_767_225_600_000),
+        demo_limits(),
+    )
+    .unwrap();
     let app = app();
     install(&app, &data);
     let mut contract = Contract::served_by(&app);

@@ -246,9 +246,10 @@ fn unreadable_old_versions_and_huge_script_diffs() {
     assert!(script.note.is_some(), "the diff says it was cut");
 }
 
-/// Thousands of commits: the fetch stops at the configured depth, the oldest version is
-/// `earliest` (never an invented `added`), and the document says how deep it goes. With a
-/// depth past the versions kept, the list is cut at the limit with a note.
+/// Thousands of commits: the history holds the newest `history_depth` commits, the oldest of
+/// them a real change counted from the commit before (never an invented `added`, never that
+/// commit as a version), and the document says where it starts. With a depth past the versions
+/// kept, the list is cut at the limit with a note.
 #[test]
 fn a_long_history_is_bounded_and_never_invents_a_first_version() {
     let tmp = tempfile::tempdir().unwrap();
@@ -292,11 +293,17 @@ fn a_long_history_is_bounded_and_never_invents_a_first_version() {
     let out = try_build_with(&data, sources(), &clock, limits(HistoryDepth::Commits(20))).unwrap();
     let h = history_of(&out);
     assert_eq!(h.versions.len(), 20);
-    assert_eq!(h.versions[19].event, VersionEvent::Earliest);
-    assert!(h.versions[19].changes.is_empty());
+    assert_eq!(h.versions[19].subject, "v1480");
+    assert_eq!(h.versions[19].event, VersionEvent::Changed);
+    assert_eq!(kinds(&h.versions[19].changes), [Kind::DescriptionChanged]);
     assert!(!h.complete);
+    let since = h.since.as_ref().expect("where the history starts");
+    assert_eq!(h.versions[19].compared_with.as_ref(), Some(&since.commit));
     assert!(
-        h.note.as_deref().unwrap().contains("depth of 20 commits"),
+        h.note
+            .as_deref()
+            .unwrap()
+            .contains("older than the history eggcat reads (the newest 20 commits of the branch"),
         "{:?}",
         h.note
     );
@@ -331,7 +338,14 @@ fn a_long_history_is_bounded_and_never_invents_a_first_version() {
         "{:?}",
         h.versions.iter().map(|v| &v.subject).collect::<Vec<_>>()
     );
-    assert_eq!(h.versions[9].event, VersionEvent::Earliest);
+    assert_eq!(h.versions[9].subject, "v1490");
+    assert_eq!(kinds(&h.versions[9].changes), [Kind::DescriptionChanged]);
+    assert!(
+        h.note
+            .as_deref()
+            .unwrap()
+            .contains("the branch's commits since")
+    );
 }
 
 /// The bytes read of a source's history are bounded: past the budget the oldest versions of

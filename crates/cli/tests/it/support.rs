@@ -153,10 +153,10 @@ pub(crate) fn shared_sources(shared: &Path, dir: &Path) -> Vec<Source> {
     sources
 }
 
-/// The bundled demo (`demo/upstream`, a plain folder) as `demo/eggcat.toml` configures it.
+/// The bundled demo (`demo/upstream.bundle`, a git bundle) as `demo/eggcat.toml` configures it.
 pub(crate) fn demo_source() -> Source {
     let spec = SourceSpec {
-        url: "upstream".into(),
+        url: "upstream.bundle".into(),
         label: Some("demo".into()),
         owner: Some("eggcat".into()),
         repo: Some("demo-eggs".into()),
@@ -165,6 +165,15 @@ pub(crate) fn demo_source() -> Source {
     };
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../demo");
     Source::resolve(&spec, &demo).unwrap()
+}
+
+/// The fetch limits `demo/eggcat.toml` sets: its `history_depth`.
+pub(crate) fn demo_limits() -> Limits {
+    Limits {
+        timeout: Duration::from_secs(60),
+        history: eggcat_upstream::HistoryDepth::Commits(8),
+        ..Limits::default()
+    }
 }
 
 /// A source with owner/label set, from a URL.

@@ -29,6 +29,10 @@ set_error_handler(function (int $level, string $message, string $file = '', int 
     if ($level & (E_DEPRECATED | E_USER_DEPRECATED)) {
         return true;
     }
+    // Laravel leaves alone what `@` silences (HandleExceptions::handleError).
+    if (!(error_reporting() & $level)) {
+        return false;
+    }
     throw new ErrorException($message, 0, $level, $file, $line);
 });
 

@@ -2,8 +2,8 @@
 // The eggs' tables as Laravel 13 itself makes them, to compare with what schema_bridge.php makes
 // on Laravel 8: Pelican's same migrations (migrations.php), run by Laravel 13's own schema
 // builder from a checkout of laravel/framework (Pelican's composer.lock pins v13.26.1), on the
-// database EGGCAT_DB names. Prints {"columns": {table: [...]}, "indexes": {table: [...]}} in
-// tables.php's words.
+// database EGGCAT_DB names. Prints {"tables": eggcat_tables()} (tables.php), as databases.php
+// reports the tables the bridge made.
 //
 // Usage: EGGCAT_LARAVEL_SRC=FRAMEWORK/src EGGCAT_PANELS_SRC=../shared/panels-src \
 //        EGGCAT_DB='{"driver": ...}' php laravel13_compare.php
@@ -83,10 +83,4 @@ $container->bind('db.schema', function () {
 require __DIR__ . '/migrations.php';
 require __DIR__ . '/tables.php';
 eggcat_migrate();
-$out = [];
-foreach (['eggs', 'egg_variables'] as $table) {
-    $out['columns'][$table] = eggcat_columns($table);
-    $out['indexes'][$table] = eggcat_indexes($table);
-    $out['foreign'][$table] = eggcat_foreign_keys($table);
-}
-echo json_encode($out, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES), "\n";
+echo json_encode(['tables' => eggcat_tables()], JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES), "\n";

@@ -62,3 +62,13 @@ function eggcat_foreign_keys(string $table): array
     sort($out);
     return $out;
 }
+
+/** The eggs' two tables as the database describes them: columns, indexes, foreign keys. */
+function eggcat_tables(): array
+{
+    $out = [];
+    foreach (['eggs', 'egg_variables'] as $table) {
+        $out[$table] = ['columns' => eggcat_columns($table), 'indexes' => eggcat_indexes($table), 'foreign' => eggcat_foreign_keys($table)];
+    }
+    return $out;
+}

@@ -3,6 +3,8 @@
 
 #![allow(dead_code, unreachable_pub)] // each test binary uses its own part of this module
 
+pub mod db;
+
 use std::path::{Path, PathBuf};
 
 use eggcat_panels::Target;

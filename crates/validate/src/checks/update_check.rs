@@ -68,6 +68,11 @@ pub(super) fn check_update_check(
             .help("point `update_url` at this file itself"),
         );
     } else {
+        // The shape first: a file in another format, or with other top-level keys, is not the
+        // panel's export whatever its variables say.
+        if let Some(finding) = top_level(doc, &export, &file) {
+            out.push(finding.help(help));
+        }
         renamed_variables(doc, &export, out);
         legacy_placeholders(doc, out);
         default_values(doc, &export, out);
@@ -100,20 +105,70 @@ pub(super) fn check_update_check(
 /// What [`first_difference`] says of a key the export has and the file has not.
 const WHAT_MISSING: &str = "the export has this key, the file has not";
 
-/// Whether the check's two hashes agree: `json_encode` writes keys and items in order.
-fn same(a: &Value, b: &Value) -> bool {
-    serde_json::to_string(a).ok() == serde_json::to_string(b).ok()
+/// `E089` for a file whose format or top-level keys (names and order, `exported_at` aside) are
+/// not the export's: a PTDL file (`startup` where the export has `startup_commands`), a key the
+/// export always writes (`icon`, `tags`) missing, a key it never writes (`image`).
+fn top_level(doc: &Map<String, Value>, export: &Value, file: &Value) -> Option<Finding> {
+    let version = doc.get("meta").and_then(|m| m.get("version"));
+    let want = eggcat_panels::pelican::EXPORT_VERSION;
+    if let Some(Value::String(v)) = version
+        && v != want
+    {
+        return Some(Finding::new(
+            Code::NotPelicanExport,
+            "/meta/version",
+            format!(
+                "Pelican's update check never finds this file up to date: the panel exports the egg as {want}, and this file is {v}"
+            ),
+        ));
+    }
+    let keys = |v: &Value| -> Vec<String> {
+        v.as_object()
+            .map_or_else(Vec::new, |m| m.keys().cloned().collect())
+    };
+    let (theirs, mine) = (keys(export), keys(file));
+    if theirs == mine {
+        return None;
+    }
+    let missing: Vec<&str> = theirs
+        .iter()
+        .filter(|k| !mine.contains(k))
+        .map(String::as_str)
+        .collect();
+    let extra: Vec<&str> = mine
+        .iter()
+        .filter(|k| !theirs.contains(k))
+        .map(String::as_str)
+        .collect();
+    let what = match (missing.is_empty(), extra.is_empty()) {
+        (false, _) => format!(
+            "it has no `{}`, which the export always writes",
+            missing.join("`, `")
+        ),
+        (true, false) => format!("the export has no `{}`", extra.join("`, `")),
+        (true, true) => "its keys are not in the export's order".to_owned(),
+    };
+    Some(Finding::new(
+        Code::NotPelicanExport,
+        "",
+        format!("Pelican's update check never finds this file up to date: {what}"),
+    ))
 }
 
-/// A variable of the file with its pointer, and the exported variable of the same name.
-type Twins<'a> = (
+/// A variable of the file: its pointer, itself, and the exported variable of the same name.
+type NamedVariable<'a> = (
     String,
     &'a Map<String, Value>,
     Option<&'a Map<String, Value>>,
 );
 
+/// Whether the check's two hashes agree: `json_encode` writes keys and items in order.
+fn same(a: &Value, b: &Value) -> bool {
+    serde_json::to_string(a).ok() == serde_json::to_string(b).ok()
+}
+
 /// The file's variables, each with its pointer, and the exported variable of the same name.
-fn by_name<'a>(doc: &'a Map<String, Value>, export: &'a Value) -> Vec<Twins<'a>> {
+fn by_name<'a>(doc: &'a Map<String, Value>, export: &'a Value) -> Vec<NamedVariable<'a>> {
     let exported: Vec<&Map<String, Value>> = export["variables"]
         .as_array()
         .into_iter()

@@ -50,6 +50,13 @@
       s.textContent = t;
       tags.appendChild(s);
     });
+    // Another egg for this game would show the same card: the repository tells them apart.
+    if (it.lookalike) {
+      var r = document.createElement('span');
+      r.className = 'repo';
+      r.textContent = it.owner + '/' + it.repo;
+      tags.appendChild(r);
+    }
     if (it.gameEggs > 1) {
       var g = document.createElement('span');
       g.className = 'game';
@@ -192,7 +199,8 @@
       var byUpdated = sort.value === 'updated';
       shown.sort(function (a, b) {
         if (a.score !== b.score) return a.score - b.score;
-        if (byUpdated && a.it.indexedAt !== b.it.indexedAt) return b.it.indexedAt - a.it.indexedAt;
+        // When upstream last changed the file (updated.rs), not when eggcat first read it.
+        if (byUpdated && a.it.updatedAt !== b.it.updatedAt) return b.it.updatedAt - a.it.updatedAt;
         return a.it._order - b.it._order;
       });
       // One row per game: the game's first egg in the order above stands for it (its card
