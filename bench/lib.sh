@@ -109,6 +109,8 @@ bench_write_config() {
         printf '# Written by bench/lib.sh: the shared upstream snapshot as local git repositories.\n'
         printf 'data_dir = "%s"\n' "$data_dir"
         printf 'listen = "127.0.0.1:18080"\n'
+        # The figures are eggcat's own work: no registry is asked (bench/images.sh measures that).
+        printf '\n[images]\nenabled = false\n'
         for name in "${BENCH_REPO_NAMES[@]}"; do
             printf '\n[[source]]\n'
             printf 'url = "file://%s"\n' "$TMP/repos/$name"

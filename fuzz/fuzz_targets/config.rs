@@ -1,7 +1,7 @@
 //! The configuration file (TOML): `Config::load` of crates/cli/src/config.rs on any text, no
 //! panic. The binary's own modules are compiled in as they are (`#[path]`), so the target reads
 //! exactly the code `eggcat` runs: the file's keys, the sources, durations, `base_url`,
-//! `history_*`, `[publish]`, and the one-line error message with its "did you mean".
+//! `history_*`, `[publish]`, `[images]`, and the one-line error message with its "did you mean".
 #![no_main]
 #![allow(
     dead_code,

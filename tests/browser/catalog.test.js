@@ -226,6 +226,45 @@ for (const base of URLS) {
     await context.close();
   });
 
+  test(`${host}: "runs on" keeps the eggs for arm64, and for amd64; a card marks a missing image`, async () => {
+    const items = await summary(base);
+    const { context, page, log } = await open(base);
+    await page.goto(base + '/');
+    await page.waitForSelector('#search:not(.pending)');
+    const counts = {};
+    for (const platform of ['linux/arm64', 'linux/amd64']) {
+      // Every runtime image the admin picks from offers it, or one does, and the installer too:
+      // meta.runsOn, which the catalog computed from what the registries said.
+      const want = items.filter((i) => i.runsOn.includes(platform)).map((i) => i.slug).sort();
+      assert.ok(want.length > 0, `some eggs run on ${platform}`);
+      await page.selectOption('#f-platform', platform);
+      assert.deepEqual((await shown(page)).sort(), want, `runs on ${platform}`);
+      const label = await page.$eval(`#f-platform option[value="${platform}"]`, (o) => o.textContent);
+      assert.ok(label.endsWith(`(${want.length})`), `count shown for ${platform}: ${label}`);
+      await page.waitForFunction((p) => new URLSearchParams(location.search).get('platform') === p, platform);
+      counts[platform] = want.length;
+    }
+    assert.ok(counts['linux/arm64'] < counts['linux/amd64'], 'fewer eggs run on arm64 than on amd64');
+    // A link with the filter restores it; "Any platform" lists every egg again.
+    await page.goto(`${base}/?platform=${encodeURIComponent('linux/arm64')}`);
+    await page.waitForSelector('#search:not(.pending)');
+    assert.equal(await page.inputValue('#f-platform'), 'linux/arm64');
+    assert.equal((await shown(page)).length, counts['linux/arm64']);
+    await page.selectOption('#f-platform', '');
+    assert.equal((await shown(page)).length, items.length);
+    // The card of an egg with a missing image says so, and its page warns.
+    const broken = items.find((i) => i.missingImages > 0 && i.slug !== HOSTILE);
+    assert.ok(broken, 'an egg with a missing image');
+    const mark = await page.$eval(`#e-${broken.slug} .image-missing`, (e) => e.textContent);
+    assert.equal(mark, broken.missingImages === 1 ? '1 image missing' : `${broken.missingImages} images missing`);
+    await page.goto(`${base}/eggs/${broken.slug}/`);
+    const warning = await page.$eval('#images .image-warning', (e) => e.textContent);
+    assert.match(warning, /missing/);
+    assert.ok(await page.isVisible('#images .st.missing'), 'the missing image is marked in the table');
+    clean(base, log);
+    await context.close();
+  });
+
   test(`${host}: an empty search says so and clears the filters`, async () => {
     const items = await summary(base);
     const { context, page, log } = await open(base);
@@ -438,9 +477,11 @@ for (const base of URLS) {
     const { context, page, log } = await open(base);
     await page.goto(`${base}/eggs/${pick.slug}/`);
     assert.equal(await page.textContent('h1'), doc.meta.name);
-    const images = await page.$$eval('.images code', (cs) => cs.map((c) => c.textContent));
+    // Every image of meta.images, one row each: the runtime ones are the egg's docker_images.
+    const images = await page.$$eval('table.images tbody td:first-child > code', (cs) => cs.map((c) => c.textContent));
+    assert.deepEqual(images, doc.meta.images.map((i) => i.image));
     const want = Array.isArray(doc.egg.docker_images) ? doc.egg.docker_images : Object.values(doc.egg.docker_images);
-    assert.deepEqual(images, want);
+    assert.deepEqual(doc.meta.images.filter((i) => i.use === 'runtime').map((i) => i.image), want);
     for (const v of doc.egg.variables) {
       const row = await page.$(`li[id="var-${v.env_variable}"]`);
       assert.ok(row, `variable ${v.env_variable}`);

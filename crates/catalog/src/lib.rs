@@ -13,6 +13,7 @@ mod build;
 mod compat;
 pub mod history;
 mod identity;
+pub mod images;
 mod imports;
 mod name;
 mod par;
@@ -27,6 +28,7 @@ pub use build::{
     BuildContext, Catalog, Derived, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous,
     PreviousError, PreviousFiles, PreviousSource, SourceInfo, SourceInput, build,
 };
+pub use images::{ImageFinding, ImageFindings};
 pub use name::{display_name, sort_names};
 pub use raw_url::render_raw_url;
 pub use scan::{

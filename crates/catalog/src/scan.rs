@@ -58,6 +58,9 @@ pub struct ParsedEgg {
     pub readme: Option<String>,
     /// What `eggcat validate` finds in the file (positions in the upstream file).
     pub diagnostics: Vec<Diagnostic>,
+    /// The normalized references of the images it names ([`crate::images::references`]): what
+    /// the registries are asked about.
+    pub images: Vec<String>,
 }
 
 /// The result of scanning one source.
@@ -191,6 +194,7 @@ fn parse_egg(entry: &TreeEntry) -> Result<(ParsedEgg, Vec<String>), Skip> {
         // The checks parse the bytes again to keep positions; every egg is checked, and a
         // finding never stops it from being published.
         diagnostics: eggcat_validate::check_text(bytes, syntax),
+        images: crate::images::references(&parsed.value),
     };
     Ok((egg, parsed.warnings))
 }

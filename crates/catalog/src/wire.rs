@@ -56,6 +56,78 @@ pub struct Meta {
     /// position; plus the catalog-wide findings (`E017`: a uuid shared with other eggs).
     #[serde(default)]
     pub diagnostics: Vec<Diagnostic>,
+    /// Every image the egg names (its runtime images, then its install container), with what
+    /// its registry said of it.
+    #[serde(default)]
+    pub images: Vec<ImageInfo>,
+    /// The platforms (`linux/amd64`, `linux/arm64`) the egg runs on: those one of its runtime
+    /// images and its install container (when it has one) are both present for.
+    #[serde(default)]
+    pub runs_on: Vec<String>,
+}
+
+/// One element of `meta.images`: an image the egg names and what its registry said of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageInfo {
+    /// The reference as the egg writes it.
+    pub image: String,
+    /// What the egg uses it for.
+    #[serde(rename = "use")]
+    pub role: ImageRole,
+    /// For a runtime image, the label an admin picks it by (its `docker_images` key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The reference normalized as Docker reads it (`docker.io/library/alpine:latest`); null
+    /// when it is not a valid reference.
+    pub reference: Option<String>,
+    /// What the registry said.
+    pub status: ImageStatus,
+    /// The manifest's digest, when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// The platforms (`os/architecture[/variant]`) the image offers, sorted; empty unless present.
+    pub platforms: Vec<String>,
+    /// When the registry first gave this answer (RFC 3339, UTC); kept while later checks give the
+    /// same one. Absent when the image was never checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Why the image is missing or unknown, one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// What an egg uses an image for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageRole {
+    /// One of `docker_images`: servers run in it.
+    Runtime,
+    /// `scripts.installation.container`: the install script runs in it.
+    Install,
+}
+
+/// What an image's registry said of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageStatus {
+    /// The registry has the manifest.
+    Present,
+    /// The registry says the name or the tag does not exist.
+    Missing,
+    /// No answer that tells (not checked yet, checks off, timeout, server error, rate limit,
+    /// refused): never taken for missing.
+    Unknown,
+}
+
+impl ImageStatus {
+    /// `present`, `missing` or `unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImageStatus::Present => "present",
+            ImageStatus::Missing => "missing",
+            ImageStatus::Unknown => "unknown",
+        }
+    }
 }
 
 /// `meta.import`: one entry per panel.
@@ -170,6 +242,39 @@ pub struct Report {
     /// How many diagnostics the checks found in the catalog's eggs.
     #[serde(default)]
     pub diagnostics: DiagnosticCounts,
+    /// What the registries said of the catalog's images.
+    #[serde(default)]
+    pub images: ImagesReport,
+}
+
+/// `images` of the report: the catalog's distinct image references by status, and the missing
+/// ones with the eggs that name them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImagesReport {
+    /// References the registries have.
+    pub present: usize,
+    /// References the registries say do not exist.
+    pub missing: usize,
+    /// References without an answer that tells (see [`ImageStatus::Unknown`]).
+    pub unknown: usize,
+    /// Each missing reference, sorted, with the eggs that name it.
+    pub missing_images: Vec<MissingImage>,
+}
+
+/// One missing image of the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MissingImage {
+    /// The normalized reference.
+    pub reference: String,
+    /// When the registry first said so (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// The registry's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The slugs of the eggs that name it, sorted.
+    pub eggs: Vec<String>,
 }
 
 /// `diagnostics` of the report: counts over every egg of the catalog.
@@ -330,6 +435,10 @@ pub struct SourceState {
     pub skipped: Vec<Problem>,
     /// Warnings at that commit.
     pub warnings: Vec<Problem>,
+    /// The normalized image references its eggs name, sorted: what the next build asks the
+    /// registries about before deciding that nothing changed. Absent in older snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<Vec<String>>,
 }
 
 /// `api/v1/eggs/{slug}/history.json`: the egg's versions from upstream git, newest first, each

@@ -30,6 +30,49 @@ struct File {
     #[serde(default)]
     source: Vec<SourceSpec>,
     publish: Option<crate::cmd::publish::Table>,
+    images: Option<ImagesTable>,
+}
+
+/// `[images]`: asking the registries whether the catalog's images exist, and for which
+/// platforms (docs/operations.md). Every key optional; the defaults are
+/// [`eggcat_images::Options::default`]'s.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ImagesTable {
+    enabled: Option<bool>,
+    ttl: Option<String>,
+    concurrency: Option<usize>,
+    timeout: Option<String>,
+    budget: Option<String>,
+    skip: Option<Vec<String>>,
+}
+
+impl ImagesTable {
+    fn resolve(self) -> Result<eggcat_images::Options> {
+        let defaults = eggcat_images::Options::default();
+        let duration = |key: &str, text: Option<String>, default| match text {
+            Some(t) => parse_duration(key, &t),
+            None => Ok(default),
+        };
+        if self.concurrency == Some(0) {
+            bail!("`concurrency` must be at least 1");
+        }
+        let skip = self.skip.unwrap_or_default();
+        if let Some(bad) = skip.iter().find(|r| r.is_empty() || r.contains(['/', ' '])) {
+            bail!(
+                "`skip`: `{bad}` is not a registry host (write it as an image reference starts: \
+                 `docker.io`, `ghcr.io`, `registry.example.org:5000`)"
+            );
+        }
+        Ok(eggcat_images::Options {
+            enabled: self.enabled.unwrap_or(defaults.enabled),
+            ttl: duration("ttl", self.ttl, defaults.ttl)?,
+            concurrency: self.concurrency.unwrap_or(defaults.concurrency),
+            timeout: duration("timeout", self.timeout, defaults.timeout)?,
+            budget: duration("budget", self.budget, defaults.budget)?,
+            skip,
+        })
+    }
 }
 
 /// The resolved configuration.
@@ -53,6 +96,8 @@ pub(crate) struct Config {
     pub(crate) limits: Limits,
     /// `[publish]`: the bucket to publish to after each build.
     pub(crate) publish: Option<eggcat_publish::Target>,
+    /// `[images]`: how the images' registries are asked.
+    pub(crate) images: eggcat_images::Options,
 }
 
 pub(crate) const DEFAULT_CACHE_CONTROL: &str =
@@ -146,6 +191,11 @@ impl Config {
                 .map(crate::cmd::publish::Table::resolve)
                 .transpose()
                 .context("invalid `[publish]`")?,
+            images: file
+                .images
+                .unwrap_or_default()
+                .resolve()
+                .context("invalid `[images]`")?,
         })
     }
 }
@@ -313,6 +363,35 @@ mod tests {
         assert_eq!(c.listen, "127.0.0.1:8080");
         assert_eq!(c.refresh, Duration::from_secs(3 * 3600));
         assert_eq!(c.cache_control, DEFAULT_CACHE_CONTROL);
+        assert_eq!(c.images, eggcat_images::Options::default());
+        assert!(c.images.enabled, "image checks are on unless turned off");
+    }
+
+    #[test]
+    fn the_images_table() {
+        let c = parse(
+            "[images]\nenabled = false\nttl = \"6h\"\nconcurrency = 2\ntimeout = \"5s\"\nbudget = \"30s\"\nskip = [\"docker.io\"]\n",
+        )
+        .unwrap();
+        assert_eq!(
+            c.images,
+            eggcat_images::Options {
+                enabled: false,
+                ttl: Duration::from_secs(6 * 3600),
+                concurrency: 2,
+                timeout: Duration::from_secs(5),
+                budget: Duration::from_secs(30),
+                skip: vec!["docker.io".to_owned()],
+            }
+        );
+        for (bad, why) in [
+            ("concurrency = 0", "`concurrency` must be at least 1"),
+            ("ttl = \"soon\"", "`ttl`: invalid duration"),
+            ("skip = [\"ghcr.io/x\"]", "is not a registry host"),
+        ] {
+            let e = format!("{:#}", parse(&format!("[images]\n{bad}\n")).unwrap_err());
+            assert!(e.contains(why) && e.contains("[images]"), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! duplicate keys the way the panel that imports the egg does (see `faithful.rs`).
 
 mod faithful;
+mod images;
 pub mod panel;
 mod view;
 
@@ -15,4 +16,5 @@ pub use faithful::{
     MAX_JSON_DEPTH, MAX_YAML_DEPTH, MAX_YAML_KEY_CHARS, MAX_YAML_NODES, ParseError, Parsed,
     SyntaxKind, parse,
 };
+pub use images::{ImageRole, ImageUse, images};
 pub use view::{EggInfo, ShapeError, inspect};

@@ -17,15 +17,17 @@ pub(crate) fn derivation(base_url: &str, history: HistoryDepth) -> String {
     format!("{DERIVATION_CODE} {base_url} history={history:?}")
 }
 
-/// The derivation and every configured source (its key, label, owner, repo, URL template, in
-/// configuration order): a snapshot whose state holds the same inputs, and whose sources are all
-/// unchanged upstream, is what this rebuild would publish, but for its times.
-pub(crate) fn inputs(derivation: &str, sources: &[SourceInfo]) -> String {
+/// The derivation, every configured source (its key, label, owner, repo, URL template, in
+/// configuration order) and what the registries said of the catalog's images (`images`, their
+/// findings as one text): a snapshot whose state holds the same inputs, and whose sources are
+/// all unchanged upstream, is what this rebuild would publish, but for its times.
+pub(crate) fn inputs(derivation: &str, sources: &[SourceInfo], images: &str) -> String {
     // FNV-1a over the fields, each ended by a NUL: the same on every run and every machine.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let fields = sources.iter().flat_map(|s| {
         [&s.key, &s.url, &s.label, &s.owner, &s.repo, &s.raw_url].map(String::as_str)
     });
+    let fields = fields.chain(std::iter::once(images));
     for field in std::iter::once(derivation).chain(fields) {
         for b in field.bytes().chain([0]) {
             hash = (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
@@ -54,35 +56,37 @@ mod tests {
         let d = derivation("https://eggcat.example", HistoryDepth::default());
         assert!(d.starts_with(DERIVATION_CODE));
         let sources = vec![source("a"), source("b")];
-        let key = inputs(&d, &sources);
+        let key = inputs(&d, &sources, "");
         assert_eq!(
             key,
-            inputs(&d, &sources.clone()),
+            inputs(&d, &sources.clone(), ""),
             "the same inputs, the same key"
         );
         assert_ne!(
             key,
             inputs(
                 &derivation("https://other.example", HistoryDepth::default()),
-                &sources
+                &sources,
+                ""
             )
         );
         assert_ne!(
             key,
             inputs(
                 &derivation("https://eggcat.example", HistoryDepth::Commits(5)),
-                &sources
+                &sources,
+                ""
             ),
             "a new history depth"
         );
         assert_ne!(
             key,
-            inputs("0000000000000000 https://eggcat.example", &sources)
+            inputs("0000000000000000 https://eggcat.example", &sources, "")
         );
         let reversed: Vec<SourceInfo> = sources.iter().rev().cloned().collect();
         assert_ne!(
             key,
-            inputs(&d, &reversed),
+            inputs(&d, &reversed, ""),
             "the report lists sources in this order"
         );
         let edits: [fn(&mut SourceInfo); 6] = [
@@ -96,7 +100,7 @@ mod tests {
         for edit in edits {
             let mut edited = sources.clone();
             edit(&mut edited[1]);
-            assert_ne!(key, inputs(&d, &edited));
+            assert_ne!(key, inputs(&d, &edited, ""));
         }
         // Fields are kept apart: moving a character from one field to the next is another key.
         let mut moved = sources.clone();
@@ -105,6 +109,11 @@ mod tests {
         let mut other = sources.clone();
         other[0].label = "o".to_owned();
         other[0].owner = "/".to_owned();
-        assert_ne!(inputs(&d, &moved), inputs(&d, &other));
+        assert_ne!(inputs(&d, &moved, ""), inputs(&d, &other, ""));
+        assert_ne!(
+            key,
+            inputs(&d, &sources, "{\"ghcr.io/x/y:1\":{\"status\":\"missing\"}}"),
+            "what the registries said of the images"
+        );
     }
 }

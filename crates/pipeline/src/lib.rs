@@ -14,6 +14,7 @@
 
 mod derivation;
 mod fetch;
+mod images;
 mod previous;
 
 use std::path::PathBuf;
@@ -37,6 +38,8 @@ pub struct BuildOptions {
     pub limits: Limits,
     /// The public address of the catalog (see `BuildContext::base_url`).
     pub base_url: String,
+    /// How the images' registries are asked (`[images]`).
+    pub images: eggcat_images::Options,
 }
 
 /// What a rebuild did.
@@ -89,12 +92,21 @@ pub fn rebuild(
     let started_at_ms = now_ms();
     let infos: Vec<SourceInfo> = options.sources.iter().map(source_info).collect();
     let derivation = derivation::derivation(&options.base_url, options.limits.history);
-    let inputs = derivation::inputs(&derivation, &infos);
     let loaded = previous::load(store, &derivation);
     let fetched = fetch::fetch_all(options, &store.mirrors_dir(), &loaded.commits, progress);
     clock.lap("fetch");
-    if let Some(snapshot_dir) = loaded.unchanged(&fetched, &inputs) {
-        return Ok(Rebuilt::Unchanged { snapshot_dir });
+    // Every source unchanged upstream: the catalog changes only if what the registries say of
+    // its images did (or the sources configured, or the code).
+    let mut earlier = None;
+    if let Some(references) = images::current_references(loaded.state(), &fetched) {
+        let asking = std::time::Instant::now();
+        let findings = images::ask(store, &options.images, &references, now_ms);
+        clock.lap("images");
+        let inputs = derivation::inputs(&derivation, &infos, &images::fingerprint(&findings));
+        if let Some(snapshot_dir) = loaded.unchanged(&fetched, &inputs) {
+            return Ok(Rebuilt::Unchanged { snapshot_dir });
+        }
+        earlier = Some((findings, asking.elapsed()));
     }
     let (previous, reads, other) = loaded.decode(store);
     clock.lap("previous");
@@ -116,15 +128,25 @@ pub fn rebuild(
             tracing::warn!(error = %e, "could not list old snapshots to prune");
             Vec::new()
         });
+    let inputs_of = |(info, fetched)| SourceInput { info, fetched };
+    let sources: Vec<SourceInput> = infos.iter().cloned().zip(fetched).map(inputs_of).collect();
+    let findings = images::ask_for_build(
+        store,
+        &options.images,
+        (&sources, &previous),
+        earlier,
+        now_ms,
+    );
+    clock.lap("images");
+    let inputs = derivation::inputs(&derivation, &infos, &images::fingerprint(&findings));
     let ctx = BuildContext {
         base_url: options.base_url.clone(),
         build_id: build_id(started_at_ms),
         started_at_ms,
         now_ms: now_ms(),
         derivation,
+        images: findings,
     };
-    let inputs_of = |(info, fetched)| SourceInput { info, fetched };
-    let sources = infos.into_iter().zip(fetched).map(inputs_of).collect();
     let previous = (previous, reads);
     let outcome = std::thread::scope(|scope| {
         let pruning = scope.spawn(|| remove_all(&doomed));

@@ -49,6 +49,11 @@ pub(crate) fn load(store: &Store, derivation: &str) -> Loaded {
 }
 
 impl Loaded {
+    /// The current snapshot's state, when it could be read.
+    pub(crate) fn state(&self) -> Option<&State> {
+        self.current.as_ref().map(|(_, state)| state)
+    }
+
     /// The current snapshot's folder when this rebuild would publish it again but for its
     /// times: every source unchanged upstream, and the snapshot made from the same inputs (see
     /// `derivation::inputs`) by a build where no source failed.
@@ -197,6 +202,7 @@ mod tests {
                     eggs: Vec::new(),
                     skipped: Vec::new(),
                     warnings: Vec::new(),
+                    images: None,
                 })
                 .collect(),
             inputs: inputs.to_owned(),

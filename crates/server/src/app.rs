@@ -306,7 +306,11 @@ impl App {
                     .catalog
                     .load()
                     .as_deref()
-                    .map(|s| (s.eggs, unix_ms(s.built_at) / 1000));
+                    .map(|s| crate::metrics::Catalog {
+                        eggs: s.eggs,
+                        built: unix_ms(s.built_at) / 1000,
+                        images: s.images,
+                    });
                 let mut r = Response::new(Full::new(Bytes::from(self.metrics.render(catalog))));
                 r.headers_mut().insert(
                     header::CONTENT_TYPE,

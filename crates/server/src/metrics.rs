@@ -1,5 +1,6 @@
 //! Prometheus metrics (text exposition format 0.0.4): requests by route and status, a latency
-//! histogram, the catalog's size and the last build's time and outcome.
+//! histogram, the catalog's size, its images by what their registries said, and the last
+//! build's time and outcome.
 //!
 //! Every counter is a fixed atomic: recording a request takes no lock and allocates nothing.
 
@@ -49,6 +50,17 @@ const STATUSES: [u16; 10] = [200, 204, 304, 308, 400, 404, 405, 410, 412, 503];
 const BUCKETS: [f64; 10] = [
     0.000_05, 0.000_1, 0.000_25, 0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.05, 0.25,
 ];
+
+/// What the metrics say of the catalog being served.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Catalog {
+    /// Eggs in it.
+    pub(crate) eggs: usize,
+    /// When it was built (Unix s).
+    pub(crate) built: u64,
+    /// Its distinct image references present, missing and unknown.
+    pub(crate) images: [usize; 3],
+}
 
 /// All metrics of one server.
 #[derive(Debug)]
@@ -107,9 +119,8 @@ impl Metrics {
         *self.last_build.lock().expect("metrics lock") = Some((unix_ms, ok));
     }
 
-    /// The exposition text; `catalog` is the size and build time (Unix s) of the catalog being
-    /// served, if any.
-    pub(crate) fn render(&self, catalog: Option<(usize, u64)>) -> String {
+    /// The exposition text; `catalog` is the catalog being served, if any.
+    pub(crate) fn render(&self, catalog: Option<Catalog>) -> String {
         let mut o = String::with_capacity(4096);
         o.push_str(
             "# HELP eggcat_http_requests_total HTTP requests answered, by route and status.\n",
@@ -145,11 +156,15 @@ impl Metrics {
         let _ = writeln!(o, "eggcat_http_request_duration_seconds_sum {sum}");
         let _ = writeln!(o, "eggcat_http_request_duration_seconds_count {count}");
         o.push_str("# HELP eggcat_catalog_eggs Eggs in the catalog being served.\n# TYPE eggcat_catalog_eggs gauge\n");
-        let _ = writeln!(o, "eggcat_catalog_eggs {}", catalog.map_or(0, |c| c.0));
-        if let Some((_, built)) = catalog {
+        let _ = writeln!(o, "eggcat_catalog_eggs {}", catalog.map_or(0, |c| c.eggs));
+        if let Some(c) = catalog {
             o.push_str("# HELP eggcat_catalog_build_timestamp_seconds When the catalog being served was built.\n");
             o.push_str("# TYPE eggcat_catalog_build_timestamp_seconds gauge\n");
-            let _ = writeln!(o, "eggcat_catalog_build_timestamp_seconds {built}");
+            let _ = writeln!(o, "eggcat_catalog_build_timestamp_seconds {}", c.built);
+            o.push_str("# HELP eggcat_images The catalog's distinct image references, by what their registry said when it was built.\n# TYPE eggcat_images gauge\n");
+            for (status, n) in ["present", "missing", "unknown"].iter().zip(c.images) {
+                let _ = writeln!(o, "eggcat_images{{status=\"{status}\"}} {n}");
+            }
         }
         o.push_str("# HELP eggcat_snapshot_damaged_files Files of the served snapshot that did not match its manifest when it was loaded (not served).\n# TYPE eggcat_snapshot_damaged_files gauge\n");
         let _ = writeln!(

@@ -122,6 +122,9 @@ pub struct Snapshot {
     pub id: String,
     /// Eggs in the catalog.
     pub eggs: usize,
+    /// The catalog's distinct image references by what their registries said: present,
+    /// missing, unknown (the report's `images`).
+    pub images: [usize; 3],
     /// When the build finished (whole seconds): `Last-Modified` of every document.
     pub built_at: SystemTime,
     pub(crate) last_modified: HeaderValue,
@@ -201,6 +204,11 @@ impl Snapshot {
         Ok(Snapshot {
             id,
             eggs: report.eggs,
+            images: [
+                report.images.present,
+                report.images.missing,
+                report.images.unknown,
+            ],
             built_at,
             last_modified: header(&httpdate::fmt_http_date(built_at)),
             docs,

@@ -121,6 +121,11 @@ impl Store {
         self.data_dir.join("mirrors")
     }
 
+    /// Where what the image registries said is kept between builds (`eggcat-images`' cache).
+    pub fn images_file(&self) -> PathBuf {
+        self.data_dir.join("images.json")
+    }
+
     fn snapshots_dir(&self) -> PathBuf {
         self.data_dir.join("snapshots")
     }
@@ -581,6 +586,7 @@ mod tests {
             skipped: Vec::new(),
             warnings: Vec::new(),
             diagnostics: DiagnosticCounts::default(),
+            images: Default::default(),
         };
         let files = BTreeMap::from([
             (paths::INDEX.to_owned(), b"[]".to_vec()),

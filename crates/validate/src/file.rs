@@ -54,6 +54,22 @@ pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
         left_out = findings.len() - MAX_DIAGNOSTICS;
         findings.truncate(MAX_DIAGNOSTICS);
     }
+    let mut diags = place_all(text, syntax, findings);
+    if left_out > 0 {
+        diags.push(place(
+            Finding::new(
+                Code::TooManyDiagnostics,
+                "",
+                format!("{left_out} more diagnostics left out; fix these first"),
+            ),
+            None,
+        ));
+    }
+    diags
+}
+
+/// Every finding placed in `text` (the JSON or YAML source it was found in), sorted by position.
+pub(crate) fn place_all(text: &str, syntax: SyntaxKind, findings: Vec<Finding>) -> Vec<Diagnostic> {
     let pointers: Vec<&str> = findings
         .iter()
         .filter(|f| f.at.is_none())
@@ -92,16 +108,6 @@ pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
         })
         .collect();
     sort(&mut diags);
-    if left_out > 0 {
-        diags.push(place(
-            Finding::new(
-                Code::TooManyDiagnostics,
-                "",
-                format!("{left_out} more diagnostics left out; fix these first"),
-            ),
-            None,
-        ));
-    }
     diags
 }
 

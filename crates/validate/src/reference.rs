@@ -126,6 +126,91 @@ pub(crate) fn reference_error(image: &str) -> Result<(), ReferenceError> {
     Ok(())
 }
 
+/// An image reference as Docker reads it, normalized: `alpine` is
+/// `docker.io/library/alpine:latest`, `user/img` is `docker.io/user/img:latest`,
+/// `index.docker.io` is `docker.io`; another registry is the first component when it has a dot
+/// or a port or is `localhost` (distribution/reference's `ParseNormalizedNamed`). Its
+/// [`Display`](std::fmt::Display) is the normalized text, one spelling per image, by which the
+/// catalog keys what registries say.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ImageReference {
+    /// The registry's host (and port): `docker.io`, `ghcr.io`, `127.0.0.1:5000`.
+    pub registry: String,
+    /// The repository inside it: `library/alpine`, `parkervcp/yolks`.
+    pub repository: String,
+    /// The tag, when written, or `latest` when neither a tag nor a digest is.
+    pub tag: Option<String>,
+    /// The digest (`sha256:…`), when written; Docker pulls by it then, whatever the tag.
+    pub digest: Option<String>,
+}
+
+impl ImageReference {
+    /// Reads `image`; the error completes "`x` is not a valid image reference: ...".
+    pub fn parse(image: &str) -> Result<ImageReference, String> {
+        reference_error(image).map_err(|e| e.to_string())?;
+        let (rest, digest) = match image.split_once('@') {
+            Some((r, d)) => (r, Some(d.to_owned())),
+            None => (image, None),
+        };
+        let last_slash = rest.rfind('/').map_or(0, |i| i + 1);
+        let (name, tag) = match rest[last_slash..].rfind(':') {
+            Some(i) => (
+                &rest[..last_slash + i],
+                Some(rest[last_slash + i + 1..].to_owned()),
+            ),
+            None => (rest, None),
+        };
+        let (registry, path) = match name.split_once('/') {
+            Some((first, path)) if first.contains(['.', ':']) || first == "localhost" => {
+                (first, path.to_owned())
+            }
+            _ => ("docker.io", name.to_owned()),
+        };
+        let registry = if registry == "index.docker.io" {
+            "docker.io"
+        } else {
+            registry
+        };
+        let repository = if registry == "docker.io" && !path.contains('/') {
+            format!("library/{path}")
+        } else {
+            path
+        };
+        let tag = match (tag, &digest) {
+            (None, None) => Some("latest".to_owned()),
+            (tag, _) => tag,
+        };
+        Ok(ImageReference {
+            registry: registry.to_owned(),
+            repository,
+            tag,
+            digest,
+        })
+    }
+
+    /// What a registry's manifest endpoint is asked for: the digest when there is one, else
+    /// the tag.
+    pub fn manifest_reference(&self) -> &str {
+        self.digest
+            .as_deref()
+            .or(self.tag.as_deref())
+            .expect("a parsed reference has a tag or a digest")
+    }
+}
+
+impl std::fmt::Display for ImageReference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.registry, self.repository)?;
+        if let Some(tag) = &self.tag {
+            write!(f, ":{tag}")?;
+        }
+        if let Some(digest) = &self.digest {
+            write!(f, "@{digest}")?;
+        }
+        Ok(())
+    }
+}
+
 fn check_domain(domain: &str) -> Result<(), ReferenceError> {
     let (host, port) = match domain.rsplit_once(':') {
         Some((h, p)) if !h.ends_with(']') || domain.starts_with('[') => (h, Some(p)),
@@ -216,5 +301,58 @@ mod tests {
             reference_error("x:1@sha256:zz"),
             Err(ReferenceError::Digest("sha256:zz".to_owned()))
         );
+    }
+
+    #[test]
+    fn references_are_normalized_as_docker_reads_them() {
+        let digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        for (written, normalized) in [
+            ("alpine", "docker.io/library/alpine:latest".to_owned()),
+            ("alpine:3.19", "docker.io/library/alpine:3.19".to_owned()),
+            ("user/img", "docker.io/user/img:latest".to_owned()),
+            (
+                "index.docker.io/user/img:1",
+                "docker.io/user/img:1".to_owned(),
+            ),
+            (
+                "docker.io/library/debian:bookworm",
+                "docker.io/library/debian:bookworm".to_owned(),
+            ),
+            (
+                "ghcr.io/parkervcp/yolks:debian",
+                "ghcr.io/parkervcp/yolks:debian".to_owned(),
+            ),
+            ("quay.io/x/y", "quay.io/x/y:latest".to_owned()),
+            (
+                "registry.gitlab.com/a/b/c:v1",
+                "registry.gitlab.com/a/b/c:v1".to_owned(),
+            ),
+            ("localhost:5000/a:t", "localhost:5000/a:t".to_owned()),
+            ("localhost/a", "localhost/a:latest".to_owned()),
+            (
+                &*format!("quay.io/x/y@{digest}"),
+                format!("quay.io/x/y@{digest}"),
+            ),
+            (
+                &*format!("alpine:3@{digest}"),
+                format!("docker.io/library/alpine:3@{digest}"),
+            ),
+        ] {
+            let r = ImageReference::parse(written).unwrap();
+            assert_eq!(r.to_string(), normalized, "{written}");
+        }
+        let r = ImageReference::parse(&format!("alpine:3@{digest}")).unwrap();
+        assert_eq!(
+            r.manifest_reference(),
+            digest,
+            "the digest wins over the tag"
+        );
+        assert_eq!(
+            ImageReference::parse("ghcr.io/x/y:1")
+                .unwrap()
+                .manifest_reference(),
+            "1"
+        );
+        assert!(ImageReference::parse("Alpine").is_err());
     }
 }

@@ -7,7 +7,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use eggcat_validate::{CatalogEgg, Code, check_catalog, check_file};
+use eggcat_validate::{
+    CatalogEgg, Code, RegistryAnswer, check_catalog, check_file, check_registry_answers,
+};
 
 fn docs() -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/validate.md");
@@ -148,6 +150,20 @@ fn every_code_is_emitted_by_a_check() {
     for diags in check_catalog(&[egg("a/egg-a.json"), egg("b/egg-b.json")]) {
         emitted.extend(diags.into_iter().map(|d| d.code));
     }
+    // What the registries answer (`--images`): given answers, as the catalog's IO crate gives.
+    let answer = |image: &str| {
+        Some(if image.starts_with("alpine") {
+            RegistryAnswer::Missing("manifest unknown".to_owned())
+        } else {
+            RegistryAnswer::Unknown("timed out".to_owned())
+        })
+    };
+    let mut egg: serde_json::Value =
+        serde_json::from_slice(&generated_egg(1, 0)).expect("generated JSON");
+    egg["scripts"] = serde_json::json!({"installation": {"container": "debian:12", "entrypoint": "bash", "script": "true"}});
+    let bytes = serde_json::to_vec(&egg).expect("serializes");
+    let asked = check_registry_answers("egg-images.json", &bytes, &answer);
+    emitted.extend(asked.into_iter().map(|d| d.code));
     let all: BTreeSet<String> = Code::ALL.iter().map(|c| c.as_str().to_owned()).collect();
     let never: Vec<&String> = all.difference(&emitted).collect();
     assert!(never.is_empty(), "no check emitted {never:?}");

@@ -4,7 +4,7 @@
 // egg pages. Without it every page still works: the catalog links to the list of every egg.
 'use strict';
 (function () {
-  var FILTERS = ['source', 'category', 'format', 'importable'];
+  var FILTERS = ['source', 'category', 'format', 'importable', 'platform'];
   // The HTML holds the first PAGE eggs by name (catalog_page.rs, PAGE): the list the script
   // shows before any search is exactly that one, so nothing moves when the script starts.
   var PAGE = 60;
@@ -62,6 +62,12 @@
       g.className = 'game';
       g.textContent = plural(it.gameEggs, 'egg', 'eggs') + ' for this game';
       tags.appendChild(g);
+    }
+    if (it.missingImages > 0) {
+      var m = document.createElement('span');
+      m.className = 'image-missing';
+      m.textContent = plural(it.missingImages, 'image missing', 'images missing');
+      tags.appendChild(m);
     }
     div.appendChild(tags);
     li.appendChild(icon);
@@ -129,6 +135,8 @@
         if (it.importable && it.importable.pterodactyl) v.push('pterodactyl');
         return v;
       }
+      // "Runs on": the platforms one of the egg's images and its install container offer.
+      if (f === 'platform') return it.runsOn || [];
       return [it[f]];
     }
 

@@ -88,47 +88,7 @@ pub(crate) fn render(
         // only there), so that the first screen shows eggs, not controls.
         .lit("<button type=\"button\" id=\"toggle\" class=\"toggle\" aria-expanded=\"false\" aria-controls=\"filters\">Filters</button>")
         .lit("<div id=\"filters\" class=\"filters\">");
-    select(&mut h, "source", "Source", "All sources", items, |i| {
-        vec![i.source.clone()]
-    });
-    select(
-        &mut h,
-        "category",
-        "Category",
-        "All categories",
-        items,
-        |i| vec![i.category.clone()],
-    );
-    select(&mut h, "format", "Format", "All formats", items, |i| {
-        vec![i.format.clone()]
-    });
-    if items
-        .iter()
-        .any(|i| i.importable.pelican || i.importable.pterodactyl)
-    {
-        select(
-            &mut h,
-            "importable",
-            "Importable into",
-            "Any panel",
-            items,
-            |i| {
-                let mut v = Vec::new();
-                if i.importable.pelican {
-                    v.push("pelican".to_owned());
-                }
-                if i.importable.pterodactyl {
-                    v.push("pterodactyl".to_owned());
-                }
-                v
-            },
-        );
-    }
-    // One row per game: only where some game has more than one egg (siblings.rs).
-    if items.iter().any(|i| i.game_eggs > 1) {
-        h.lit("<div class=\"field check\"><input type=\"checkbox\" id=\"per-game\" name=\"rows\" value=\"game\">")
-            .lit("<label for=\"per-game\">One row per game</label></div>");
-    }
+    filters(&mut h, items);
     h.lit("<div class=\"field\"><label for=\"sort\">Sort by</label><select id=\"sort\" name=\"sort\">")
         .lit("<option value=\"name\">Name</option><option value=\"updated\">Recently updated</option>")
         .lit("</select></div></div></form>");
@@ -162,6 +122,56 @@ pub(crate) fn render(
         }),
     );
     h.finish()
+}
+
+/// The filters, each with the count of eggs per value: source, category, format, the panels
+/// that can import them and the platforms they run on (each of these two once the catalog
+/// knows), and "one row per game" where some game has several eggs.
+fn filters(h: &mut Html, items: &[SummaryItem]) {
+    select(h, "source", "Source", "All sources", items, |i| {
+        vec![i.source.clone()]
+    });
+    select(h, "category", "Category", "All categories", items, |i| {
+        vec![i.category.clone()]
+    });
+    select(h, "format", "Format", "All formats", items, |i| {
+        vec![i.format.clone()]
+    });
+    if items
+        .iter()
+        .any(|i| i.importable.pelican || i.importable.pterodactyl)
+    {
+        select(
+            h,
+            "importable",
+            "Importable into",
+            "Any panel",
+            items,
+            |i| {
+                let mut v = Vec::new();
+                if i.importable.pelican {
+                    v.push("pelican".to_owned());
+                }
+                if i.importable.pterodactyl {
+                    v.push("pterodactyl".to_owned());
+                }
+                v
+            },
+        );
+    }
+    // Where the eggs run: only once a registry has answered for some egg (images.rs). The
+    // values are platforms (`linux/arm64`): an egg runs on one when one of its images and its
+    // install container both offer it.
+    if items.iter().any(|i| !i.runs_on.is_empty()) {
+        select(h, "platform", "Runs on", "Any platform", items, |i| {
+            i.runs_on.clone()
+        });
+    }
+    // One row per game: only where some game has more than one egg (siblings.rs).
+    if items.iter().any(|i| i.game_eggs > 1) {
+        h.lit("<div class=\"field check\"><input type=\"checkbox\" id=\"per-game\" name=\"rows\" value=\"game\">")
+            .lit("<label for=\"per-game\">One row per game</label></div>");
+    }
 }
 
 /// Every egg in a Pelican panel's import dialog: the index `PANEL_EGG_INDEX_URL` points at, one
@@ -271,6 +281,13 @@ fn item(h: &mut Html, i: &SummaryItem) {
             "span",
             &[("class", Some("game"))],
             &format!("{} for this game", count(i.game_eggs, "egg", "eggs")),
+        );
+    }
+    if i.missing_images > 0 {
+        h.el(
+            "span",
+            &[("class", Some("image-missing"))],
+            &count(i.missing_images, "image missing", "images missing"),
         );
     }
     h.lit("</p></div></li>");

@@ -1,7 +1,8 @@
 //! `eggs/{slug}/index.html`: everything an admin needs to choose and import one egg.
 //!
 //! Sections, in order: the head (icon, name, description, facts, upstream links), the other
-//! eggs for the same game (compare.rs), how to import it, the docker images, the startup
+//! eggs for the same game (compare.rs), how to import it, the docker images with what their
+//! registries say (images.rs), the startup
 //! command(s) with each `{{VARIABLE}}` linked to its row, the variables with their rules in plain words, the configuration files, the install
 //! script (collapsed, with line numbers), the changes of its last versions upstream
 //! (`history.rs`), the README, and the problems found in it.
@@ -11,9 +12,7 @@ use serde_json::Value;
 
 use crate::html::Html;
 use crate::layout::{self, Assets, Data, Here, Nav};
-use crate::model::{
-    EggDoc, Meta, PanelImport, Status, clip, docker_images, egg_str, startup_commands,
-};
+use crate::model::{EggDoc, Meta, PanelImport, Status, clip, egg_str, startup_commands};
 use crate::readme::{Renderer, Upstream};
 use crate::summary::SummaryItem;
 use crate::{egg_page_parts as parts, history, rules};
@@ -62,7 +61,7 @@ pub(crate) fn render(
     parts::import(&mut h, m, base);
     h.lit("</section>");
 
-    images(&mut h, egg);
+    crate::images::egg_section(&mut h, m);
 
     let variables = egg
         .get("variables")
@@ -141,26 +140,6 @@ fn head(h: &mut Html, doc: &EggDoc, item: &SummaryItem, here: Here<'_>) {
         );
     }
     h.lit("</div></header>");
-}
-
-/// The docker images the egg lists, each with its label when the label differs.
-fn images(h: &mut Html, egg: &Value) {
-    let images = docker_images(egg);
-    section(h, "images", "Docker images");
-    if images.is_empty() {
-        h.lit("<p>None listed.</p>");
-    } else {
-        h.lit("<ul class=\"images\">");
-        for (label, image) in &images {
-            h.lit("<li>").code(image);
-            if label != image {
-                h.lit(" ").el("span", &[("class", Some("muted"))], label);
-            }
-            h.lit("</li>");
-        }
-        h.lit("</ul>");
-    }
-    h.lit("</section>");
 }
 
 /// The startup command(s), each `{{VARIABLE}}` linked to its row in the variables' table.

@@ -30,6 +30,7 @@ mod feed;
 mod history;
 mod html;
 mod icon;
+mod images;
 mod layout;
 mod model;
 mod not_found_page;

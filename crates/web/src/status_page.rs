@@ -1,6 +1,7 @@
 //! `status/index.html`: the build report for people.
 //!
-//! Per source its health, commit and eggs; every skipped file with its reason; every warning
+//! Per source its health, commit and eggs; the images by what their registries said, and the
+//! missing ones with their eggs (images.rs); every skipped file with its reason; every warning
 //! (each with an anchor `#w-{n}`, `#s-{n}`, the egg pages link to); the removed slugs.
 
 use crate::html::Html;
@@ -95,6 +96,7 @@ pub(crate) fn render(
     h.lit("</tbody></table></div></section>");
 
     diagnostics(&mut h, status);
+    crate::images::status_section(&mut h, here, status);
     problems(
         &mut h,
         "skipped",

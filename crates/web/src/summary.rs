@@ -3,6 +3,7 @@
 //! One array sorted by slug. The search runs over it in the browser, and scripts can use it as
 //! a richer index than `_index.json` (docs/web.md documents each field).
 
+use eggcat_catalog::wire::ImageStatus;
 use serde::Serialize;
 
 use crate::model::{EggDoc, egg_strings, one_line};
@@ -46,6 +47,10 @@ pub(crate) struct SummaryItem {
     /// Whether another egg for the same game would show the same card (name, description,
     /// category, source and format): the card then names the repository, `owner/repo`.
     pub(crate) lookalike: bool,
+    /// How many of the egg's images (`meta.images`) their registry says do not exist.
+    pub(crate) missing_images: usize,
+    /// `meta.runsOn`: the platforms the egg runs on (the catalog's "Runs on" filter).
+    pub(crate) runs_on: Vec<String>,
 }
 
 /// `importable` of a summary item.
@@ -91,6 +96,12 @@ pub(crate) fn item(
         game: m.slug.clone(),
         game_eggs: 1,
         lookalike: false,
+        missing_images: m
+            .images
+            .iter()
+            .filter(|i| i.status == ImageStatus::Missing)
+            .count(),
+        runs_on: m.runs_on.clone(),
     }
 }
 

@@ -381,6 +381,7 @@ fn corpus_api(corpus: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
         started_at_ms: 1_767_225_600_000,
         now_ms: 1_767_225_601_000,
         derivation: "render-test".into(),
+        images: Default::default(),
     };
     eggcat_catalog::build(inputs, Previous::default(), &ctx, &|_| None).files
 }

@@ -40,6 +40,10 @@ struct Listed<'e> {
     compat_pterodactyl: Vec<compat::CompatEgg<'e>>,
     /// The slugs of each source, by source index.
     slugs_by_source: Vec<Vec<String>>,
+    /// The image references of each source's eggs, by source index.
+    images_by_source: Vec<std::collections::BTreeSet<String>>,
+    /// The catalog's images, for the report.
+    images: crate::images::Tally,
 }
 
 /// Every published document, the report and the state.
@@ -52,7 +56,7 @@ pub(super) fn assemble(parts: Parts, previous: &Previous, ctx: &BuildContext) ->
     } = parts;
     let mut files = BTreeMap::new();
     files.extend(eggs.iter().map(|r| paths::history(&r.slug)).zip(histories));
-    let mut listed = egg_documents(&sources, &mut eggs, &mut files);
+    let mut listed = egg_documents(&sources, &mut eggs, &mut files, &ctx.images);
     listed
         .warnings
         .extend(unreadable.into_iter().map(|(s, p)| tag(&sources[s], p)));
@@ -86,9 +90,11 @@ fn egg_documents<'e>(
     sources: &'e [MergedSource],
     eggs: &'e mut [EggRecord],
     files: &mut BTreeMap<String, Vec<u8>>,
+    images: &crate::ImageFindings,
 ) -> Listed<'e> {
     let mut listed = Listed {
         slugs_by_source: vec![Vec::new(); sources.len()],
+        images_by_source: vec![Default::default(); sources.len()],
         ..Listed::default()
     };
     for r in eggs.iter_mut() {
@@ -104,6 +110,12 @@ fn egg_documents<'e>(
         }
         let mut meta = meta(source, r);
         meta.diagnostics.extend(r.shared.iter().cloned());
+        if let Some(value) = &r.value {
+            (meta.images, meta.runs_on) = crate::images::meta_images(value, images);
+        }
+        listed.images.add(&r.slug, &meta.images);
+        let refs = meta.images.iter().filter_map(|i| i.reference.clone());
+        listed.images_by_source[r.source].extend(refs);
         listed.counts.add(&source.name(), &meta.diagnostics);
         files.extend(imports.files);
         meta.import = imports.meta;
@@ -181,6 +193,8 @@ fn meta(source: &MergedSource, r: &EggRecord) -> Meta {
         uuid: r.uuid.clone(),
         import: Default::default(),
         diagnostics: egg.diagnostics.clone(),
+        images: Vec::new(),
+        runs_on: Vec::new(),
     }
 }
 
@@ -201,13 +215,18 @@ fn report_and_state(
         skipped: Vec::new(),
         warnings: Vec::new(),
         diagnostics: listed.counts,
+        images: listed.images.report(),
     };
     let mut state = State {
         removed,
         derivation: ctx.derivation.clone(),
         ..State::default()
     };
-    for (source, mut slugs) in sources.iter().zip(listed.slugs_by_source) {
+    let per_source = listed
+        .slugs_by_source
+        .into_iter()
+        .zip(listed.images_by_source);
+    for (source, (mut slugs, images)) in sources.iter().zip(per_source) {
         report
             .skipped
             .extend(source.skipped.iter().map(|p| tag(source, p.clone())));
@@ -218,6 +237,7 @@ fn report_and_state(
         if let Some(mut s) = source.state.clone() {
             slugs.sort();
             s.eggs = slugs;
+            s.images = Some(images.into_iter().collect());
             state.sources.push(s);
         }
     }

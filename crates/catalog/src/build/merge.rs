@@ -142,6 +142,7 @@ fn scanned(
         eggs: Vec::new(),
         skipped: scan.skipped.clone(),
         warnings: scan.warnings.clone(),
+        images: None,
     };
     let source = MergedSource {
         info,
@@ -169,6 +170,7 @@ fn kept(
         eggs: Vec::new(),
         skipped: prev.skipped,
         warnings: prev.warnings,
+        images: None,
     };
     let source = MergedSource {
         info,

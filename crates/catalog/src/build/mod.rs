@@ -171,6 +171,10 @@ pub struct BuildContext {
     /// and the options it uses (`base_url`). Nothing of a previous snapshot with another
     /// derivation is reused.
     pub derivation: String,
+    /// What the registries said of the catalog's images (asked by `eggcat-images`, by the
+    /// caller): an input like the sources, shown in `meta.images` and the report. An image
+    /// without a finding is `unknown`.
+    pub images: crate::ImageFindings,
 }
 
 /// A complete catalog, ready to publish.

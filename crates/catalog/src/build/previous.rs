@@ -90,7 +90,22 @@ impl Previous {
             import: meta.import,
         };
         self.derived.insert(slug.to_owned(), derived);
+        // The references its document shows; a document of an older eggcat shows none, and its
+        // egg says them.
+        let mut images: Vec<String> = meta
+            .images
+            .iter()
+            .filter_map(|i| i.reference.clone())
+            .collect();
+        if meta.images.is_empty() {
+            images = serde_json::from_str(doc.egg.get())
+                .map(|egg| crate::images::references(&egg))
+                .unwrap_or_default();
+        }
+        images.sort();
+        images.dedup();
         let egg = ParsedEgg {
+            images,
             path: meta.path,
             name: meta.name,
             format: meta.format,

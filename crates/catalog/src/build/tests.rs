@@ -61,6 +61,7 @@ fn ctx(now_ms: u64) -> BuildContext {
         started_at_ms: now_ms,
         now_ms,
         derivation: "code".to_owned(),
+        images: Default::default(),
     }
 }
 

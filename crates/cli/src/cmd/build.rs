@@ -22,6 +22,7 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
         sources: config.sources.clone(),
         limits: config.limits,
         base_url: config.base_url(),
+        images: config.images.clone(),
     };
     let total = config.sources.len();
     let terminal = std::io::stderr().is_terminal();
@@ -148,12 +149,34 @@ fn print_summary(report: &Report, snapshot: &Path, out: Option<&Path>, verb: &st
             noun(s.eggs, "egg", "eggs")
         )?;
     }
+    print_images(&mut o, report)?;
     let report_path = absolute(out.unwrap_or(snapshot)).join(eggcat_catalog::paths::STATUS);
     writeln!(
         o,
         "build report (sources, skipped files, warnings): {}",
         report_path.display()
     )?;
+    Ok(())
+}
+
+/// What the registries said of the catalog's images, and the first missing ones with their eggs
+/// (the report lists them all).
+fn print_images(o: &mut impl Write, report: &Report) -> Result<()> {
+    let images = &report.images;
+    if images.present + images.missing + images.unknown == 0 {
+        return Ok(());
+    }
+    writeln!(
+        o,
+        "  images: {} present, {} missing, {} unknown",
+        images.present, images.missing, images.unknown
+    )?;
+    for m in images.missing_images.iter().take(10) {
+        writeln!(o, "    missing: {} ({})", m.reference, m.eggs.join(", "))?;
+    }
+    if images.missing_images.len() > 10 {
+        writeln!(o, "    … and {} more", images.missing_images.len() - 10)?;
+    }
     Ok(())
 }
 

@@ -9,7 +9,13 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use eggcat_validate::{Diagnostic, Summary, check_file, render_github, render_human, render_json};
+use eggcat_catalog::ImageFindings;
+use eggcat_catalog::images::ImageReference;
+use eggcat_catalog::wire::ImageStatus;
+use eggcat_validate::{
+    Diagnostic, RegistryAnswer, Summary, check_file, check_registry_answers, render_github,
+    render_human, render_json,
+};
 
 /// Check egg files and report what a panel would refuse or what would break.
 ///
@@ -35,6 +41,10 @@ pub(crate) struct Args {
     /// `always`, `never`.
     #[arg(long, value_enum, default_value_t = Color::Auto)]
     color: Color,
+    /// Also ask each image's registry whether the image exists (E062 missing, an error; E063
+    /// could not be checked, a note). Without it, nothing goes to the network.
+    #[arg(long)]
+    images: bool,
 }
 
 const EXIT_HELP: &str =
@@ -45,7 +55,7 @@ fn short_help() -> String {
     format!(
         "{EXIT_HELP}\n\nChecks: E001-E009 the file (encoding, syntax, size), E010-E017 the egg's \
          fields, E020-E025 variable names and fields, E030-E036 variable rules and defaults, E040-E042 \
-         startup, E050-E053 config, E060-E061 docker images, E070-E072 install script. \
+         startup, E050-E053 config, E060-E063 docker images (E062-E063 with --images), E070-E072 install script. \
          `eggcat validate --help` lists every check."
     )
 }
@@ -93,6 +103,44 @@ pub(crate) fn main(args: Args) -> ExitCode {
     super::exit_code(run(&args))
 }
 
+/// What the registries say of every valid image the files name (`--images`): each distinct
+/// reference asked once, with the default limits, and no cache.
+fn ask_registries(files: &[(String, Vec<u8>)]) -> ImageFindings {
+    let mut references = Vec::new();
+    for (path, bytes) in files {
+        let syntax = eggcat_egg::SyntaxKind::from_file_name(path).unwrap_or_else(|| {
+            match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+                Some(b'{' | b'[') => eggcat_egg::SyntaxKind::Json,
+                _ => eggcat_egg::SyntaxKind::Yaml,
+            }
+        });
+        if let Ok(parsed) = eggcat_egg::parse(bytes, syntax) {
+            references.extend(eggcat_catalog::images::references(&parsed.value));
+        }
+    }
+    eggcat_images::check(
+        &references,
+        &eggcat_images::Options::default(),
+        None,
+        &crate::now_ms,
+    )
+}
+
+/// E062/E063 on the images of one file, from the registries' findings.
+fn registry_diagnostics(path: &str, bytes: &[u8], findings: &ImageFindings) -> Vec<Diagnostic> {
+    let answer = |image: &str| {
+        let reference = ImageReference::parse(image).ok()?.to_string();
+        let f = findings.get(&reference)?;
+        let detail = f.detail.clone().unwrap_or_default();
+        Some(match f.status {
+            ImageStatus::Present => RegistryAnswer::Present,
+            ImageStatus::Missing => RegistryAnswer::Missing(detail),
+            ImageStatus::Unknown => RegistryAnswer::Unknown(detail),
+        })
+    };
+    check_registry_answers(path, bytes, &answer)
+}
+
 fn run(args: &Args) -> Result<ExitCode> {
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
@@ -119,16 +167,25 @@ fn run(args: &Args) -> Result<ExitCode> {
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut summary = Summary::default();
+    let mut read = Vec::with_capacity(files.len());
     for file in &files {
         let bytes =
             std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
-        let shown = file.display().to_string();
-        let diags: Vec<Diagnostic> = check_file(&shown, &bytes);
+        read.push((file.display().to_string(), bytes));
+    }
+    let answers = args.images.then(|| ask_registries(&read));
+    for (shown, bytes) in &read {
+        let mut diags: Vec<Diagnostic> = check_file(shown, bytes);
+        if let Some(findings) = &answers {
+            diags.extend(registry_diagnostics(shown, bytes, findings));
+            diags.sort_by_key(|d| (d.line.unwrap_or(0), d.column.unwrap_or(0)));
+        }
+        let (shown, bytes) = (shown.as_str(), bytes.as_slice());
         summary.add(&diags);
         let text = match args.format {
-            Format::Human => render_human(&shown, &String::from_utf8_lossy(&bytes), &diags, color),
-            Format::Json => render_json(&shown, &diags),
-            Format::Github => render_github(&shown, &diags),
+            Format::Human => render_human(shown, &String::from_utf8_lossy(bytes), &diags, color),
+            Format::Json => render_json(shown, &diags),
+            Format::Github => render_github(shown, &diags),
         };
         out.write_all(text.as_bytes())?;
     }

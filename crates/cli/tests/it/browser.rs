@@ -240,6 +240,83 @@ fn nginx_conf(dir: &Path, root: &Path, port: u16) -> PathBuf {
     path
 }
 
+/// `eggcat build --config CONFIG --out OUT`, which must succeed.
+fn build_out(config: &Path, out: &Path) {
+    let built = Command::new(env!("CARGO_BIN_EXE_eggcat"))
+        .arg("build")
+        .arg("--config")
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "build: {}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+}
+
+/// Writes `data_dir/images.json` as `eggcat-images` keeps the registries' answers, fresh, for
+/// every image reference of the catalog in `out`: install containers on amd64 and arm64, the
+/// runtime images in turn on both or on amd64 alone, and the first runtime image missing. So
+/// some eggs run on arm64 and others not, and one card marks a missing image.
+fn seed_image_answers(out: &Path, file: &Path) {
+    let mut runtime = std::collections::BTreeSet::new();
+    let mut install = std::collections::BTreeSet::new();
+    for entry in std::fs::read_dir(out.join("api/v1/eggs")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.starts_with('_') || !name.ends_with(".json") {
+            continue;
+        }
+        let doc: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for image in doc["meta"]["images"].as_array().unwrap() {
+            if let Some(reference) = image["reference"].as_str() {
+                match image["use"].as_str() {
+                    Some("install") => install.insert(reference.to_owned()),
+                    _ => runtime.insert(reference.to_owned()),
+                };
+            }
+        }
+    }
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let both = serde_json::json!(["linux/amd64", "linux/arm64/v8"]);
+    let mut references = serde_json::Map::new();
+    for (n, reference) in runtime.iter().filter(|r| !install.contains(*r)).enumerate() {
+        let answer = match n {
+            0 => {
+                serde_json::json!({"status": "missing", "detail": "the registry has no such name or tag (404)"})
+            }
+            n if n % 2 == 1 => {
+                serde_json::json!({"status": "present", "digest": format!("sha256:{n:064x}"), "platforms": both})
+            }
+            n => {
+                serde_json::json!({"status": "present", "digest": format!("sha256:{n:064x}"), "platforms": ["linux/amd64"]})
+            }
+        };
+        references.insert(reference.clone(), answer);
+    }
+    for (n, reference) in install.iter().enumerate() {
+        let digest = format!("sha256:{:064x}", 1_000_000 + n);
+        references.insert(
+            reference.clone(),
+            serde_json::json!({"status": "present", "digest": digest, "platforms": both}),
+        );
+    }
+    for answer in references.values_mut() {
+        answer["since"] = now.into();
+        answer["checkedAt"] = now.into();
+    }
+    let cache = serde_json::json!({"references": references});
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(file, serde_json::to_vec(&cache).unwrap()).unwrap();
+}
+
 #[test]
 fn the_web_catalog_in_chromium() {
     let browser_dir = workspace().join("tests/browser");
@@ -310,21 +387,21 @@ fn the_web_catalog_in_chromium() {
         history.url()
     ));
     let config_path = tmp.path().join("eggcat.toml");
-    std::fs::write(&config_path, config).unwrap();
-
     let out_dir = tmp.path().join("out");
-    let built = Command::new(env!("CARGO_BIN_EXE_eggcat"))
-        .arg("build")
-        .arg("--config")
-        .arg(&config_path)
-        .arg("--out")
-        .arg(&out_dir)
-        .output()
-        .unwrap();
-    assert!(
-        built.status.success(),
-        "build: {}",
-        String::from_utf8_lossy(&built.stderr)
+    // First with image checks off, to learn the catalog's image references; then with them on,
+    // every answer given by the registries' cache in `data_dir` (seeded below), so that
+    // nothing is asked and the "Runs on" filter and the missing-image marks have answers.
+    std::fs::write(&config_path, format!("{config}[images]\nenabled = false\n")).unwrap();
+    build_out(&config_path, &out_dir);
+    seed_image_answers(&out_dir, &tmp.path().join("data/images.json"));
+    std::fs::write(&config_path, format!("{config}[images]\nttl = \"24h\"\n")).unwrap();
+    build_out(&config_path, &out_dir);
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("api/v1/_status.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        report["images"]["unknown"], 0,
+        "every answer came from the seeded cache: no registry was asked"
     );
     assert!(
         out_dir.join("index.html").is_file(),

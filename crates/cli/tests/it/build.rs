@@ -88,7 +88,9 @@ fn catalog_rules_end_to_end() {
             "commit",
             "uuid",
             "import",
-            "diagnostics"
+            "diagnostics",
+            "images",
+            "runsOn"
         ]
     );
     assert_eq!(meta["path"], "games/paper/egg-paper.json");

@@ -12,7 +12,7 @@ fn eggcat() -> Command {
 fn config_for(dir: &std::path::Path, repo: &Repo) -> std::path::PathBuf {
     let config = dir.join("eggcat.toml");
     let text = format!(
-        "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n",
+        "data_dir = \"data\"\n[images]\nenabled = false\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n",
         repo.url()
     );
     std::fs::write(&config, text).unwrap();

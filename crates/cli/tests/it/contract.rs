@@ -521,6 +521,7 @@ const DOCUMENTED: &[(&str, usize, &[&str])] = &[
     ("## 7. `meta`", 0, &["EggMeta"]),
     ("### `import`", 0, &["Imports", "PanelImport"]),
     ("### `diagnostics`", 0, &["Diagnostic"]),
+    ("### `images` and `runsOn`", 0, &["ImageInfo"]),
     (
         "## 8. The egg document (`api/v1/eggs/<slug>.json`)",
         0,
@@ -531,6 +532,8 @@ const DOCUMENTED: &[(&str, usize, &[&str])] = &[
     (REPORT, 1, &["SourceReport"]),
     (REPORT, 2, &["SourceProblem"]),
     (REPORT, 3, &["DiagnosticCounts"]),
+    (REPORT, 4, &["ImagesReport"]),
+    (REPORT, 5, &["MissingImage"]),
     ("### `lastRebuild` (served only)", 0, &["LastRebuild"]),
     ("## 15. Removed eggs (`_removed.json`)", 0, &["RemovedEgg"]),
     (
@@ -563,6 +566,10 @@ const NOT_IN_CATALOG_FORMAT: &[(&str, &str)] = &[
     ("OpenApiDocument", "the OpenAPI document itself"),
     ("EggIndex", "an array of EggListItem"),
     ("EggNames", "an array of strings"),
+    (
+        "ImageStatus",
+        "a string enum, its values in section 7's `images` table",
+    ),
     ("RemovedList", "an array of RemovedEgg"),
     ("Summary", "an array of SummaryItem"),
     ("SourceStatus", "a string"),

@@ -68,7 +68,7 @@ fn write_config(dir: &Path, data_dir: &str) {
     std::fs::write(
         dir.join("eggcat.toml"),
         format!(
-            "data_dir = \"{data_dir}\"\n[[source]]\nurl = \"up\"\nowner = \"o\"\nrepo = \"r\"\n"
+            "data_dir = \"{data_dir}\"\n[images]\nenabled = false\n[[source]]\nurl = \"up\"\nowner = \"o\"\nrepo = \"r\"\n"
         ),
     )
     .expect("write config");
@@ -325,7 +325,7 @@ fn a_branch_that_does_not_exist_lists_the_branches_there_are() {
     std::fs::write(
         tmp.path().join("eggcat.toml"),
         format!(
-            "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nbranch = \"relase\"\nowner = \"o\"\n",
+            "data_dir = \"data\"\n[images]\nenabled = false\n[[source]]\nurl = \"{}\"\nbranch = \"relase\"\nowner = \"o\"\n",
             repo.url()
         ),
     )
@@ -452,7 +452,7 @@ fn an_endpoint_from_the_environment_is_named_when_it_cannot_be_reached() {
     std::fs::write(
         &config,
         format!(
-            "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n[publish]\nurl = \"s3://eggs\"\npath_style = true\n",
+            "data_dir = \"data\"\n[images]\nenabled = false\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n[publish]\nurl = \"s3://eggs\"\npath_style = true\n",
             site.repo.url()
         ),
     )

@@ -79,7 +79,7 @@ pub(crate) fn kill_points(
             .collect(),
     };
     let config = tmp.path().join("eggcat.toml");
-    let mut text = String::from("data_dir = \"data\"\n");
+    let mut text = String::from("data_dir = \"data\"\n[images]\nenabled = false\n");
     for s in &sources {
         text.push_str(&format!(
             "\n[[source]]\nurl = \"{}\"\nowner = \"{}\"\nrepo = \"{}\"\nlabel = \"pelican\"\n",

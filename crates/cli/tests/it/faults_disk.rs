@@ -81,7 +81,7 @@ fn setup(dir: &Path, n: usize, data_dir: &Path) -> (Repo, PathBuf) {
     repo.commit("eggs");
     let config = dir.join("eggcat.toml");
     let text = format!(
-        "data_dir = \"{}\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\nrepo = \"eggs\"\n",
+        "data_dir = \"{}\"\n[images]\nenabled = false\n[[source]]\nurl = \"{}\"\nowner = \"o\"\nrepo = \"eggs\"\n",
         data_dir.display(),
         repo.url()
     );

@@ -50,7 +50,7 @@ fn build_counting(n: usize) -> (String, String) {
     upstream(tmp.path(), "up", n);
     write(
         &tmp.path().join("eggcat.toml"),
-        "data_dir = \"data\"\n[[source]]\nurl = \"up\"\nowner = \"o\"\nrepo = \"r\"\n",
+        "data_dir = \"data\"\n[images]\nenabled = false\n[[source]]\nurl = \"up\"\nowner = \"o\"\nrepo = \"r\"\n",
     );
     let out = eggcat(tmp.path(), &["build", "--config", "eggcat.toml"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -96,7 +96,7 @@ fn the_build_names_its_report_by_its_full_path() {
     upstream(&root, "up", 1);
     write(
         &root.join("conf/eggcat.toml"),
-        "data_dir = \"../data\"\n[[source]]\nurl = \"../up\"\nowner = \"o\"\n",
+        "data_dir = \"../data\"\n[images]\nenabled = false\n[[source]]\nurl = \"../up\"\nowner = \"o\"\n",
     );
     // Relative paths, as a user types them: the report's path is printed whole all the same.
     let out = eggcat(&root, &["build", "--config", "conf/eggcat.toml"]);

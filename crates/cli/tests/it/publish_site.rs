@@ -59,7 +59,7 @@ impl Site {
     pub(crate) fn config(&self, port: u16, bucket: &str) -> PathBuf {
         let path = self.tmp.path().join(format!("eggcat-{port}-{bucket}.toml"));
         let text = format!(
-            "data_dir = \"data\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n\
+            "data_dir = \"data\"\n[images]\nenabled = false\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n[[source]]\nurl = \"{}\"\nowner = \"o\"\n\
              [publish]\nurl = \"s3://{bucket}\"\n\
              endpoint = \"http://127.0.0.1:{port}\"\npath_style = true\nconcurrency = 4\n",
             self.repo.url(),

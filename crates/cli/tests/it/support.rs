@@ -228,13 +228,25 @@ pub(crate) fn try_build_with(
     clock: &Clock,
     limits: Limits,
 ) -> Result<Outcome, PipelineError> {
+    // Tests never touch the internet: image checks are off unless a test turns them on against
+    // its own registry (`rebuild_with`).
     let options = BuildOptions {
         sources,
         limits,
         base_url: TEST_BASE_URL.to_owned(),
+        images: eggcat_images::Options::off(),
     };
+    rebuild_with(data_dir, &options, clock)
+}
+
+/// One rebuild with `options`: the published snapshot, or the current one when nothing changed.
+pub(crate) fn rebuild_with(
+    data_dir: &Path,
+    options: &BuildOptions,
+    clock: &Clock,
+) -> Result<Outcome, PipelineError> {
     let store = Store::new(data_dir);
-    match rebuild(&store, &options, &|| clock.now(), &|_| {})? {
+    match rebuild(&store, options, &|| clock.now(), &|_| {})? {
         Rebuilt::Published(outcome) => Ok(*outcome),
         Rebuilt::Unchanged { snapshot_dir } => Ok(current(&store, snapshot_dir)),
     }

@@ -93,6 +93,8 @@ codes! {
     StartupWithoutDone = "E053", Warning, "config.startup without `done`";
     NoDockerImage = "E060", Error, "no docker image";
     BadImageReference = "E061", Error, "docker image that is not a valid reference";
+    ImageMissing = "E062", Error, "docker image its registry says does not exist (--images)";
+    ImageUnchecked = "E063", Note, "docker image its registry could not be asked about (--images)";
     InstallWithoutContainer = "E070", Error, "install script without a container";
     InstallWithoutEntrypoint = "E071", Error, "install script without an entrypoint";
     ShebangMismatch = "E072", Warning, "install script's shebang does not match its entrypoint";
