@@ -16,6 +16,7 @@ use eggcat_catalog::wire::ImageStatus;
 use serde::{Deserialize, Serialize};
 
 use crate::ImagesError;
+use crate::manifest;
 
 /// The whole file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -62,12 +63,19 @@ impl Entry {
         definite && now_ms.saturating_sub(self.checked_at) < ttl_ms
     }
 
-    /// The finding the build is given.
+    /// The finding the build is given. The file is read back as it is found, so what the
+    /// published contract does not allow (a digest or platform an older eggcat kept, or an
+    /// edited file) is dropped here as the registry's answers are when read.
     pub(crate) fn finding(&self) -> ImageFinding {
         ImageFinding {
             status: self.status,
-            digest: self.digest.clone(),
-            platforms: self.platforms.clone(),
+            digest: self.digest.clone().filter(|d| manifest::is_sha256(d)),
+            platforms: self
+                .platforms
+                .iter()
+                .filter(|p| manifest::is_platform(p))
+                .cloned()
+                .collect(),
             since_ms: Some(self.since),
             detail: self.detail.clone(),
         }
@@ -155,6 +163,26 @@ mod tests {
         let mut no_platforms = entry(ImageStatus::Present, 1000);
         no_platforms.platforms.clear();
         assert!(!no_platforms.fresh(1000, 1000));
+    }
+
+    #[test]
+    fn a_digest_or_platform_outside_the_published_patterns_never_leaves_the_file() {
+        let sha = format!("sha256:{}", "0a".repeat(32));
+        let mut odd = entry(ImageStatus::Present, 1000);
+        odd.digest = Some(format!("sha256:{}", "0A".repeat(32)));
+        odd.platforms = vec![
+            "linux/amd64".into(),
+            "linux/arm64/v8".into(),
+            "Linux/amd64".into(),
+            "linux/arm64/v8/x".into(),
+            "linux".into(),
+            "linux/<script>".into(),
+        ];
+        let finding = odd.finding();
+        assert_eq!(finding.digest, None);
+        assert_eq!(finding.platforms, ["linux/amd64", "linux/arm64/v8"]);
+        odd.digest = Some(sha.clone());
+        assert_eq!(odd.finding().digest, Some(sha));
     }
 
     #[test]

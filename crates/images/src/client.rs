@@ -109,9 +109,11 @@ impl Client {
             .headers()
             .get("docker-content-digest")
             .and_then(|v| v.to_str().ok())
-            .filter(|d| d.starts_with("sha256:"))
+            .filter(|d| manifest::is_sha256(d))
             .map(str::to_owned);
-        // A registry that does not name the digest: the manifest's own bytes do.
+        // A registry that does not name the digest, or names it in another form than the
+        // catalog publishes (another algorithm, upper case, anything odd): the manifest's own
+        // bytes do.
         let (digest, body) = match header {
             Some(d) => (d, None),
             None => match self.get(r, &path).await {
