@@ -19,6 +19,8 @@ mod challenge;
 mod client;
 mod manifest;
 mod run;
+#[cfg(test)]
+mod tests;
 
 use std::path::Path;
 use std::sync::Mutex;
@@ -221,19 +223,13 @@ fn ask_all(
     if ask.is_empty() {
         return Vec::new();
     }
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build();
-    let runtime = match runtime {
-        Ok(rt) => rt,
-        Err(e) => return failed_all(ask, &e.to_string()),
-    };
     let wait_until = Mutex::new(std::mem::take(&mut stored.wait_until));
-    let outcomes = runtime.block_on(async {
+    let names: Vec<String> = ask.iter().map(|(text, _)| text.clone()).collect();
+    let outcomes = block_on_without_waiting(async {
         let deadline = tokio::time::Instant::now() + options.budget;
         let client = match Client::new(options.timeout, deadline, stored.digests.clone()) {
             Ok(c) => c,
-            Err(e) => return failed_all(ask, &e.to_string()),
+            Err(e) => return failed_all(ask.into_iter().map(|(t, _)| t), &e.to_string()),
         };
         let run = Run {
             client: &client,
@@ -252,16 +248,30 @@ fn ask_all(
     stored.wait_until = wait_until
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    outcomes
+    outcomes.unwrap_or_else(|e| failed_all(names.into_iter(), &e.to_string()))
 }
 
-/// Every reference unknown for one reason: the HTTP client could not start.
-fn failed_all(ask: Vec<(String, ImageReference)>, why: &str) -> Vec<(String, Outcome)> {
-    let unknown = |(text, _)| {
+/// Runs `future` to its end on a runtime of this thread, then leaves that runtime without
+/// waiting for its blocking tasks. Dropping a runtime waits for them, and reqwest resolves
+/// host names on one (`getaddrinfo`, which a silent DNS server holds for as long as its
+/// resolver's timeouts say): the check would then end when the lookup does, past its budget.
+/// A lookup still running ends on its own thread, and nothing waits for its answer.
+fn block_on_without_waiting<T>(future: impl std::future::Future<Output = T>) -> std::io::Result<T> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let output = runtime.block_on(future);
+    runtime.shutdown_background();
+    Ok(output)
+}
+
+/// Every reference unknown for one reason: the runtime or the HTTP client could not start.
+fn failed_all(references: impl Iterator<Item = String>, why: &str) -> Vec<(String, Outcome)> {
+    let unknown = |text| {
         let e = ImagesError::Client(why.to_owned());
         (text, Outcome::Asked(Answer::Unknown(e)))
     };
-    ask.into_iter().map(unknown).collect()
+    references.map(unknown).collect()
 }
 
 /// The cache entry of an answer given at `now`; `since` carries over when the answer is the

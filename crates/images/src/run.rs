@@ -1,9 +1,10 @@
 //! Asking many references at once, politely: at most `concurrency` requests at a time per
 //! registry (a semaphore each, fair, so references are asked in the order given), nothing past
-//! the budget's deadline (what is not asked by then is left for the next build), and a registry
-//! that answered `429` or `503` with `Retry-After` is not asked again before that time: a wait
-//! that ends within the budget is waited out (once per reference), a longer one ends the
-//! registry's turn for this check and is kept in the cache for the next.
+//! the budget's deadline (what is not asked by then, or whose request the deadline cuts, is left
+//! for the next build), and a registry that answered `429` or `503` with `Retry-After` is not
+//! asked again before that time: a wait that ends within the budget is waited out (once per
+//! reference), a longer one ends the registry's turn for this check and is kept in the cache
+//! for the next.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -23,7 +24,8 @@ use crate::client::{Answer, Client};
 pub(crate) enum Outcome {
     /// The registry was asked.
     Asked(Answer),
-    /// It was not asked: the budget ran out, or its registry asked to wait past it.
+    /// It was not asked, or its request was cut: the budget ran out, or its registry asked to
+    /// wait past it.
     NotAsked(ImagesError),
 }
 
@@ -93,6 +95,11 @@ impl Run<'_> {
                 if attempt == 0 {
                     continue;
                 }
+            }
+            // A request the deadline cut is no answer, and must not stand in for one: the
+            // reference keeps its last (docs/operations.md, `budget`), as if never reached.
+            if let Answer::Unknown(ImagesError::Budget) = answer {
+                return Outcome::NotAsked(ImagesError::Budget);
             }
             return Outcome::Asked(answer);
         }
