@@ -146,6 +146,21 @@ pub fn check(
     cache: Option<&Path>,
     now_ms: &(dyn Fn() -> u64 + Sync),
 ) -> ImageFindings {
+    check_part(references, references, options, cache, now_ms)
+}
+
+/// [`check`] of part of a catalog: asks about `references` only, while the cache keeps the
+/// answers of every reference `catalog` names (and drops the others). A build that checks its
+/// images in two steps (those of the current snapshot, then those its new eggs add) checks the
+/// second step's with the whole catalog here; with only those, the cache would forget every
+/// answer of the first and the next build would ask them all again.
+pub fn check_part(
+    references: &[String],
+    catalog: &[String],
+    options: &Options,
+    cache: Option<&Path>,
+    now_ms: &(dyn Fn() -> u64 + Sync),
+) -> ImageFindings {
     let mut references = references.to_vec();
     references.sort();
     references.dedup();
@@ -204,7 +219,10 @@ pub fn check(
     }
     log_summary(&findings, asked, started.elapsed());
     if let Some(file) = cache {
-        stored.retain(&references, now);
+        let mut keep: Vec<String> = catalog.iter().chain(&references).cloned().collect();
+        keep.sort();
+        keep.dedup();
+        stored.retain(&keep, now);
         if let Err(e) = stored.save(file) {
             tracing::warn!(error = %e, "could not keep the image answers: the next build asks again");
         }

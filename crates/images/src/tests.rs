@@ -84,3 +84,28 @@ fn a_request_the_budget_cuts_leaves_the_last_answer_standing() {
         "the cache keeps it, with when it was last asked: it is asked first next time"
     );
 }
+
+/// The cache keeps the answers of the whole catalog a part of it was checked for, and drops
+/// those of references the catalog no longer names.
+#[test]
+fn a_check_of_part_of_the_catalog_keeps_the_answers_of_the_rest() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let file = dir.path().join("images.json");
+    let [a, b, gone] = ["a", "b", "gone"].map(|n| format!("127.0.0.1:9/test/{n}:v1"));
+    let mut cache = Cache::default();
+    for r in [&a, &b, &gone] {
+        cache.references.insert(r.clone(), present(1_000, 2_000));
+    }
+    cache.save(&file).expect("the cache is written");
+    // Every answer fresh: nothing is asked.
+    let findings = check_part(
+        std::slice::from_ref(&b),
+        &[a.clone(), b.clone()],
+        &Options::default(),
+        Some(&file),
+        &|| 3_000,
+    );
+    assert_eq!(findings.keys().collect::<Vec<_>>(), [&b]);
+    let kept = Cache::load(&file);
+    assert_eq!(kept.references.keys().collect::<Vec<_>>(), [&a, &b]);
+}

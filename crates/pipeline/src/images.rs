@@ -51,12 +51,24 @@ pub(crate) fn ask_for_build(
     now_ms: &(dyn Fn() -> u64 + Sync),
 ) -> ImageFindings {
     let references = eggcat_catalog::images::input_references(sources, previous);
+    ask_rest(store, options, &references, earlier, now_ms)
+}
+
+/// [`ask_for_build`] once the catalog's `references` are known.
+fn ask_rest(
+    store: &Store,
+    options: &eggcat_images::Options,
+    references: &[String],
+    earlier: Option<(ImageFindings, std::time::Duration)>,
+    now_ms: &(dyn Fn() -> u64 + Sync),
+) -> ImageFindings {
     let Some((mut known, spent)) = earlier else {
-        return ask(store, options, &references, now_ms);
+        return ask(store, options, references, now_ms);
     };
     let rest: Vec<String> = references
-        .into_iter()
-        .filter(|r| !known.contains_key(r))
+        .iter()
+        .filter(|r| !known.contains_key(*r))
+        .cloned()
         .collect();
     if rest.is_empty() {
         return known;
@@ -65,7 +77,11 @@ pub(crate) fn ask_for_build(
         budget: options.budget.saturating_sub(spent),
         ..options.clone()
     };
-    known.extend(ask(store, &options, &rest, now_ms));
+    // The cache keeps the answers of the whole catalog, those learned earlier included: asked
+    // about `rest` alone, it would drop them, and the next build would ask them all again.
+    let file = store.images_file();
+    let more = eggcat_images::check_part(&rest, references, &options, Some(&file), now_ms);
+    known.extend(more);
     known
 }
 
@@ -73,4 +89,69 @@ pub(crate) fn ask_for_build(
 /// answer that changes any of them makes the rebuild publish.
 pub(crate) fn fingerprint(findings: &ImageFindings) -> String {
     serde_json::to_string(findings).expect("findings serialize")
+}
+
+#[cfg(test)]
+mod tests {
+    use eggcat_catalog::ImageFinding;
+    use eggcat_catalog::wire::ImageStatus;
+
+    use super::*;
+
+    const NOW: u64 = 3_600_000;
+
+    /// An answer the registry gave at 1 s: fresh for a day, so nothing is asked.
+    fn present(reference: &str) -> (String, serde_json::Value) {
+        let entry = serde_json::json!({
+            "status": "present",
+            "digest": format!("sha256:{}", "ab".repeat(32)),
+            "platforms": ["linux/amd64"],
+            "since": 1_000,
+            "checkedAt": 1_000,
+        });
+        (reference.to_owned(), entry)
+    }
+
+    /// Regression: the second check of a build (the references its new eggs add) kept in
+    /// `images.json` only the references it asked about, so every answer of the first check
+    /// was forgotten and the next build asked every registry again.
+    #[test]
+    fn the_second_check_of_a_build_keeps_the_answers_of_the_first_in_the_cache() {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let store = Store::new(dir.path());
+        let (a, b) = (
+            "127.0.0.1:9/test/a:v1".to_owned(),
+            "127.0.0.1:9/test/b:v1".to_owned(),
+        );
+        let file = store.images_file();
+        let cache: serde_json::Map<_, _> = [present(&a), present(&b)].into_iter().collect();
+        let cache = serde_json::json!({ "references": cache });
+        std::fs::create_dir_all(file.parent().expect("a folder")).expect("the data folder");
+        std::fs::write(&file, cache.to_string()).expect("the cache is written");
+        // What the first check (the current snapshot's images) found of `a`.
+        let first = ImageFinding {
+            status: ImageStatus::Present,
+            digest: Some(format!("sha256:{}", "ab".repeat(32))),
+            platforms: vec!["linux/amd64".to_owned()],
+            since_ms: Some(1_000),
+            detail: None,
+        };
+        let earlier = [(a.clone(), first.clone())].into_iter().collect();
+        let earlier = Some((earlier, std::time::Duration::from_millis(5)));
+        let options = eggcat_images::Options::default();
+        let all = ask_rest(&store, &options, &[a.clone(), b.clone()], earlier, &|| NOW);
+        let expected: ImageFindings = [(a.clone(), first.clone()), (b.clone(), first)]
+            .into_iter()
+            .collect();
+        assert_eq!(all, expected, "`b` from the cache, without asking");
+        let kept: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&file).expect("the cache is there"))
+                .expect("the cache is JSON");
+        let kept: Vec<&String> = kept["references"]
+            .as_object()
+            .expect("references")
+            .keys()
+            .collect();
+        assert_eq!(kept, [&a, &b], "both answers kept for the next build");
+    }
 }
