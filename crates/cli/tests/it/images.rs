@@ -3,12 +3,13 @@
 //! the egg documents, the pages, the report and `/metrics`; the cache spares requests (no second
 //! `GET` for a digest already read; nothing asked within the TTL); a deleted tag shows within
 //! one rebuild without any upstream commit; `Retry-After` is honoured; timeouts, refused
-//! connections and a stopped registry are `unknown`, never `missing`; the token flow works with
-//! the registry configured for `auth: token`; `eggcat validate --images` reports a missing image
-//! with E062.
+//! connections and a stopped registry are `unknown`, never `missing`; registries that hang do
+//! not hold a check past its budget; no registry has more than `concurrency` requests in flight;
+//! the token flow works with the registry configured for `auth: token`; `eggcat validate
+//! --images` reports a missing image with E062.
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use eggcat_catalog::wire::ImageStatus;
 use eggcat_images::{ImageFindings, Options};
@@ -303,6 +304,84 @@ fn an_outage_is_unknown_never_missing() {
     );
     let images = &down.report.images;
     assert_eq!((images.present, images.missing, images.unknown), (0, 0, 4));
+}
+
+/// The budget is the most a check takes, however many references are left: twenty on a
+/// registry that accepts connections and never answers, one at a time, a second each, would
+/// take twenty seconds; the budget ends the check at two, and none of them is `missing`.
+#[test]
+fn registries_that_hang_do_not_hold_a_check_past_its_budget() {
+    let port = black_hole();
+    let references: Vec<String> = (0..20)
+        .map(|i| format!("127.0.0.1:{port}/test/hangs{i:02}:v1"))
+        .collect();
+    let options = Options {
+        concurrency: 1,
+        timeout: Duration::from_secs(1),
+        budget: Duration::from_secs(2),
+        ..Options::default()
+    };
+    let started = Instant::now();
+    let findings = eggcat_images::check(&references, &options, None, &|| 1_767_225_600_000);
+    let took = started.elapsed();
+    assert!(
+        took < options.budget + Duration::from_millis(1_500),
+        "the check took {took:?} with a budget of {:?}",
+        options.budget
+    );
+    assert_eq!(findings.len(), references.len());
+    let details: Vec<&str> = findings
+        .values()
+        .map(|f| {
+            assert_eq!(f.status, ImageStatus::Unknown, "{f:?}");
+            f.detail.as_deref().unwrap()
+        })
+        .collect();
+    // Those asked before the deadline timed out (one a second); the others were not asked,
+    // the one the deadline cut among them.
+    let (timed_out, not_asked) = (
+        "no answer within 1 s",
+        "not asked yet: the time budget for registries ran out",
+    );
+    assert!(
+        details.iter().all(|d| [timed_out, not_asked].contains(d)),
+        "{details:?}"
+    );
+    let reached = details.iter().filter(|d| **d == timed_out).count();
+    assert!((1..=2).contains(&reached), "{details:?}");
+}
+
+/// `concurrency` bounds the requests in flight per registry: two registries (two proxies in
+/// front of one), answering slowly, each see at most that many at once, and (the proxies can
+/// tell) that many.
+#[test]
+fn each_registry_has_at_most_concurrency_requests_in_flight() {
+    if !registry_tools() {
+        return;
+    }
+    let registry = Registry::start(None);
+    let proxies = [Proxy::start(registry.port), Proxy::start(registry.port)];
+    let mut references = Vec::new();
+    for proxy in &proxies {
+        proxy.set(Mode::Slow { millis: 150 });
+        references.extend((0..6).map(|i| format!("{}/test/none{i}:v1", proxy.host())));
+    }
+    let options = Options {
+        concurrency: 2,
+        ..Options::default()
+    };
+    let findings = eggcat_images::check(&references, &options, None, &|| 1_767_225_600_000);
+    let statuses: Vec<ImageStatus> = findings.values().map(|f| f.status).collect();
+    assert_eq!(statuses, [ImageStatus::Missing; 12]);
+    for proxy in &proxies {
+        assert_eq!(proxy.count("HEAD", "/manifests/"), 6);
+        assert_eq!(
+            proxy.peak(),
+            2,
+            "requests in flight at once at {}",
+            proxy.host()
+        );
+    }
 }
 
 #[test]

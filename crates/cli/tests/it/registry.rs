@@ -9,8 +9,9 @@
 //! - [`TokenIssuer`]: the token service of the distribution spec's token authentication, for
 //!   anyone who asks (anonymous), its JWTs signed RS256 by `openssl` with a self-signed
 //!   certificate the registry trusts (`rootcertbundle`, the token's `x5c`);
-//! - [`Proxy`]: forwards to the registry, counts each request (method, path, status), and can
-//!   answer `429` with `Retry-After` instead;
+//! - [`Proxy`]: forwards to the registry, counts each request (method, path, status) and the
+//!   most it had in flight at once, and can answer `429` with `Retry-After` instead, or answer
+//!   slowly;
 //! - [`black_hole`]: a port that accepts connections and never answers (a registry that hangs).
 //!
 //! Strict mode: `.ci/test` sets `EGGCAT_REGISTRY_TESTS=require`, under which a missing
@@ -20,6 +21,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -377,6 +379,9 @@ pub(crate) enum Mode {
     /// Answer the next `times` requests `429 Too Many Requests` with `Retry-After: seconds`,
     /// then forward.
     TooMany { times: usize, seconds: u64 },
+    /// Forward each request after holding it `millis` ms, so that requests sent together are
+    /// in flight together.
+    Slow { millis: u64 },
 }
 
 /// One request the proxy saw: method, path and the status it answered.
@@ -388,6 +393,31 @@ pub(crate) struct Proxy {
     pub(crate) port: u16,
     pub(crate) seen: Arc<Mutex<Vec<Seen>>>,
     mode: Arc<Mutex<Mode>>,
+    flight: Arc<Flight>,
+}
+
+/// Requests read and not yet answered, and the most there were at once.
+#[derive(Default)]
+struct Flight {
+    now: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+/// One request in flight, from its head read to its answer written (or the connection lost).
+struct InFlight<'a>(&'a Flight);
+
+impl<'a> InFlight<'a> {
+    fn start(flight: &'a Flight) -> InFlight<'a> {
+        let now = flight.now.fetch_add(1, Ordering::SeqCst) + 1;
+        flight.peak.fetch_max(now, Ordering::SeqCst);
+        InFlight(flight)
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.now.fetch_sub(1, Ordering::SeqCst);
+    }
 }
 
 impl Proxy {
@@ -396,16 +426,27 @@ impl Proxy {
         let port = listener.local_addr().unwrap().port();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let mode = Arc::new(Mutex::new(Mode::Forward));
-        let (s, m) = (seen.clone(), mode.clone());
+        let flight = Arc::new(Flight::default());
+        let (s, m, f) = (seen.clone(), mode.clone(), flight.clone());
         std::thread::spawn(move || {
             for stream in listener.incoming().flatten() {
-                let (s, m) = (s.clone(), m.clone());
+                let (s, m, f) = (s.clone(), m.clone(), f.clone());
                 std::thread::spawn(move || {
-                    let _ = serve_connection(stream, upstream, &s, &m);
+                    let _ = serve_connection(stream, upstream, &s, &m, &f);
                 });
             }
         });
-        Proxy { port, seen, mode }
+        Proxy {
+            port,
+            seen,
+            mode,
+            flight,
+        }
+    }
+
+    /// The most requests it had in flight at once.
+    pub(crate) fn peak(&self) -> usize {
+        self.flight.peak.load(Ordering::SeqCst)
     }
 
     /// `127.0.0.1:PORT`, as an image reference starts.
@@ -434,9 +475,11 @@ fn serve_connection(
     upstream: u16,
     seen: &Mutex<Vec<Seen>>,
     mode: &Mutex<Mode>,
+    flight: &Flight,
 ) -> std::io::Result<()> {
     loop {
         let head = read_head(&mut client)?;
+        let _in_flight = InFlight::start(flight);
         let mut words = head.split(' ');
         let (method, path) = (
             words.next().unwrap_or("").to_owned(),
@@ -447,7 +490,7 @@ fn serve_connection(
             .unwrap_or(0);
         let mut body = vec![0; length];
         client.read_exact(&mut body)?;
-        let too_many = {
+        let (too_many, hold) = {
             let mut m = mode.lock().unwrap();
             match *m {
                 Mode::TooMany { times, seconds } if times > 0 => {
@@ -455,11 +498,13 @@ fn serve_connection(
                         times: times - 1,
                         seconds,
                     };
-                    Some(seconds)
+                    (Some(seconds), 0)
                 }
-                _ => None,
+                Mode::Slow { millis } => (None, millis),
+                _ => (None, 0),
             }
         };
+        std::thread::sleep(Duration::from_millis(hold));
         if let Some(seconds) = too_many {
             seen.lock().unwrap().push((method, path, 429));
             respond(
