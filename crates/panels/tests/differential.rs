@@ -37,7 +37,6 @@ mod update_check;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 use serde_json::{Value, json};
@@ -77,60 +76,58 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
     );
     let started = Instant::now();
     let tmp = tempfile::tempdir().unwrap();
-    let published: Vec<Published> = eggs(&dir)
-        .into_iter()
-        .map(|egg| {
-            let variants = with(&egg.rel, |t| eggcat_panels::variants(&egg.value, t));
-            let bytes = std::fs::read(&egg.path).unwrap();
-            let diagnostics = eggcat_validate::check_file(&egg.rel, &bytes);
-            Published {
-                egg,
-                variants,
-                diagnostics,
-            }
-        })
-        .collect();
-    // One PHP process per core, each on a share of the eggs and their variables' rules.
     let workers = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(4);
+    // eggcat's files and validate's findings, on every core (a debug build takes seconds).
+    let all = eggs(&dir);
+    let published: Vec<Published> = std::thread::scope(|scope| {
+        let parts: Vec<_> = all
+            .chunks(all.len().div_ceil(workers).max(1))
+            .map(|part| scope.spawn(|| part.iter().map(publish).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().expect("publishing a share of the eggs"))
+            .collect()
+    });
+    // The real databases, every egg kept (issue 26), first: a server or driver missing under
+    // EGGCAT_PHP=require fails here, before any PHP process is left running.
+    let started_dbs = databases::start(tmp.path(), &published, &panels_src);
+    // One PHP process per core, each on a share of the eggs and their variables' rules.
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/php/differential.php");
     let runs: Vec<_> = (0..workers)
         .map(|w| {
             let jobs = write_jobs(tmp.path(), &published, w, workers);
             let out = tmp.path().join(format!("out-{w}.json"));
-            let child = Command::new("php")
-                .arg("-d")
-                .arg("memory_limit=1G")
+            let mut cmd = support::php();
+            support::log_to_files(&mut cmd, &out);
+            let child = cmd
                 .arg(&script)
                 .arg(&jobs)
                 .arg(&out)
                 .env("EGGCAT_PANELS_SRC", &panels_src)
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::piped())
                 .spawn()
                 .expect("php runs");
             (child, out)
         })
         .collect();
-    // Meanwhile, the real databases, every egg kept (issue 26).
-    let started_dbs = databases::start(tmp.path(), &published, &panels_src);
-    let mut result = json!({"eggs": [], "rules": [], "emails": [], "seconds": 0.0});
-    for (child, out) in runs {
-        let run = child.wait_with_output().unwrap();
-        let stderr = String::from_utf8_lossy(&run.stderr);
+    let mut result =
+        json!({"eggs": [], "rules": [], "emails": [], "self_checks": [], "seconds": 0.0});
+    for (mut child, out) in runs {
+        let status = child.wait().unwrap();
+        let (stdout, stderr) = support::logged(&out);
         let last_egg = stderr.lines().rfind(|l| l.starts_with("egg: "));
         let messages: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("egg: ")).collect();
         assert!(
-            run.status.success(),
-            "the panels' PHP crashed on {}:\n{}\n{}",
+            status.success(),
+            "the panels' PHP crashed on {}:\n{stdout}\n{}",
             last_egg.unwrap_or("egg: (before the first egg)"),
-            String::from_utf8_lossy(&run.stdout),
             messages.join("\n")
         );
         let part: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
-        for key in ["eggs", "rules", "emails"] {
-            let list = part[key].as_array().unwrap().clone();
+        for key in ["eggs", "rules", "emails", "self_checks"] {
+            let list = part[key].as_array().cloned().unwrap_or_default();
             result[key].as_array_mut().unwrap().extend(list);
         }
         let seconds = result["seconds"]
@@ -181,6 +178,18 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
     );
 }
 
+/// eggcat's files for `egg` and `eggcat validate` on its upstream file.
+fn publish(egg: &CorpusEgg) -> Published {
+    let variants = with(&egg.rel, |t| eggcat_panels::variants(&egg.value, t));
+    let bytes = std::fs::read(&egg.path).unwrap();
+    let diagnostics = eggcat_validate::check_file(&egg.rel, &bytes);
+    Published {
+        egg: egg.clone(),
+        variants,
+        diagnostics,
+    }
+}
+
 /// Writes the files of worker `w`'s share of the eggs (of `workers`) and its job list; returns
 /// the job list's path.
 fn write_jobs(tmp: &Path, published: &[Published], w: usize, workers: usize) -> std::path::PathBuf {
@@ -221,15 +230,17 @@ fn write_jobs(tmp: &Path, published: &[Published], w: usize, workers: usize) -> 
         .filter(|(i, _)| i % workers == w)
         .filter_map(|(_, p)| p.egg.value["author"].as_str())
         .collect();
+    let mut self_checks = Vec::new();
     if w == 0 {
         emails.extend(eggcat_egg::panel::EMAIL_CASES.iter().map(|(a, _)| *a));
+        self_checks = update_check::cases()
+            .iter()
+            .map(|c| json!({"name": c.name, "file": c.path, "format": c.format}))
+            .collect();
     }
     let path = tmp.join(format!("jobs-{w}.json"));
-    std::fs::write(
-        &path,
-        serde_json::to_vec(&json!({"eggs": jobs, "rules": rules, "emails": emails})).unwrap(),
-    )
-    .unwrap();
+    let body = json!({"eggs": jobs, "rules": rules, "emails": emails, "self_checks": self_checks});
+    std::fs::write(&path, serde_json::to_vec(&body).unwrap()).unwrap();
     path
 }
 
@@ -294,7 +305,7 @@ impl Report {
              - rule verdicts agree with Laravel's validator: {}/{} (not judged by eggcat: {})\n\
              - `email` verdicts (every author and the hard cases) agree with Laravel's: {}/{}\n\
              - eggcat validate on the upstream file: an error wherever a panel refuses it, none on {}/{} eggs the panels import ({} with errors the imports do not see)\n\
-             - the upstream file's own update check (SQLite, its update_url answered by itself): Found update {} of {}; eggcat validate warns (E08x) exactly there: {}/{}\n",
+             - the upstream file's own update check (SQLite, its update_url answered by itself): Found update {} of {}; eggcat validate warns (E08x) exactly there: {}/{}; on validate's own cases of each code, Found update with that code alone: {}/{}\n",
             result["seconds"].as_f64().unwrap_or(0.0),
             c("yaml same"),
             c("yaml compared"),
@@ -324,6 +335,8 @@ impl Report {
             c("self checked"),
             c("self agrees"),
             c("self checked"),
+            c("validate cases agree"),
+            c("validate cases checked"),
         );
         s.push_str(&self.self_checks.join("\n"));
         s.push('\n');
@@ -361,6 +374,9 @@ fn compare(published: &[Published], result: &Value) -> Report {
     rules(&mut report, published, result["rules"].as_array().unwrap());
     validate_agrees(&mut report, published, &results);
     report.self_checks = update_check::warnings_agree(&mut report, published, &results);
+    let cases = result["self_checks"].as_array().unwrap();
+    let lines = update_check::cases_agree(&mut report, cases);
+    report.self_checks.extend(lines);
     for pair in result["emails"].as_array().unwrap() {
         let (address, laravel) = (pair[0].as_str().unwrap(), pair[1].as_bool().unwrap());
         report.count("emails compared");

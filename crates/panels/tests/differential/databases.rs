@@ -3,7 +3,8 @@
 //! and PostgreSQL servers the test starts, see `support/db.rs`), its tables made by Pelican's own
 //! migrations, and `tests/php/databases.php` importing every corpus egg from eggcat's file for
 //! that database, in corpus order, then running the real update check on each, after import,
-//! after `ANALYZE`, after the admin's "Update" (`fromUrl`) and after a re-import.
+//! after `ANALYZE`, after the admin's "Update" (`fromUrl`) and after a re-import (the last two
+//! not on PostgreSQL's language collation, [`Config::updates`]).
 //!
 //! What it shows per configuration: the variables' columns and indexes, the plan of the query
 //! the exporter loads an egg's variables with, the counts of "Up-to-date", every egg that reads
@@ -102,21 +103,34 @@ pub(crate) const CONFIGS: &[Config] = &[
 impl Config {
     /// Whether the eggs stored here are compared with those stored from upstream: on one
     /// configuration per database (the others store the same rows in the same tables, in
-    /// another order, which the comparison sets aside).
+    /// another order, which the comparison sets aside). On PostgreSQL the language collation's,
+    /// the run with the fewest steps (reading every stored egg back costs seconds).
     fn compares_stored(&self) -> bool {
         !self.dump_index
             && self.sample == 1
-            && (self.db != Database::PostgreSql || self.create.contains("'C.UTF-8'"))
+            && (self.db != Database::PostgreSql || self.create.contains("en_US"))
     }
 
     /// Whether the `changed` step (databases.php) runs: where the plan may read an egg's
     /// variables in an order an update can change, physical order (PostgreSQL) or the primary
     /// key's within the `egg_id` index (the old dump's MariaDB); SQLite and MariaDB otherwise
-    /// read through a unique index on a column the update leaves as it is. Not on PostgreSQL's
-    /// language collation: an update moves rows there as under `C.UTF-8`, which shows it, and
-    /// the step was the longest of the test's runs (35 s of its wall time under load).
+    /// read through a unique index on a column the update leaves as it is. On PostgreSQL, on
+    /// the small panel only, where the plan with statistics is the sequential scan an update
+    /// moves rows under: on a catalog's worth the plan with statistics is the index scan, and
+    /// before statistics the import step already shows physical order at work (the step on the
+    /// whole corpus, 200 more imports, was measured once: 66 of 100 eggs stayed up to date; the
+    /// test has a budget of 120 s on two cores).
     fn changes(&self) -> bool {
-        self.dump_index || (self.db == Database::PostgreSql && !self.create.contains("en_US"))
+        self.dump_index || (self.db == Database::PostgreSql && self.sample > 1)
+    }
+
+    /// Whether the `update` and `reimport` steps run after `analyze`. Not on PostgreSQL's
+    /// language collation: there the order after `ANALYZE` is the index's under that
+    /// collation, which an Update or a re-import (they rewrite only changed rows, as the
+    /// `C.UTF-8` configurations show) cannot change (1,240 imports the test's budget of 120 s
+    /// on two cores is better without).
+    fn updates(&self) -> bool {
+        !self.create.contains("en_US")
     }
 }
 
@@ -193,11 +207,9 @@ pub(crate) fn start(tmp: &Path, published: &[Published], panels_src: &Path) -> S
         };
         let jobs = write_jobs(tmp, published, config, i);
         let out = tmp.join(format!("db-{i}.json"));
-        let child = php("databases.php", panels_src, &connection)
-            .arg(&jobs)
-            .arg(&out)
-            .spawn()
-            .expect("php runs");
+        let mut cmd = php("databases.php", panels_src, &connection);
+        crate::support::log_to_files(&mut cmd, &out);
+        let child = cmd.arg(&jobs).arg(&out).spawn().expect("php runs");
         runs.push((config, child, out));
     }
     let laravel13 = laravel13::start(panels_src, |db| database(db, "laravel13", "", &my, &pg));
@@ -239,17 +251,16 @@ fn database(
 
 /// `php tests/php/{script}` on the database `connection` names, its output captured.
 pub(crate) fn php(script: &str, panels_src: &Path, connection: &Value) -> Command {
-    let mut cmd = Command::new("php");
-    cmd.args(["-d", "memory_limit=1G"])
-        .arg(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/php")
-                .join(script),
-        )
-        .env("EGGCAT_PANELS_SRC", panels_src)
-        .env("EGGCAT_DB", connection.to_string())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut cmd = crate::support::php();
+    cmd.arg(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/php")
+            .join(script),
+    )
+    .env("EGGCAT_PANELS_SRC", panels_src)
+    .env("EGGCAT_DB", connection.to_string())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
     cmd
 }
 
@@ -274,6 +285,8 @@ fn write_jobs(tmp: &Path, published: &[Published], config: &Config, i: usize) ->
         "analyze": config.analyze,
         "store": config.compares_stored(),
         "change": config.changes(),
+        "update": config.updates(),
+        "add": config.dump_index,
         "eggs": eggs,
     });
     std::fs::write(&jobs, body.to_string()).unwrap();
@@ -303,19 +316,18 @@ pub(crate) fn finish(mut started: Started) -> Finished {
     // Every run waited for first, so that none is left running when one failed.
     let waited: Vec<_> = std::mem::take(&mut started.runs)
         .into_iter()
-        .map(|(config, child, out)| (config, child.wait_with_output().unwrap(), out))
+        .map(|(config, mut child, out)| (config, child.wait().unwrap(), out))
         .collect();
     let mut outcomes = Vec::new();
-    for (config, run, out) in waited {
-        let stderr = String::from_utf8_lossy(&run.stderr);
+    for (config, status, out) in waited {
+        let (stdout, stderr) = crate::support::logged(&out);
         let last_egg = stderr.lines().rfind(|l| l.starts_with("egg: "));
         let messages: Vec<&str> = stderr.lines().filter(|l| !l.starts_with("egg: ")).collect();
         assert!(
-            run.status.success(),
-            "the panels' PHP crashed on {} ({}):\n{}\n{}",
+            status.success(),
+            "the panels' PHP crashed on {} ({}):\n{stdout}\n{}",
             config.name,
             last_egg.unwrap_or("egg: (before the first egg)"),
-            String::from_utf8_lossy(&run.stdout),
             messages.join("\n")
         );
         let out: Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
@@ -400,22 +412,59 @@ pub(crate) fn report(
     for step in out["steps"].as_array().into_iter().flatten() {
         let name = step["step"].as_str().unwrap_or("");
         let verdicts = step["verdicts"].as_object().expect("verdicts");
+        // An Update or re-import Pelican refused leaves the egg as it was, which may still read
+        // Up-to-date: the refusal itself is the failure.
+        for rel in step["refused"].as_array().into_iter().flatten() {
+            mismatches.push(format!(
+                "{}: {}: Pelican refused the import in step {name}",
+                config.name,
+                rel.as_str().unwrap_or("")
+            ));
+        }
+        // Eggs to which upstream added a variable (first in the file) in this step: on the old
+        // dump's index the panel appends its row and reads it last, so the check must say
+        // "Found update" (docs/panels.md says so; this shows it).
+        let added: Vec<&str> = step["added"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
         let mut up = 0;
         for (rel, v) in verdicts {
-            if v["ok"]
+            let fresh = v["ok"]
                 .as_str()
-                .is_some_and(|s| s.ends_with(": Up-to-date"))
-            {
+                .is_some_and(|s| s.ends_with(": Up-to-date"));
+            if added.contains(&rel.as_str()) {
+                let read_last = join(&v["plan"]).contains("key=service_variables_egg_id_foreign");
+                if fresh || !read_last {
+                    mismatches.push(format!(
+                        "{}: {rel}: after {name} with a variable added upstream: expected Found update through the egg_id index: {v}",
+                        config.name
+                    ));
+                }
+            }
+            if fresh {
                 up += 1;
                 continue;
             }
             stale.entry(rel).or_insert((Vec::new(), v)).0.push(name);
-            if let Some(why) = must_be_up_to_date(config, v) {
+            if let Some(why) = must_be_up_to_date(config, v)
+                && !added.contains(&rel.as_str())
+            {
                 mismatches.push(format!("{}: {rel}: after {name}: {why}: {v}", config.name));
             }
         }
+        let with_added = if added.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " ({} of them with a variable added upstream, which must read Found update)",
+                added.len()
+            )
+        };
         lines.push(format!(
-            "  {name}: Up-to-date {up}/{} ({:.1} s); plan of `{}` ({} variables): {}",
+            "  {name}: Up-to-date {up}/{}{with_added} ({:.1} s); plan of `{}` ({} variables): {}",
             verdicts.len(),
             step["seconds"].as_f64().unwrap_or(0.0),
             step["query"].as_str().unwrap_or(""),

@@ -5,19 +5,23 @@
 //
 // Usage: EGGCAT_PANELS_SRC=../shared/panels-src EGGCAT_DB='{...}' php databases.php JOBS OUT
 //
-// JOBS: {"dump_index", "analyze", "store", "change": bool, "eggs": [{"name", "file", "url"}]},
+// JOBS: {"dump_index", "analyze", "store", "change", "add", "update": bool,
+//        "eggs": [{"name", "file", "url"}]},
 // the eggs in corpus order, each with eggcat's file for this database and the URL it is served
-// at; `store`: report the egg stored from each file; `change`: run the `changed` step.
+// at; `store`: report the egg stored from each file; `change`: run the `changed` step;
+// `add`: in the `changed` step, upstream also adds a variable to 5 of the eggs, first in the
+// file; `update`: run the `update` and `reimport` steps.
 // Steps, as an admin would take them, the eggs staying in the tables throughout:
 // 1. Pelican's migrations make the tables (with `dump_index`: plus the `egg_id` index of the
 //    mysql-schema.sql panels were installed from until February 2025, at that dump's point);
 // 2. `import`: every egg imported from its file (`EggImporterService::fromContent`), in order,
 //    then the update check on every egg, its `update_url` answered by the same file;
-// 3. `changed` (when asked): upstream changes a variable of 100 eggs, the admin updates them,
+// 3. `changed` (when asked): upstream changes a variable of 40 eggs, the admin updates them,
 //    the check;
 //    `analyze` (when asked): the database's statistics gathered, then the check again;
-// 4. `update`: the admin's "Update" on every egg (`fromUrl` on its `update_url`), then the check;
-// 5. `reimport`: every file imported again, then the check.
+// 4. `update` (when asked): the admin's "Update" on every egg (`fromUrl` on its `update_url`),
+//    then the check;
+// 5. `reimport` (when asked): every file imported again, then the check.
 // OUT: the columns and indexes of `egg_variables`, the egg stored from each file, and per step
 // the plan of the query the exporter loads an egg's variables with, each egg's verdict, seconds.
 
@@ -141,26 +145,39 @@ $imported = eggcat_import_all($jobs, $files, $importer, null, $jobs['store']);
 $out['stored'] = array_map(fn ($r) => isset($r['ok']) ? ['ok' => $r['ok']['stored']] : $r, $jobs['store'] ? $imported : array_filter($imported, fn ($r) => !isset($r['ok'])));
 $ids = array_map(fn ($r) => $r['ok']['id'], array_filter($imported, fn ($r) => isset($r['ok'])));
 $out['steps'][] = eggcat_check_all('import', $jobs, $files, $ids, $since);
-// Upstream changes an egg: the first variable's description, in the first 100 eggs with more
+// Upstream changes an egg: the first variable's description, in the first 40 eggs with more
 // than one variable. The admin updates; the database writes that row anew (PostgreSQL: a new
 // row version, wherever there is room), and the check runs on the changed file. Then upstream
 // takes the change back and the admin updates again (unchecked: the next steps check).
 $since = microtime(true);
 $original = $files;
 $changed = [];
+$added = [];
 foreach ($jobs['change'] ? $jobs['eggs'] : [] as $job) {
     $egg = json_decode($files[$job['url']], true);
-    if (count($changed) < 100 && isset($ids[$job['name']]) && count($egg['variables'] ?? []) > 1) {
+    if (count($changed) < 40 && isset($ids[$job['name']]) && count($egg['variables'] ?? []) > 1) {
         $egg['variables'][0]['description'] = ($egg['variables'][0]['description'] ?? '') . ' (changed upstream)';
+        if ($jobs['add'] && count($added) < 5) {
+            // A new variable, first in the file (the order of every database's index: its name
+            // and env variable sort first), as the export of the egg it makes would write it.
+            $new = $egg['variables'][0];
+            foreach (['name' => '0 Added upstream', 'env_variable' => 'A0_ADDED_UPSTREAM', 'default_value' => '', 'rules' => ['nullable', 'string']] as $key => $value) {
+                $new[$key] = $value;
+            }
+            array_unshift($egg['variables'], $new);
+            $added[] = $job['name'];
+        }
         $files[$job['url']] = json_encode($egg, JSON_PRETTY_PRINT | JSON_UNESCAPED_SLASHES);
         $changed[$job['name']] = $ids[$job['name']];
     }
 }
+$refused = fn (array $results) => array_keys(array_filter($results, fn ($r) => !isset($r['ok'])));
 if ($changed) {
-    eggcat_import_all($jobs, $files, $importer, $changed, false);
-    $out['steps'][] = eggcat_check_all('changed', $jobs, $files, $changed, $since);
+    $updated = eggcat_import_all($jobs, $files, $importer, $changed, false);
+    $step = eggcat_check_all('changed', $jobs, $files, $changed, $since);
     $files = $original;
-    eggcat_import_all($jobs, $files, $importer, $changed, false);
+    $back = eggcat_import_all($jobs, $files, $importer, $changed, false);
+    $out['steps'][] = $step + ['refused' => array_merge($refused($updated), $refused($back)), 'added' => $added];
 }
 if ($jobs['analyze']) {
     $since = microtime(true);
@@ -171,12 +188,14 @@ if ($jobs['analyze']) {
     };
     $out['steps'][] = eggcat_check_all('analyze', $jobs, $files, $ids, $since);
 }
-$since = microtime(true);
-$updated = eggcat_import_all($jobs, $files, $importer, $ids, false);
-$out['steps'][] = eggcat_check_all('update', $jobs, $files, $ids, $since) + ['refused' => array_keys(array_filter($updated, fn ($r) => !isset($r['ok'])))];
-$since = microtime(true);
-$again = eggcat_import_all($jobs, $files, $importer, null, false);
-$out['steps'][] = eggcat_check_all('reimport', $jobs, $files, $ids, $since) + ['refused' => array_keys(array_filter($again, fn ($r) => !isset($r['ok'])))];
+if ($jobs['update']) {
+    $since = microtime(true);
+    $updated = eggcat_import_all($jobs, $files, $importer, $ids, false);
+    $out['steps'][] = eggcat_check_all('update', $jobs, $files, $ids, $since) + ['refused' => $refused($updated)];
+    $since = microtime(true);
+    $again = eggcat_import_all($jobs, $files, $importer, null, false);
+    $out['steps'][] = eggcat_check_all('reimport', $jobs, $files, $ids, $since) + ['refused' => $refused($again)];
+}
 $out['seconds'] = microtime(true) - $started;
 $usage = getrusage();
 $out['cpu_seconds'] = $usage['ru_utime.tv_sec'] + $usage['ru_stime.tv_sec'] + ($usage['ru_utime.tv_usec'] + $usage['ru_stime.tv_usec']) / 1e6;

@@ -4,7 +4,9 @@
 // Usage: EGGCAT_PANELS_SRC=../shared/panels-src php differential.php JOBS.json OUT.json
 //
 // JOBS.json: {"eggs": [{"name", "upstream", "upstream_format", "yaml", "json", "pterodactyl"}],
-//             "rules": [{"name", "env", "default", "rules"}]} (paths of files the test wrote).
+//             "rules": [{"name", "env", "default", "rules"}],
+//             "self_checks": [{"name", "file", "format"}]} (paths of files the test wrote, and
+//             of validate's update-check cases, each imported and checked against itself).
 // OUT.json, per egg: the egg Pelican stores from the upstream file, from Pelican's own YAML and
 // JSON export of it imported again (its round trip), and from eggcat's pelican.yaml and
 // pelican.json; the real update check's verdict on each eggcat file; the egg Pterodactyl stores
@@ -145,6 +147,15 @@ foreach ($jobs['eggs'] as $job) {
     // The egg at hand, so that a PHP crash that kills the process names it.
     fwrite(STDERR, "egg: {$job['name']}\n");
     $result['eggs'][] = ['name' => $job['name'], 'pelican' => eggcat_pelican($job)];
+}
+// validate's update-check cases: each file imported, then checked with its own `update_url`
+// answered by its own bytes, as the corpus's upstream files are.
+foreach ($jobs['self_checks'] ?? [] as $case) {
+    fwrite(STDERR, "egg: {$case['name']}\n");
+    $content = file_get_contents($case['file']);
+    $format = $case['format'] === 'yaml' ? EggFormat::YAML : EggFormat::JSON;
+    $check = eggcat_outcome(fn () => eggcat_isolated(fn () => eggcat_self_check(eggcat_pelican_import($content, $format), $content)));
+    $result['self_checks'][] = ['name' => $case['name'], 'check' => $check['ok'] ?? $check];
 }
 eggcat_pterodactyl_schema();
 foreach ($jobs['eggs'] as $i => $job) {
