@@ -27,6 +27,9 @@ pub const MAX_VERSIONS: usize = 100;
 /// files shows them whole.
 pub const MAX_VALUE_CHARS: usize = 2000;
 
+/// Characters kept before the first difference of two long texts cut by [`MAX_VALUE_CHARS`].
+const VALUE_CONTEXT_CHARS: usize = 200;
+
 /// One commit of `git log --first-parent --raw`, newest first.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogCommit {
@@ -386,14 +389,36 @@ pub fn feed_id(parts: &[&str]) -> String {
     format!("urn:uuid:{}", eggcat_panels::stable_uuid(&parts.join("\n")))
 }
 
-/// Cuts a long text `old` or `new` to [`MAX_VALUE_CHARS`], saying how long it was.
+/// Cuts a long text `old` or `new` to [`MAX_VALUE_CHARS`], saying how long it was. Two texts
+/// that first differ past the part kept from their start are both kept from
+/// [`VALUE_CONTEXT_CHARS`] before that difference (marked by a leading `…`), so that the kept
+/// parts show it: cut from the start, a long startup command changed near its end would keep
+/// two identical halves.
 fn bound_values(change: &mut eggcat_diff::Change) {
+    use serde_json::Value;
+    let start = match (&change.old, &change.new) {
+        (Some(Value::String(a)), Some(Value::String(b))) => {
+            let first = a.chars().zip(b.chars()).take_while(|(x, y)| x == y).count();
+            if first + VALUE_CONTEXT_CHARS > MAX_VALUE_CHARS {
+                first - VALUE_CONTEXT_CHARS
+            } else {
+                0
+            }
+        }
+        _ => 0,
+    };
     for value in [&mut change.old, &mut change.new].into_iter().flatten() {
-        if let serde_json::Value::String(text) = value {
+        if let Value::String(text) = value {
             let chars = text.chars().count();
-            if chars > MAX_VALUE_CHARS {
-                let kept: String = text.chars().take(MAX_VALUE_CHARS).collect();
-                *text = format!("{kept}… [cut: {chars} characters in all]");
+            if chars > MAX_VALUE_CHARS || start > 0 {
+                let kept: String = text.chars().skip(start).take(MAX_VALUE_CHARS).collect();
+                let lead = if start > 0 { "…" } else { "" };
+                let tail = if chars > start + MAX_VALUE_CHARS {
+                    "…"
+                } else {
+                    ""
+                };
+                *text = format!("{lead}{kept}{tail} [cut: {chars} characters in all]");
             }
         }
     }
@@ -687,6 +712,38 @@ mod tests {
             MAX_VALUE_CHARS + 10
         )));
         assert!(new.chars().count() < MAX_VALUE_CHARS + 50);
+    }
+
+    #[test]
+    fn long_values_changed_late_are_cut_around_their_difference() {
+        let head = "x".repeat(MAX_VALUE_CHARS + 500);
+        let egg = |d: &str| {
+            format!(r#"{{"meta":{{"version":"PTDL_v2"}},"name":"A","description":"{d}"}}"#)
+                .into_bytes()
+        };
+        let history = SourceHistory {
+            commits: vec![
+                commit("2", &[('M', "egg-a.json", "egg-a.json", "o2")]),
+                commit("1", &[('A', "egg-a.json", "egg-a.json", "o1")]),
+            ],
+            blobs: HashMap::from([
+                ("o1".to_owned(), egg(&format!("{head} old end"))),
+                ("o2".to_owned(), egg(&format!("{head} new end"))),
+            ]),
+            ..SourceHistory::default()
+        };
+        let doc = document(&history, egg_ref("egg-a.json"));
+        let change = &doc.versions[0].changes[0];
+        let old = change.old.as_ref().unwrap().as_str().unwrap();
+        let new = change.new.as_ref().unwrap().as_str().unwrap();
+        assert_ne!(old, new);
+        assert!(old.starts_with('…') && old.contains(" old end"), "{old}");
+        assert!(new.starts_with('…') && new.contains(" new end"), "{new}");
+        let len = MAX_VALUE_CHARS + 508;
+        assert!(
+            new.ends_with(&format!(" [cut: {len} characters in all]")),
+            "{new}"
+        );
     }
 
     #[test]

@@ -174,7 +174,13 @@ fn content(v: &Version) -> String {
             .lit("</p>");
     } else if v.changes.is_empty() {
         if matches!(v.event, VersionEvent::Changed | VersionEvent::Renamed) {
-            h.lit("<p>No change a panel would see (format or layout only).</p>");
+            // Without a readable version before it (the one at the window's base, or before it
+            // in the window, could not be read), no change found proves nothing.
+            h.lit(if v.compared_with.is_some() {
+                "<p>No change a panel would see (format or layout only).</p>"
+            } else {
+                "<p>What changed is not known: the version before it could not be read.</p>"
+            });
         }
     } else {
         h.lit("<ul>");

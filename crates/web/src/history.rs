@@ -249,7 +249,13 @@ fn version(h: &mut Html, v: &Version, next: Option<&str>) {
             .lit("</p>");
     } else if v.changes.is_empty() {
         if matches!(v.event, VersionEvent::Changed | VersionEvent::Renamed) {
-            h.lit("<p class=\"muted\">No change a panel would see (format or layout only).</p>");
+            // Without a readable version before it (the one at the window's base, or before it
+            // in the window, could not be read), no change found proves nothing.
+            h.lit(if v.compared_with.is_some() {
+                "<p class=\"muted\">No change a panel would see (format or layout only).</p>"
+            } else {
+                "<p class=\"muted\">What changed is not known: the version before it could not be read.</p>"
+            });
         }
     } else {
         h.lit("<ul class=\"changes\">");

@@ -189,6 +189,7 @@ fn every_event_is_in_words_and_breaking_changes_are_marked() {
 
     let mut renamed = version("c7", "2026-01-07T00:00:00Z", VersionEvent::Renamed, vec![]);
     renamed.renamed_from = Some("old/egg.json".to_owned());
+    renamed.compared_with = Some("c6".to_owned());
     let mut unreadable = version("c3", "2026-01-03T00:00:00Z", VersionEvent::Changed, vec![]);
     unreadable.error = Some("not JSON or YAML: `{` expected".to_owned());
     let mut after_unreadable = version(
@@ -254,7 +255,9 @@ fn every_event_is_in_words_and_breaking_changes_are_marked() {
         assert!(item.contains(&format!("href=\"https://github.com/o/games/commit/{id}\"")));
     }
     // The renamed version changed nothing a panel sees; the breaking one says so, and why.
-    assert!(s.contains("No change a panel would see (format or layout only)."));
+    let c7 = &s[s.find("id=\"v-c7\"").unwrap()..s.find("id=\"v-c6\"").unwrap()];
+    assert!(c7.contains("No change a panel would see (format or layout only)."));
+    assert_eq!(s.matches("format or layout only").count(), 1);
     let c4 = &s[s.find("id=\"v-c4\"").unwrap()..s.find("id=\"v-c3\"").unwrap()];
     assert!(c4.contains("· <strong class=\"brk\">can break servers</strong>"));
     assert_eq!(
@@ -277,6 +280,33 @@ fn every_event_is_in_words_and_breaking_changes_are_marked() {
     assert!(c2.contains("<span class=\"add\">+echo 2</span>\n"));
     assert!(c2.contains("<span class=\"hunk\">@@ "));
     assert!(!c2.contains("<details class=\"diff\" open"));
+}
+
+/// A version with no readable one before it (the window's base, or its predecessor, could not
+/// be read) found no change: that is no proof nothing changed, and the page says so.
+#[test]
+fn a_version_with_nothing_readable_before_it_claims_no_format_only_change() {
+    let mut unreadable = version("c1", "2026-01-01T00:00:00Z", VersionEvent::Changed, vec![]);
+    unreadable.error = Some("not JSON or YAML: `{` expected".to_owned());
+    let versions = vec![
+        version("c2", "2026-01-02T00:00:00Z", VersionEvent::Changed, vec![]),
+        unreadable,
+    ];
+    let files = tree(
+        &[("g", "Game", 1)],
+        &[("g", history("g", true, None, versions))],
+    );
+    let out = render_plain(&files);
+    let s = changes(&page(&out, "eggs/g/index.html")).to_owned();
+    let c2 = &s[s.find("id=\"v-c2\"").unwrap()..s.find("id=\"v-c1\"").unwrap()];
+    assert!(
+        c2.contains("What changed is not known: the version before it could not be read."),
+        "{c2}"
+    );
+    assert!(!s.contains("format or layout only"), "{s}");
+    let feed = page(&out, "feed.atom");
+    assert!(feed.contains("What changed is not known"), "{feed}");
+    assert!(!feed.contains("format or layout only"), "{feed}");
 }
 
 #[test]
