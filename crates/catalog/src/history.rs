@@ -685,9 +685,8 @@ mod tests {
         assert!(doc.note.unwrap().contains("newest 100"));
     }
 
-    #[test]
-    fn long_values_are_cut_with_their_length() {
-        let long = "x".repeat(MAX_VALUE_CHARS + 10);
+    /// The change of an egg whose description went from `old` to `new` in one commit.
+    fn description_change(old: &str, new: &str) -> eggcat_diff::Change {
         let egg = |d: &str| {
             format!(r#"{{"meta":{{"version":"PTDL_v2"}},"name":"A","description":"{d}"}}"#)
                 .into_bytes()
@@ -697,14 +696,17 @@ mod tests {
                 commit("2", &[('M', "egg-a.json", "egg-a.json", "o2")]),
                 commit("1", &[('A', "egg-a.json", "egg-a.json", "o1")]),
             ],
-            blobs: HashMap::from([
-                ("o1".to_owned(), egg("short")),
-                ("o2".to_owned(), egg(&long)),
-            ]),
+            blobs: HashMap::from([("o1".to_owned(), egg(old)), ("o2".to_owned(), egg(new))]),
             ..SourceHistory::default()
         };
-        let doc = document(&history, egg_ref("egg-a.json"));
-        let change = &doc.versions[0].changes[0];
+        let mut doc = document(&history, egg_ref("egg-a.json"));
+        doc.versions.swap_remove(0).changes.swap_remove(0)
+    }
+
+    #[test]
+    fn long_values_are_cut_with_their_length() {
+        let long = "x".repeat(MAX_VALUE_CHARS + 10);
+        let change = &description_change("short", &long);
         assert_eq!(change.old.as_ref().unwrap(), "short");
         let new = change.new.as_ref().unwrap().as_str().unwrap();
         assert!(new.ends_with(&format!(
@@ -717,23 +719,7 @@ mod tests {
     #[test]
     fn long_values_changed_late_are_cut_around_their_difference() {
         let head = "x".repeat(MAX_VALUE_CHARS + 500);
-        let egg = |d: &str| {
-            format!(r#"{{"meta":{{"version":"PTDL_v2"}},"name":"A","description":"{d}"}}"#)
-                .into_bytes()
-        };
-        let history = SourceHistory {
-            commits: vec![
-                commit("2", &[('M', "egg-a.json", "egg-a.json", "o2")]),
-                commit("1", &[('A', "egg-a.json", "egg-a.json", "o1")]),
-            ],
-            blobs: HashMap::from([
-                ("o1".to_owned(), egg(&format!("{head} old end"))),
-                ("o2".to_owned(), egg(&format!("{head} new end"))),
-            ]),
-            ..SourceHistory::default()
-        };
-        let doc = document(&history, egg_ref("egg-a.json"));
-        let change = &doc.versions[0].changes[0];
+        let change = &description_change(&format!("{head} old end"), &format!("{head} new end"));
         let old = change.old.as_ref().unwrap().as_str().unwrap();
         let new = change.new.as_ref().unwrap().as_str().unwrap();
         assert_ne!(old, new);
