@@ -81,7 +81,7 @@ pub(crate) fn cases() -> Vec<Case> {
     ));
     let mut dirs: Vec<_> = std::fs::read_dir(&data)
         .expect("validate's test data")
-        .filter_map(|e| Some(e.ok()?.file_name().into_string().ok()?))
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|d| d.starts_with("E08") && !d.starts_with("E086"))
         .collect();
     dirs.sort();
