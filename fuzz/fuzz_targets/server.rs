@@ -38,6 +38,11 @@ fn app() -> &'static Arc<App> {
             sources: vec![source],
             limits: Limits::default(),
             base_url: "http://127.0.0.1:8080".to_owned(),
+            // No registry is asked: the fuzzed server answers from the snapshot alone.
+            images: eggcat_images::Options {
+                enabled: false,
+                ..eggcat_images::Options::default()
+            },
         };
         eggcat_pipeline::rebuild(&store, &options, &|| 1_763_856_000_000, &|_| {})
             .expect("the demo builds");
