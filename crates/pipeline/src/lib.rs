@@ -227,6 +227,22 @@ fn every_source_ok(report: &Report) -> bool {
     report.sources.iter().all(|s| s.status == SourceStatus::Ok)
 }
 
+/// Why the current snapshot is not what a build with `options` would make of the same
+/// upstream commits, as far as its state tells without asking upstream: it was made by another
+/// derivation (another eggcat, another `base_url` or `history_depth`: `derivation.rs`). `None`
+/// when it is current, and when there is none or its state cannot be read (a server builds
+/// then anyway). `serve` rebuilds at start when there is a reason, instead of serving the
+/// stale snapshot until its next refresh. (Other sources than configured are left to the next
+/// refresh, as before: a source that failed at the first build has no state entry and would
+/// read as a change.)
+pub fn stale_reason(store: &Store, options: &BuildOptions) -> Option<&'static str> {
+    let state = previous::current_state(store)?;
+    (state.derivation != derivation::derivation(&options.base_url, options.limits.history))
+        .then_some(
+            "it was made by another version of eggcat or with another base_url or history_depth",
+        )
+}
+
 fn source_info(source: &Source) -> SourceInfo {
     SourceInfo {
         key: source.key(),

@@ -21,13 +21,22 @@ pub(crate) struct Loaded {
     damaged: bool,
 }
 
+/// The current snapshot's folder and state, when both can be read.
+fn current(store: &Store) -> Option<(PathBuf, State)> {
+    let dir = store.current_dir()?;
+    let bytes = store.read_state(&dir).ok()?;
+    let state = Previous::decode_state(&bytes).ok()?;
+    Some((dir, state))
+}
+
+/// The current snapshot's state alone, when it can be read.
+pub(crate) fn current_state(store: &Store) -> Option<State> {
+    current(store).map(|(_, state)| state)
+}
+
 /// Reads the current snapshot's state (not its documents).
 pub(crate) fn load(store: &Store, derivation: &str) -> Loaded {
-    let current = store.current_dir().and_then(|dir| {
-        let bytes = store.read_state(&dir).ok()?;
-        let state = Previous::decode_state(&bytes).ok()?;
-        Some((dir, state))
-    });
+    let current = current(store);
     let damaged = current.as_ref().is_some_and(|(dir, _)| {
         let damaged = store.check(dir);
         for d in damaged.iter().take(20) {

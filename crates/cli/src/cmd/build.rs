@@ -15,15 +15,20 @@ use crate::words::{count, noun};
 /// What a failed build's error line starts with (`serve` takes it off the lines of its builds).
 pub(crate) const FAILED: &str = "build failed";
 
-/// Runs one build with `config`; with `out`, also writes the published tree there.
-pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
-    let store = Store::new(&config.data_dir);
-    let options = BuildOptions {
+/// What a build with `config` is asked to do.
+pub(crate) fn options(config: &Config) -> BuildOptions {
+    BuildOptions {
         sources: config.sources.clone(),
         limits: config.limits,
         base_url: config.base_url(),
         images: config.images.clone(),
-    };
+    }
+}
+
+/// Runs one build with `config`; with `out`, also writes the published tree there.
+pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
+    let store = Store::new(&config.data_dir);
+    let options = options(config);
     let total = config.sources.len();
     let terminal = std::io::stderr().is_terminal();
     let done = Mutex::new(0usize);

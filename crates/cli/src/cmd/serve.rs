@@ -1,6 +1,7 @@
-//! `eggcat serve`: serve the current snapshot, build one first if there is none, rebuild every
-//! `refresh` (jittered, one at a time, missed ticks not replayed) in a child `eggcat build`
-//! process, shut down gracefully on SIGINT or SIGTERM.
+//! `eggcat serve`: serve the current snapshot, build one first if there is none (and at once
+//! when another derivation made it: `eggcat_pipeline::stale_reason`),
+//! rebuild every `refresh` (jittered, one at a time, missed ticks not replayed) in a child
+//! `eggcat build` process, shut down gracefully on SIGINT or SIGTERM.
 
 use std::hash::{BuildHasher, Hasher};
 use std::io::{BufRead, BufReader};
@@ -55,13 +56,27 @@ async fn main(config: Config) -> Result<()> {
             .await
             .unwrap_or(false)
     };
+    // A snapshot another eggcat made, or this one with another base_url or history_depth, is
+    // served at once and rebuilt now rather than at the next refresh (hours away by default).
+    let stale = if loaded {
+        let (store, options) = (store.clone(), super::build::options(&config));
+        loader
+            .run(move || eggcat_pipeline::stale_reason(&store, &options))
+            .await
+            .flatten()
+    } else {
+        None
+    };
+    if let Some(why) = stale {
+        tracing::info!("serving the current snapshot and rebuilding it now: {why}");
+    }
     let build = BuildCommand::new(config.path.clone());
     let builder = tokio::spawn(rebuild_loop(
         store,
         config,
         app,
         (loader, build.clone()),
-        !loaded,
+        !loaded || stale.is_some(),
     ));
     shutdown_signal().await;
     builder.abort();

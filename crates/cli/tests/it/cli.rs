@@ -313,6 +313,74 @@ fn serve_builds_when_there_is_no_catalog_then_becomes_ready_and_stops_on_sigterm
     assert!(log.contains("shutting down"), "{log}");
 }
 
+/// The builds `serve` on `port` has run, by its metrics.
+fn builds_run(port: u16) -> Option<u64> {
+    let metrics = answer_of(port, "/metrics")?;
+    let count = |outcome: &str| -> u64 {
+        let line = format!("eggcat_builds_total{{outcome=\"{outcome}\"}} ");
+        metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(&line)?.trim().parse().ok())
+            .unwrap_or(0)
+    };
+    Some(count("ok") + count("failed"))
+}
+
+/// An upgraded eggcat, or another `base_url` or `history_depth`, serves the snapshot it finds
+/// at once and rebuilds it right away instead of at the next refresh (3 h by default); a
+/// snapshot made by this eggcat with this configuration is only served.
+#[test]
+fn serve_rebuilds_at_start_a_snapshot_another_configuration_made() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = Repo::init(tmp.path().join("eggs"));
+    repo.write("games/egg-a.json", egg_json("A"));
+    repo.commit("one egg");
+    let config = config_for(tmp.path(), &repo);
+    let port = free_port();
+    let listen = format!("base_url = \"http://127.0.0.1:{port}\"\n");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, format!("{listen}{text}")).unwrap();
+    assert!(build_with(&config).status.success());
+    let data = tmp.path().join("data");
+    let first = data_current(&data);
+
+    // The same eggcat and configuration: served as it is, no build at start.
+    let mut child = spawn_serve(&config, port, &[], std::process::Stdio::null());
+    wait_until("the snapshot is served", || {
+        status_of(port, "/readyz") == Some(200)
+    });
+    std::thread::sleep(std::time::Duration::from_secs(2));
+    let builds = builds_run(port);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(builds, Some(0), "no build at start for a current snapshot");
+    assert_eq!(data_current(&data), first);
+
+    // Another base_url (as another history_depth or another eggcat would): the old snapshot is
+    // served at once, and a new one is built and served without waiting for the refresh.
+    let other = std::fs::read_to_string(&config)
+        .unwrap()
+        .replace(&listen, "base_url = \"https://eggs.example\"\n");
+    std::fs::write(&config, other).unwrap();
+    let mut child = spawn_serve(&config, port, &[], std::process::Stdio::piped());
+    wait_until("a build at start is counted", || {
+        builds_run(port).is_some_and(|n| n >= 1)
+    });
+    wait_until("the new snapshot is served", || {
+        answer_of(port, "/api/v1/eggs/eggs-a.json")
+            .is_some_and(|doc| doc.contains("https://eggs.example/"))
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut log = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut log).unwrap();
+    assert_ne!(data_current(&data), first);
+    assert!(
+        log.contains("serving the current snapshot and rebuilding it now: it was made by another version of eggcat or with another base_url or history_depth"),
+        "{log}"
+    );
+}
+
 #[test]
 fn serve_keeps_the_last_good_catalog_when_a_rebuild_fails() {
     let tmp = tempfile::tempdir().unwrap();
