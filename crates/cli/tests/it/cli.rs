@@ -19,6 +19,15 @@ fn config_for(dir: &std::path::Path, repo: &Repo) -> std::path::PathBuf {
     config
 }
 
+/// An upstream of one egg (`games/egg-a.json`, one commit) in `dir/eggs`, and its config.
+fn one_egg(dir: &std::path::Path) -> (Repo, std::path::PathBuf) {
+    let repo = Repo::init(dir.join("eggs"));
+    repo.write("games/egg-a.json", egg_json("A"));
+    repo.commit("one egg");
+    let config = config_for(dir, &repo);
+    (repo, config)
+}
+
 /// `eggcat serve --listen 127.0.0.1:<port> --config <config>` and `extra` arguments, in the
 /// background.
 fn spawn_serve(
@@ -268,10 +277,7 @@ fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
 #[test]
 fn serve_builds_when_there_is_no_catalog_then_becomes_ready_and_stops_on_sigterm() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
-    repo.write("games/egg-a.json", egg_json("A"));
-    repo.commit("one egg");
-    let config = config_for(tmp.path(), &repo);
+    let (_, config) = one_egg(tmp.path());
     let port = free_port();
     let mut child = spawn_serve(&config, port, &[], std::process::Stdio::piped());
     let started = std::time::Instant::now();
@@ -332,10 +338,7 @@ fn builds_run(port: u16) -> Option<u64> {
 #[test]
 fn serve_rebuilds_at_start_a_snapshot_another_configuration_made() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
-    repo.write("games/egg-a.json", egg_json("A"));
-    repo.commit("one egg");
-    let config = config_for(tmp.path(), &repo);
+    let (_, config) = one_egg(tmp.path());
     let port = free_port();
     let listen = format!("base_url = \"http://127.0.0.1:{port}\"\n");
     let text = std::fs::read_to_string(&config).unwrap();
@@ -384,10 +387,7 @@ fn serve_rebuilds_at_start_a_snapshot_another_configuration_made() {
 #[test]
 fn serve_keeps_the_last_good_catalog_when_a_rebuild_fails() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
-    repo.write("games/egg-a.json", egg_json("A"));
-    repo.commit("one egg");
-    let config = config_for(tmp.path(), &repo);
+    let (repo, config) = one_egg(tmp.path());
     assert!(build_with(&config).status.success());
     // The upstream disappears; the server rebuilds every second.
     std::fs::rename(&repo.dir, tmp.path().join("gone")).unwrap();
