@@ -94,11 +94,13 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
     // The real databases, every egg kept (issue 26), first: a server or driver missing under
     // EGGCAT_PHP=require fails here, before any PHP process is left running.
     let started_dbs = databases::start(tmp.path(), &published, &panels_src);
-    // One PHP process per core, each on a share of the eggs and their variables' rules.
+    // One PHP process per core, each on a share of the eggs and their variables' rules (and
+    // the first on validate's update-check cases).
+    let cases = update_check::cases();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/php/differential.php");
     let runs: Vec<_> = (0..workers)
         .map(|w| {
-            let jobs = write_jobs(tmp.path(), &published, w, workers);
+            let jobs = write_jobs(tmp.path(), &published, &cases, w, workers);
             let out = tmp.path().join(format!("out-{w}.json"));
             let mut cmd = support::php();
             support::log_to_files(&mut cmd, &out);
@@ -136,7 +138,7 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
             .max(part["seconds"].as_f64().unwrap());
         result["seconds"] = json!(seconds);
     }
-    let mut report = compare(&published, &result);
+    let mut report = compare(&published, &cases, &result);
     let db_skipped = started_dbs.skipped.clone();
     let db_setup = started_dbs.setup;
     let finished = databases::finish(started_dbs);
@@ -192,7 +194,13 @@ fn publish(egg: &CorpusEgg) -> Published {
 
 /// Writes the files of worker `w`'s share of the eggs (of `workers`) and its job list; returns
 /// the job list's path.
-fn write_jobs(tmp: &Path, published: &[Published], w: usize, workers: usize) -> std::path::PathBuf {
+fn write_jobs(
+    tmp: &Path,
+    published: &[Published],
+    cases: &[update_check::Case],
+    w: usize,
+    workers: usize,
+) -> std::path::PathBuf {
     let mut jobs = Vec::new();
     let mut rules = Vec::new();
     for (i, p) in published
@@ -233,7 +241,7 @@ fn write_jobs(tmp: &Path, published: &[Published], w: usize, workers: usize) -> 
     let mut self_checks = Vec::new();
     if w == 0 {
         emails.extend(eggcat_egg::panel::EMAIL_CASES.iter().map(|(a, _)| *a));
-        self_checks = update_check::cases()
+        self_checks = cases
             .iter()
             .map(|c| json!({"name": c.name, "file": c.path, "format": c.format}))
             .collect();
@@ -348,7 +356,7 @@ impl Report {
     }
 }
 
-fn compare(published: &[Published], result: &Value) -> Report {
+fn compare(published: &[Published], cases: &[update_check::Case], result: &Value) -> Report {
     let mut report = Report::default();
     let results: BTreeMap<&str, &Value> = result["eggs"]
         .as_array()
@@ -374,8 +382,8 @@ fn compare(published: &[Published], result: &Value) -> Report {
     rules(&mut report, published, result["rules"].as_array().unwrap());
     validate_agrees(&mut report, published, &results);
     report.self_checks = update_check::warnings_agree(&mut report, published, &results);
-    let cases = result["self_checks"].as_array().unwrap();
-    let lines = update_check::cases_agree(&mut report, cases);
+    let checks = result["self_checks"].as_array().unwrap();
+    let lines = update_check::cases_agree(&mut report, cases, checks);
     report.self_checks.extend(lines);
     for pair in result["emails"].as_array().unwrap() {
         let (address, laravel) = (pair[0].as_str().unwrap(), pair[1].as_bool().unwrap());

@@ -23,7 +23,7 @@ use eggcat_catalog::history::feed_id;
 use eggcat_catalog::paths;
 use eggcat_catalog::wire::{Version, VersionEvent};
 
-use crate::history::{anchor, event_words, full_stop, short, web_url};
+use crate::history::{anchor, event_words, full_stop, no_changes_words, short, web_url};
 use crate::html::{Html, escape};
 use crate::summary::SummaryItem;
 use crate::updated::unix_ms;
@@ -173,14 +173,8 @@ fn content(v: &Version) -> String {
             .text_code(&full_stop(error))
             .lit("</p>");
     } else if v.changes.is_empty() {
-        if matches!(v.event, VersionEvent::Changed | VersionEvent::Renamed) {
-            // Without a readable version before it (the one at the window's base, or before it
-            // in the window, could not be read), no change found proves nothing.
-            h.lit(if v.compared_with.is_some() {
-                "<p>No change a panel would see (format or layout only).</p>"
-            } else {
-                "<p>What changed is not known: the version before it could not be read.</p>"
-            });
+        if let Some(words) = no_changes_words(v) {
+            h.lit("<p>").lit(words).lit("</p>");
         }
     } else {
         h.lit("<ul>");

@@ -248,14 +248,8 @@ fn version(h: &mut Html, v: &Version, next: Option<&str>) {
             .text_code(&full_stop(error))
             .lit("</p>");
     } else if v.changes.is_empty() {
-        if matches!(v.event, VersionEvent::Changed | VersionEvent::Renamed) {
-            // Without a readable version before it (the one at the window's base, or before it
-            // in the window, could not be read), no change found proves nothing.
-            h.lit(if v.compared_with.is_some() {
-                "<p class=\"muted\">No change a panel would see (format or layout only).</p>"
-            } else {
-                "<p class=\"muted\">What changed is not known: the version before it could not be read.</p>"
-            });
+        if let Some(words) = no_changes_words(v) {
+            h.lit("<p class=\"muted\">").lit(words).lit("</p>");
         }
     } else {
         h.lit("<ul class=\"changes\">");
@@ -277,6 +271,19 @@ fn version(h: &mut Html, v: &Version, next: Option<&str>) {
         h.lit("</ul>");
     }
     h.lit("</li>");
+}
+
+/// What a version that changed the file but shows no change says, on the egg page and in the
+/// feed: nothing a panel would see, or, without a readable version before it (the one at the
+/// window's base, or before it in the window, could not be read), that it is not known.
+pub(crate) fn no_changes_words(v: &Version) -> Option<&'static str> {
+    if !matches!(v.event, VersionEvent::Changed | VersionEvent::Renamed) {
+        None
+    } else if v.compared_with.is_some() {
+        Some("No change a panel would see (format or layout only).")
+    } else {
+        Some("What changed is not known: the version before it could not be read.")
+    }
 }
 
 /// The values of a change whose line shows them cut (over

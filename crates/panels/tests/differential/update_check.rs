@@ -109,13 +109,17 @@ pub(crate) fn cases() -> Vec<Case> {
 
 /// Each case's file warned with its code by `eggcat validate`, and read "Found update" by
 /// Pelican's check (`checks`, what `differential.php` returned for them); lines for the report.
-pub(crate) fn cases_agree(report: &mut crate::Report, checks: &[Value]) -> Vec<String> {
+pub(crate) fn cases_agree(
+    report: &mut crate::Report,
+    cases: &[Case],
+    checks: &[Value],
+) -> Vec<String> {
     let by_name: BTreeMap<&str, &Value> = checks
         .iter()
         .filter_map(|c| Some((c["name"].as_str()?, &c["check"])))
         .collect();
     let mut lines = Vec::new();
-    for case in cases() {
+    for case in cases {
         let bytes = std::fs::read(&case.path).unwrap();
         let codes: Vec<String> = eggcat_validate::check_file(&case.name, &bytes)
             .into_iter()
