@@ -455,24 +455,38 @@ fn the_web_catalog_in_chromium() {
     wait_ok(nginx_port, "/");
 
     let shots = workspace().join("target/browser-screenshots");
-    let run = Command::new("node")
-        .arg("--test")
-        .arg("--test-concurrency=1")
-        .current_dir(&browser_dir)
-        .env(
-            "EGGCAT_URLS",
-            format!("http://127.0.0.1:{port},http://127.0.0.1:{nginx_port}"),
-        )
-        .env("EGGCAT_HOSTILE", &hostile_slug)
-        .env("EGGCAT_HISTORY", &history_slug)
-        .env("EGGCAT_SCREENSHOTS", &shots)
-        .env("CHROMIUM", CHROMIUM)
-        .output()
-        .unwrap();
+    let node = || {
+        Command::new("node")
+            .arg("--test")
+            .arg("--test-concurrency=1")
+            .current_dir(&browser_dir)
+            .env(
+                "EGGCAT_URLS",
+                format!("http://127.0.0.1:{port},http://127.0.0.1:{nginx_port}"),
+            )
+            .env("EGGCAT_HOSTILE", &hostile_slug)
+            .env("EGGCAT_HISTORY", &history_slug)
+            .env("EGGCAT_SCREENSHOTS", &shots)
+            .env("CHROMIUM", CHROMIUM)
+            .output()
+            .unwrap()
+    };
+    // A second run only after a failed first, whose report is printed: under a full test run on
+    // two cores Chromium has now and then stalled for Playwright's 30 s on one step (a load
+    // event, a click), on either host and in a different subtest each time (3 of 7 full runs on
+    // 2026-11-26); a failure in both runs fails the test.
+    let mut run = node();
+    if !run.status.success() {
+        eprintln!(
+            "browser tests: the first run failed, running them once more; its report:\n{}",
+            String::from_utf8_lossy(&run.stdout)
+        );
+        run = node();
+    }
     let report = String::from_utf8_lossy(&run.stdout);
     assert!(
         run.status.success(),
-        "node --test failed:\n{report}\n{}",
+        "node --test failed twice; the second run:\n{report}\n{}",
         String::from_utf8_lossy(&run.stderr)
     );
     eprintln!("browser tests passed; screenshots in {}", shots.display());
