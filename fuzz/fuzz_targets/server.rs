@@ -47,14 +47,17 @@ fn app() -> &'static Arc<App> {
         eggcat_pipeline::rebuild(&store, &options, &|| 1_763_856_000_000, &|_| {})
             .expect("the demo builds");
         let files = store
-            .read_current()
+            .current_files()
             .expect("the snapshot reads")
             .expect("a snapshot was published");
         let app = App::new(&AppOptions {
             cache_control: CACHE_CONTROL.to_owned(),
         })
         .expect("the app starts");
-        app.install(files).expect("the snapshot installs");
+        app.install(&files).expect("the snapshot installs");
+        // The server reads the snapshot's files as requests come: the folder stays for the
+        // whole run.
+        let _ = dir.keep();
         app
     })
 }

@@ -202,6 +202,8 @@ fn build_and_publish(
         snapshot: SnapshotFiles {
             id,
             files: catalog.files,
+            // The forms are written by the store, and read from the snapshot when wanted.
+            precompressed: Default::default(),
             damaged: Vec::new(),
         },
     })

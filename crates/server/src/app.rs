@@ -14,7 +14,7 @@ use eggcat_catalog::wire::{
     Health, HealthStatus, LastRebuild, Ready, ReadyProblem, ReadyProblemCode, ReadyStatus,
     RebuildOutcome, Report, ServedReport,
 };
-use eggcat_store::{CurrentFiles, Damaged, SnapshotFiles};
+use eggcat_store::{CurrentFiles, Damaged};
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
@@ -25,7 +25,7 @@ use crate::error::ServerError;
 use crate::metrics::{Label, Metrics};
 use crate::problem::Problem;
 use crate::routes::{Route, no_egg, not_found, route};
-use crate::snapshot::{Document, Snapshot};
+use crate::snapshot::{Doc, Held, Snapshot};
 
 /// The OpenAPI document of everything served.
 const OPENAPI: &str = include_str!("openapi.json");
@@ -50,7 +50,9 @@ pub struct App {
     /// What `/readyz` reports as degraded: set when a catalog is installed and after a rebuild.
     problems: std::sync::Mutex<Problems>,
     cache_control: HeaderValue,
-    openapi: Document,
+    openapi: Held,
+    /// Woken when a file of the snapshot being served is found damaged: a build repairs it.
+    repair: tokio::sync::Notify,
     started_at: SystemTime,
     started_header: HeaderValue,
 }
@@ -128,43 +130,70 @@ impl App {
             metrics: Metrics::new(),
             problems: std::sync::Mutex::default(),
             cache_control,
-            openapi: Document::new(OPENAPI.as_bytes().to_vec(), "application/json"),
+            openapi: Held::new(OPENAPI.as_bytes().to_vec(), "application/json"),
+            repair: tokio::sync::Notify::new(),
             started_header: HeaderValue::from_str(&httpdate::fmt_http_date(started_at))
                 .expect("dates are ASCII"),
             started_at,
         }))
     }
 
-    /// Loads a published tree and serves it from now on. CPU-heavy (compression): call it off
-    /// the async workers.
-    pub fn install(&self, mut files: SnapshotFiles) -> Result<(), ServerError> {
-        let previous = self.published.load_full();
-        let damaged = std::mem::take(&mut files.damaged);
-        self.serve(Snapshot::load(files, previous.as_deref())?, damaged);
-        Ok(())
-    }
-
-    /// [`App::install`] from a tree on disk, read one file at a time (see
-    /// [`Snapshot::load_each`]): what `serve` does at start and after each build. A damaged
-    /// file is left out and reported, as by [`App::install`]; returns how many there were.
-    pub fn install_current(&self, files: &CurrentFiles) -> Result<usize, ServerError> {
-        let previous = self.published.load_full();
-        let mut damaged = files.damaged.clone();
-        let each = files.paths().iter().filter_map(|p| match files.read(p) {
-            Ok(bytes) => Some(Ok((p.clone(), bytes))),
-            Err(d) => {
-                damaged.push(d);
-                None
-            }
-        });
-        let snapshot = Snapshot::load_each(files.id.clone(), each, previous.as_deref())?;
+    /// Serves the snapshot `files` lists from now on: reads its manifest's listing, not its
+    /// files (see [`Snapshot::open`]), and then checks every file against the manifest on a
+    /// thread of its own. A damaged file is left out (answered 404) and reported in `/readyz`,
+    /// `/metrics` and the log, and [`App::damage_found`] wakes; returns how many were found
+    /// while opening.
+    pub fn install(self: &Arc<Self>, files: &CurrentFiles) -> Result<usize, ServerError> {
+        let (snapshot, damaged) = Snapshot::open(files)?;
         let count = damaged.len();
-        self.serve(snapshot, damaged);
+        let snapshot = self.serve(snapshot, damaged);
+        let app = Arc::clone(self);
+        let verify = move || {
+            let serving = || app.serving(&snapshot.id);
+            let found = snapshot.verify(serving);
+            app.found_damaged(&snapshot.id, found);
+        };
+        if let Err(e) = std::thread::Builder::new()
+            .name("eggcat-verify".into())
+            .spawn(verify)
+        {
+            tracing::warn!(error = %e, "cannot start the thread that checks the snapshot's files: each is checked on its first read");
+        }
         Ok(count)
     }
 
-    /// Serves `snapshot` from now on; `damaged` are the files of its tree left out.
-    fn serve(&self, snapshot: Snapshot, damaged: Vec<Damaged>) {
+    /// Whether the snapshot `id` is the one published now.
+    fn serving(&self, id: &str) -> bool {
+        self.published.load().as_ref().is_some_and(|s| s.id == id)
+    }
+
+    /// Records files of the snapshot `id` found damaged (when it is still the one served): they
+    /// answer 404, `/readyz` says `degraded`, and a build is asked for.
+    fn found_damaged(&self, id: &str, found: Vec<Damaged>) {
+        if found.is_empty() || !self.serving(id) {
+            return;
+        }
+        let mut problems = self.problems.lock().expect("problems lock");
+        for d in found {
+            if problems.damaged.iter().any(|known| known.path == d.path) {
+                continue;
+            }
+            tracing::error!(build = %id, path = %d.path, problem = %d.problem, "damaged file in the current snapshot: answered 404 until the next build");
+            problems.damaged.push(d);
+        }
+        self.metrics.set_damaged(problems.damaged.len());
+        drop(problems);
+        self.repair.notify_one();
+    }
+
+    /// Waits until a file of the snapshot being served is found damaged (`serve` then builds
+    /// at once, to repair it).
+    pub async fn damage_found(&self) {
+        self.repair.notified().await;
+    }
+
+    /// Serves `snapshot` from now on; `damaged` are the files of its tree left out. Returns it.
+    fn serve(&self, snapshot: Snapshot, damaged: Vec<Damaged>) -> Arc<Snapshot> {
         let snapshot = Arc::new(snapshot);
         if !damaged.is_empty() {
             tracing::error!(
@@ -172,17 +201,17 @@ impl App {
                 damaged = damaged.len(),
                 "serving a damaged catalog: its damaged files answer 404 until the next build"
             );
+            self.repair.notify_one();
         }
         self.metrics.set_damaged(damaged.len());
         self.problems.lock().expect("problems lock").damaged = damaged;
-        let (files, [identity, br, zstd, gzip]) = snapshot.payload();
+        let (files, [br, gzip, identity]) = snapshot.payload();
         tracing::info!(
             build = %snapshot.id,
             eggs = snapshot.eggs,
             files,
             identity_bytes = identity,
             br_bytes = br,
-            zstd_bytes = zstd,
             gzip_bytes = gzip,
             "serving catalog"
         );
@@ -192,9 +221,10 @@ impl App {
         let served = if snapshot.built_at < self.started_at {
             Arc::new(snapshot.with_status_dated(self.started_at))
         } else {
-            snapshot
+            Arc::clone(&snapshot)
         };
         self.catalog.store(Some(served));
+        snapshot
     }
 
     /// Records a successful rebuild run by this process (for `/metrics`).
@@ -214,10 +244,10 @@ impl App {
             return;
         };
         tracing::error!(%error, "rebuild failed: still serving the last good catalog");
-        let Some(status) = published.get(eggcat_catalog::paths::STATUS) else {
+        let Some(Ok(status)) = published.read(eggcat_catalog::paths::STATUS) else {
             return;
         };
-        let Ok(report) = serde_json::from_slice::<Report>(status.identity()) else {
+        let Ok(report) = serde_json::from_slice::<Report>(&status) else {
             return;
         };
         let served = ServedReport {
@@ -319,9 +349,13 @@ impl App {
                 r.headers_mut().insert(header::CACHE_CONTROL, NO_STORE);
                 r
             }
-            Route::OpenApi => {
-                self.document(req, &self.openapi, self.started_at, &self.started_header)
-            }
+            Route::OpenApi => self.document(
+                req,
+                None,
+                &self.openapi.doc(),
+                self.started_at,
+                &self.started_header,
+            ),
             catalog_route => self.catalog_answer(req, catalog_route, path),
         };
         (label, finish(response, head))
@@ -353,15 +387,17 @@ impl App {
             return not_ready(path);
         };
         let doc = match route {
-            Route::Egg(slug) => snapshot.egg(slug),
+            Route::Egg(slug) => snapshot.get(&paths::egg(slug)),
             Route::File { path: file, .. } => snapshot.get(file),
             list => snapshot.get(list.list().expect("the other routes are handled above")),
         };
         let mut response = match doc {
-            Some(doc) => match doc.modified() {
-                Some((at, header)) => self.document(req, doc, at, header),
-                None => self.document(req, doc, snapshot.built_at, &snapshot.last_modified),
-            },
+            Some(doc) => {
+                let (at, header) = doc
+                    .modified()
+                    .unwrap_or((snapshot.built_at, &snapshot.last_modified));
+                self.document(req, Some(&snapshot), &doc, at, header)
+            }
             None => {
                 let response = missing(&snapshot, route, req.uri());
                 // A browser's path that names nothing gets the catalog's own 404 page; the
@@ -371,7 +407,8 @@ impl App {
                         if response.status() == StatusCode::NOT_FOUND
                             && !paths::is_api_path(path) =>
                     {
-                        not_found_page(req, page)
+                        self.not_found_page(req, &snapshot, &page)
+                            .unwrap_or(response)
                     }
                     _ => response,
                 }
@@ -389,12 +426,14 @@ impl App {
         response
     }
 
-    /// A document, in the coding the client prefers; 304 when the client's copy is current, 412
-    /// when a precondition fails.
+    /// A document of `snapshot` (none: one the server holds), in the coding the client
+    /// prefers; 304 when the client's copy is current, 412 when a precondition fails, 404 when
+    /// its file is found damaged.
     fn document<B>(
         &self,
         req: &Request<B>,
-        doc: &Document,
+        snapshot: Option<&Snapshot>,
+        doc: &Doc<'_>,
         modified: SystemTime,
         last_modified: &HeaderValue,
     ) -> Response<Body> {
@@ -402,15 +441,15 @@ impl App {
         let accept = conditional::list(headers, &header::ACCEPT_ENCODING);
         let accept = accept.as_deref().and_then(|v| std::str::from_utf8(v).ok());
         let coding = choose(accept, doc.available());
-        let variant = doc.variant(coding);
-        let outcome = Conditions::from_headers(headers).evaluate(variant.etag.as_bytes(), modified);
+        let etag = doc.etag(coding);
+        let outcome = Conditions::from_headers(headers).evaluate(etag.as_bytes(), modified);
         let mut response = match outcome {
             Outcome::Failed => {
                 let problem = Problem::new(
                     StatusCode::PRECONDITION_FAILED,
                     format!(
                         "If-Match or If-Unmodified-Since does not hold for this document (ETag {}, Last-Modified {})",
-                        String::from_utf8_lossy(variant.etag.as_bytes()),
+                        String::from_utf8_lossy(etag.as_bytes()),
                         String::from_utf8_lossy(last_modified.as_bytes()),
                     ),
                 );
@@ -422,10 +461,14 @@ impl App {
                 r
             }
             Outcome::Send => {
-                let mut r = Response::new(Full::new(variant.body.clone()));
+                let body = match doc.body(coding) {
+                    Ok(body) => body,
+                    Err(damaged) => return self.damaged(snapshot, damaged, req.uri().path()),
+                };
+                let mut r = Response::new(Full::new(body));
                 r.headers_mut()
-                    .insert(header::CONTENT_TYPE, doc.content_type().clone());
-                if coding != Coding::Identity && doc.available()[coding.index()] {
+                    .insert(header::CONTENT_TYPE, doc.content_type());
+                if coding != Coding::Identity {
                     r.headers_mut().insert(
                         header::CONTENT_ENCODING,
                         HeaderValue::from_static(coding.token()),
@@ -439,10 +482,61 @@ impl App {
             h.insert(header::CONTENT_SECURITY_POLICY, CSP);
             h.insert(header::REFERRER_POLICY, REFERRER);
         }
-        h.insert(header::ETAG, variant.etag.clone());
+        h.insert(header::ETAG, etag);
         h.insert(header::LAST_MODIFIED, last_modified.clone());
         h.insert(header::CACHE_CONTROL, self.cache_control.clone());
         response
+    }
+}
+
+impl App {
+    /// The answer for a file of `snapshot` found damaged as it was read: recorded (see
+    /// [`App::found_damaged`]), and a 404, never part of the file.
+    fn damaged(&self, snapshot: Option<&Snapshot>, damaged: Damaged, path: &str) -> Response<Body> {
+        let detail = format!(
+            "this file of the catalog is damaged on the server ({}) and is not served until the next build",
+            damaged.problem
+        );
+        if let Some(snapshot) = snapshot {
+            self.found_damaged(&snapshot.id, vec![damaged]);
+        }
+        problem_response(&Problem::new(StatusCode::NOT_FOUND, detail), path)
+    }
+
+    /// The HTML 404 page, status 404, in the coding the client prefers. Like the problem
+    /// documents it is not cached (`no-store`: the page asked for may exist after the next
+    /// build) and has no validators: a 404 is not a representation of the page asked for.
+    /// `None` when the page's own file is found damaged.
+    fn not_found_page<B>(
+        &self,
+        req: &Request<B>,
+        snapshot: &Snapshot,
+        page: &Doc<'_>,
+    ) -> Option<Response<Body>> {
+        let accept = conditional::list(req.headers(), &header::ACCEPT_ENCODING);
+        let accept = accept.as_deref().and_then(|v| std::str::from_utf8(v).ok());
+        let coding = choose(accept, page.available());
+        let body = match page.body(coding) {
+            Ok(body) => body,
+            Err(damaged) => {
+                self.found_damaged(&snapshot.id, vec![damaged]);
+                return None;
+            }
+        };
+        let mut r = Response::new(Full::new(body));
+        *r.status_mut() = StatusCode::NOT_FOUND;
+        let h = r.headers_mut();
+        h.insert(header::CONTENT_TYPE, page.content_type());
+        if coding != Coding::Identity {
+            h.insert(
+                header::CONTENT_ENCODING,
+                HeaderValue::from_static(coding.token()),
+            );
+        }
+        h.insert(header::CONTENT_SECURITY_POLICY, CSP);
+        h.insert(header::REFERRER_POLICY, REFERRER);
+        h.insert(header::CACHE_CONTROL, NO_STORE);
+        Some(r)
     }
 }
 
@@ -491,7 +585,7 @@ fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body
         Route::File { path: file, .. } => {
             // `/eggs/x` names the folder `/eggs/x/`: send the client there, as static hosts do.
             let folder = format!("{file}/index.html");
-            if !file.ends_with("index.html") && snapshot.get(&folder).is_some() {
+            if !file.ends_with("index.html") && snapshot.has(&folder) {
                 let target = match uri.query() {
                     Some(q) => format!("{path}/?{q}"),
                     None => format!("{path}/"),
@@ -505,30 +599,6 @@ fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body
             path,
         ),
     }
-}
-
-/// The HTML 404 page, status 404, in the coding the client prefers. Like the problem documents
-/// it is not cached (`no-store`: the page asked for may exist after the next build) and has no
-/// validators: a 404 is not a representation of the page asked for.
-fn not_found_page<B>(req: &Request<B>, page: &Document) -> Response<Body> {
-    let accept = conditional::list(req.headers(), &header::ACCEPT_ENCODING);
-    let accept = accept.as_deref().and_then(|v| std::str::from_utf8(v).ok());
-    let coding = choose(accept, page.available());
-    let variant = page.variant(coding);
-    let mut r = Response::new(Full::new(variant.body.clone()));
-    *r.status_mut() = StatusCode::NOT_FOUND;
-    let h = r.headers_mut();
-    h.insert(header::CONTENT_TYPE, page.content_type().clone());
-    if coding != Coding::Identity && page.available()[coding.index()] {
-        h.insert(
-            header::CONTENT_ENCODING,
-            HeaderValue::from_static(coding.token()),
-        );
-    }
-    h.insert(header::CONTENT_SECURITY_POLICY, CSP);
-    h.insert(header::REFERRER_POLICY, REFERRER);
-    h.insert(header::CACHE_CONTROL, NO_STORE);
-    r
 }
 
 /// A permanent redirect that keeps the method (308).

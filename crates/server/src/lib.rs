@@ -1,7 +1,7 @@
 //! The HTTP server of the catalog.
 //!
 //! One module per HTTP concern: [`routes`](crate::routes) (paths and query), `encoding`
-//! (Accept-Encoding and precompression), `conditional` (ETag and dates), `problem` (RFC 9457
+//! (Accept-Encoding), `snapshot` (the index of a snapshot's files, their bodies read from disk), `conditional` (ETag and dates), `problem` (RFC 9457
 //! errors), `metrics` (Prometheus), `listener` (the accept loop and its limits). The pipeline
 //! reads top to bottom in [`App::handle`].
 
@@ -18,4 +18,4 @@ mod snapshot;
 pub use app::{App, AppOptions, Body};
 pub use error::ServerError;
 pub use listener::{ServeOptions, Server};
-pub use snapshot::{Document, Snapshot};
+pub use snapshot::Snapshot;

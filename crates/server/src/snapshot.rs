@@ -1,118 +1,247 @@
-//! A published snapshot in memory: every document with its precompressed variants and ETags.
+//! A published snapshot being served: an index of its files in memory, their bodies on disk.
 //!
-//! Architecture invariant: nothing is read from disk or compressed per request. A snapshot is
-//! loaded whole, compressed once, and then swapped in; a document whose bytes did not change
-//! since the previous snapshot reuses that snapshot's compressed variants.
+//! Architecture invariant: the server holds what it needs to route and answer (each file's
+//! path, length, ETag, and which precompressed forms it has), never the bodies. A body is read
+//! from the snapshot's folder when a request wants it, through the page cache, which the
+//! kernel shares with every process and gives back under pressure. Opening a snapshot reads its
+//! manifest, not its files, so a restart is ready in the time that takes; the files are then
+//! checked against the manifest in the background ([`Snapshot::verify`]), and each file is
+//! checked on its first read, so a damaged file is answered 404, never half a document.
+//!
+//! A snapshot is pinned while it is served ([`eggcat_store::CurrentFiles::pin`]): the build
+//! that prunes old snapshots leaves it alone until the last request holding it ends.
 
 use std::collections::HashMap;
+use std::fs;
+use std::io::Read;
+use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
 use eggcat_catalog::paths;
 use eggcat_catalog::wire::{Removed, Report};
-use eggcat_store::SnapshotFiles;
+use eggcat_codings::Compressor;
+use eggcat_store::{CurrentFiles, Damaged};
 use http::HeaderValue;
 use sha2::{Digest, Sha256};
 
-use crate::encoding::{Coding, Compressor, MIN_COMPRESS_SIZE};
+use crate::encoding::Coding;
 use crate::error::ServerError;
 
-/// One representation of a document.
-#[derive(Debug, Clone)]
-pub(crate) struct Variant {
-    pub(crate) body: Bytes,
-    /// Strong ETag, quotes included.
-    pub(crate) etag: HeaderValue,
+/// Bytes of a file's SHA-256 that make its ETag (and check its identity form on first read).
+const ETAG_BYTES: usize = 10;
+/// Bytes of a precompressed form's SHA-256 kept to check it on first read.
+const CHECK_BYTES: usize = 8;
+
+/// One file of the snapshot, as the index keeps it: 48 bytes plus its path.
+#[derive(Debug)]
+struct Entry {
+    /// Its path, at `name..name + name_len` in [`Files::names`].
+    name: u32,
+    name_len: u32,
+    /// Length of the identity form.
+    size: u32,
+    /// Length of each precompressed form, by [`eggcat_codings::Coding::index`]; 0 when absent
+    /// (a stored form is never empty).
+    forms: [u32; 2],
+    /// The first bytes of the identity form's SHA-256.
+    etag: [u8; ETAG_BYTES],
+    /// The first bytes of each form's SHA-256.
+    checks: [[u8; CHECK_BYTES]; 2],
+    /// Which forms were read and found as the manifest says, by `1 << Coding::index`.
+    verified: AtomicU8,
 }
 
-/// A document and its variants, indexed by [`Coding::index`]; identity is always present.
-#[derive(Debug, Clone)]
-pub struct Document {
-    digest: [u8; 32],
-    /// `Content-Type`, from the path's extension.
-    content_type: HeaderValue,
-    variants: [Option<Variant>; 4],
-    /// Its own modification time, when it differs from the snapshot's build time.
-    modified: Option<(SystemTime, HeaderValue)>,
+/// The files of a snapshot: where they are, and the index.
+#[derive(Debug)]
+struct Files {
+    dir: PathBuf,
+    /// Keeps the folder from being pruned while it is served.
+    _pin: Option<fs::File>,
+    /// Every path, one after another.
+    names: String,
+    /// Sorted by path.
+    entries: Vec<Entry>,
 }
 
-impl Document {
-    /// Compresses `body`, when its media type compresses ([`paths::is_compressible`]), into every
-    /// coding that makes it smaller; `content_type` is a media
-    /// type from [`paths::media_type`].
-    pub(crate) fn new(body: Vec<u8>, content_type: &'static str) -> Document {
-        let digest = Sha256::digest(&body).into();
-        Document::hashed(body, digest, content_type, &mut Compressor::new())
+impl Files {
+    fn name(&self, entry: &Entry) -> &str {
+        &self.names[entry.name as usize..(entry.name + entry.name_len) as usize]
     }
 
-    /// [`Document::new`], given the SHA-256 of `body`.
-    fn hashed(
-        mut body: Vec<u8>,
-        digest: [u8; 32],
-        content_type: &'static str,
-        compressor: &mut Compressor,
-    ) -> Document {
-        let hex = eggcat_catalog::hex(&digest[..10]);
-        let mut variants: [Option<Variant>; 4] = Default::default();
-        // `Bytes::from(Vec)` keeps the vector's whole allocation for as long as the snapshot is
-        // served: the body is cut to its length (the compressed ones already are).
-        body.shrink_to_fit();
-        if body.len() >= MIN_COMPRESS_SIZE && paths::is_compressible(content_type) {
-            for coding in [Coding::Brotli, Coding::Zstd, Coding::Gzip] {
-                let packed = compressor.compress(coding, &body);
-                if packed.len() < body.len() {
-                    let etag = format!("\"{hex}-{}\"", coding.token());
-                    variants[coding.index()] = Some(Variant {
-                        body: Bytes::from(packed),
-                        etag: header(&etag),
-                    });
+    fn find(&self, path: &str) -> Option<&Entry> {
+        let at = self
+            .entries
+            .binary_search_by(|e| self.name(e).cmp(path))
+            .ok()?;
+        Some(&self.entries[at])
+    }
+
+    /// The size of `entry`'s form in `coding`, when it has one.
+    fn size(entry: &Entry, coding: Coding) -> Option<u32> {
+        match coding.stored() {
+            None => Some(entry.size),
+            Some(c) => Some(entry.forms[c.index()]).filter(|&n| n > 0),
+        }
+    }
+
+    /// The body of `entry` in `coding` (a form it has), read from disk. The first read of each
+    /// form checks its length and hash against the manifest's; later reads trust them (a
+    /// snapshot's files are never written to once published) and read exactly its length, so a
+    /// truncated file is still found.
+    fn read(&self, entry: &Entry, coding: Coding) -> Result<Bytes, Damaged> {
+        let name = self.name(entry);
+        let (rel, size) = match coding.stored() {
+            None => (name.to_owned(), entry.size),
+            Some(c) => (c.path(name), entry.forms[c.index()]),
+        };
+        let damaged = |problem: String| Damaged {
+            path: rel.clone(),
+            problem,
+        };
+        let mut file = fs::File::open(self.dir.join(&rel)).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => damaged("missing".to_owned()),
+            _ => damaged(format!("unreadable: {e}")),
+        })?;
+        let bit = 1 << coding.index();
+        if entry.verified.load(Ordering::Relaxed) & bit != 0 {
+            let mut body = vec![0; size as usize];
+            return match file.read_exact(&mut body) {
+                Ok(()) => Ok(Bytes::from(body)),
+                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+                    Err(damaged(format!("shorter than the {size} bytes expected")))
                 }
+                Err(e) => Err(damaged(format!("unreadable: {e}"))),
+            };
+        }
+        let mut body = Vec::with_capacity(size as usize);
+        file.read_to_end(&mut body)
+            .map_err(|e| damaged(format!("unreadable: {e}")))?;
+        if body.len() != size as usize {
+            return Err(damaged(format!("{} bytes, expected {size}", body.len())));
+        }
+        let digest = Sha256::digest(&body);
+        let expected = match coding.stored() {
+            None => &entry.etag[..],
+            Some(c) => &entry.checks[c.index()][..],
+        };
+        if digest[..expected.len()] != *expected {
+            return Err(damaged("content changed (SHA-256 differs)".to_owned()));
+        }
+        entry.verified.fetch_or(bit, Ordering::Relaxed);
+        Ok(Bytes::from(body))
+    }
+}
+
+/// A document held in memory rather than read from the snapshot: the OpenAPI document, and the
+/// status document with a failed rebuild's note.
+#[derive(Debug)]
+pub(crate) struct Held {
+    /// By [`Coding::index`]; identity always present.
+    bodies: [Option<Bytes>; 3],
+    etag: [u8; ETAG_BYTES],
+    content_type: &'static str,
+}
+
+impl Held {
+    /// `body`, with its precompressed forms when its media type compresses.
+    pub(crate) fn new(body: Vec<u8>, content_type: &'static str) -> Held {
+        let digest = Sha256::digest(&body);
+        let mut bodies: [Option<Bytes>; 3] = Default::default();
+        if paths::is_compressible(content_type) {
+            let mut compressor = Compressor::new();
+            for c in eggcat_codings::Coding::ALL {
+                bodies[c.index()] = compressor.smaller(c, &body).map(Bytes::from);
             }
         }
-        variants[Coding::Identity.index()] = Some(Variant {
-            body: Bytes::from(body),
-            etag: header(&format!("\"{hex}\"")),
-        });
-        Document {
-            digest,
-            content_type: HeaderValue::from_static(content_type),
-            variants,
+        bodies[Coding::Identity.index()] = Some(Bytes::from(body));
+        Held {
+            bodies,
+            etag: digest[..ETAG_BYTES]
+                .try_into()
+                .expect("a SHA-256 is 32 bytes"),
+            content_type,
+        }
+    }
+
+    /// It, as a document to answer with.
+    pub(crate) fn doc(&self) -> Doc<'_> {
+        Doc {
+            source: Source::Held(self),
             modified: None,
         }
     }
+}
 
+/// A document found for a request: what it is answered with, its bodies read on demand.
+pub(crate) struct Doc<'a> {
+    source: Source<'a>,
+    /// Its own modification time and `Last-Modified` value, when it differs from the snapshot's.
+    modified: Option<(SystemTime, &'a HeaderValue)>,
+}
+
+enum Source<'a> {
+    Held(&'a Held),
+    File(&'a Files, &'a Entry),
+}
+
+impl Doc<'_> {
     /// The `Content-Type` it is served with.
-    pub(crate) fn content_type(&self) -> &HeaderValue {
-        &self.content_type
+    pub(crate) fn content_type(&self) -> HeaderValue {
+        HeaderValue::from_static(match self.source {
+            Source::Held(held) => held.content_type,
+            Source::File(files, entry) => paths::media_type(files.name(entry)),
+        })
     }
 
     /// Its own modification time (whole seconds) and `Last-Modified` value, when it has one.
     pub(crate) fn modified(&self) -> Option<(SystemTime, &HeaderValue)> {
-        self.modified.as_ref().map(|(t, h)| (*t, h))
+        self.modified
     }
 
     /// Which codings exist, by [`Coding::index`].
-    pub(crate) fn available(&self) -> [bool; 4] {
-        [0, 1, 2, 3].map(|i| self.variants[i].is_some())
+    pub(crate) fn available(&self) -> [bool; 3] {
+        Coding::ALL.map(|c| match self.source {
+            Source::Held(held) => held.bodies[c.index()].is_some(),
+            Source::File(_, entry) => Files::size(entry, c).is_some(),
+        })
     }
 
-    /// The variant for `coding` (identity when that coding does not exist).
-    pub(crate) fn variant(&self, coding: Coding) -> &Variant {
-        self.variants[coding.index()]
-            .as_ref()
-            .or(self.variants[Coding::Identity.index()].as_ref())
-            .expect("identity is always present")
+    /// The strong ETag of its form in `coding` (one it has), quotes included: the first bytes of
+    /// the identity form's SHA-256, and the coding's token for a compressed form.
+    pub(crate) fn etag(&self, coding: Coding) -> HeaderValue {
+        let digest = match self.source {
+            Source::Held(held) => &held.etag,
+            Source::File(_, entry) => &entry.etag,
+        };
+        let hex = eggcat_catalog::hex(digest);
+        let value = match coding.stored() {
+            None => format!("\"{hex}\""),
+            Some(c) => format!("\"{hex}-{}\"", c.token()),
+        };
+        HeaderValue::from_str(&value).expect("hex is visible ASCII")
     }
 
-    /// The uncompressed bytes.
-    pub fn identity(&self) -> &Bytes {
-        &self.variant(Coding::Identity).body
+    /// Its body in `coding` (one it has); a file found damaged is `Err`.
+    pub(crate) fn body(&self, coding: Coding) -> Result<Bytes, Damaged> {
+        match self.source {
+            Source::Held(held) => Ok(held.bodies[coding.index()]
+                .clone()
+                .or_else(|| held.bodies[Coding::Identity.index()].clone())
+                .expect("identity is always held")),
+            Source::File(files, entry) => files.read(entry, coding),
+        }
     }
 }
 
-fn header(value: &str) -> HeaderValue {
-    HeaderValue::from_str(value).expect("ETags and dates are visible ASCII")
+/// The status document when it is not served as the file: with a failed rebuild's note
+/// (held), or dated otherwise.
+#[derive(Debug)]
+struct Status {
+    held: Option<Held>,
+    modified: (SystemTime, HeaderValue),
 }
 
 /// A snapshot ready to serve.
@@ -128,64 +257,61 @@ pub struct Snapshot {
     /// When the build finished (whole seconds): `Last-Modified` of every document.
     pub built_at: SystemTime,
     pub(crate) last_modified: HeaderValue,
-    /// The lists and the report, by path under the output root.
-    docs: HashMap<String, Arc<Document>>,
-    /// The egg documents, by slug (looked up without building a path per request).
-    egg_docs: HashMap<String, Arc<Document>>,
+    files: Arc<Files>,
     /// The slugs that answer `410 Gone`, from [`paths::REMOVED`].
-    removed: HashMap<String, Removed>,
+    removed: Arc<HashMap<String, Removed>>,
+    status: Option<Arc<Status>>,
 }
 
 impl Snapshot {
-    /// Loads a published tree; documents identical to `previous`'s reuse its variants.
-    pub fn load(
-        files: SnapshotFiles,
-        previous: Option<&Snapshot>,
-    ) -> Result<Snapshot, ServerError> {
-        Snapshot::load_each(files.id, files.files.into_iter().map(Ok), previous)
-    }
-
-    /// [`Snapshot::load`] from files given one at a time: the body of a document identical to
-    /// `previous`'s is dropped as soon as it is hashed, and a new one is compressed at once, so
-    /// that a rebuild's swap holds the catalog being served plus what changed, never a second
-    /// copy of the whole tree (what kept `serve`'s resident memory growing, bench/soak.sh).
-    pub fn load_each(
-        id: String,
-        files: impl IntoIterator<Item = Result<(String, Vec<u8>), ServerError>>,
-        previous: Option<&Snapshot>,
-    ) -> Result<Snapshot, ServerError> {
-        // Compression runs on this one thread: a load is rare (startup, and the changed documents
-        // of a rebuild), one thread bounds its peak memory (each encoder allocates its tables
-        // anew), and the other cores stay with the HTTP workers, which keep serving meanwhile.
-        let mut compressor = Compressor::new();
-        let (mut docs, mut egg_docs) = (HashMap::new(), HashMap::new());
-        for file in files {
-            let (path, body) = file?;
-            let digest: [u8; 32] = Sha256::digest(&body).into();
-            let doc = match previous
-                .and_then(|p| p.get(&path))
-                .filter(|d| d.digest == digest)
-            {
-                Some(same) => Arc::clone(same),
-                None => {
-                    let content_type = paths::media_type(&path);
-                    Arc::new(Document::hashed(
-                        body,
-                        digest,
-                        content_type,
-                        &mut compressor,
-                    ))
+    /// Opens the snapshot `files` lists: reads its manifest's listing (sizes, hashes, forms),
+    /// its status document and its list of removed eggs, and no other file. Returns the files
+    /// found damaged meanwhile; a snapshot without a readable manifest has its files hashed
+    /// here instead (slow, and only until the build that starts at once repairs it).
+    pub fn open(files: &CurrentFiles) -> Result<(Snapshot, Vec<Damaged>), ServerError> {
+        let pin = files
+            .pin()
+            .map_err(|e| tracing::warn!(snapshot = %files.id, error = %e, "cannot pin the snapshot: a build may prune it while it is served"))
+            .ok();
+        let mut damaged = files.damaged.clone();
+        let mut names = String::new();
+        let mut entries = Vec::with_capacity(files.paths().len());
+        for path in files.paths() {
+            let entry = match files.listed(path) {
+                Some((size, sha256)) => listed(files, path, size, sha256),
+                None => unlisted(files, path),
+            };
+            match entry {
+                Ok(mut entry) => {
+                    entry.name = u32::try_from(names.len()).map_err(|_| ServerError::TooLarge)?;
+                    entry.name_len = path.len() as u32;
+                    names.push_str(path);
+                    entries.push(entry);
                 }
-            };
-            match egg_slug(&path) {
-                Some(slug) => egg_docs.insert(slug.to_owned(), doc),
-                None => docs.insert(path, doc),
-            };
+                Err(d) => damaged.push(d),
+            }
         }
-
-        let status = docs.get(paths::STATUS).ok_or(ServerError::NoStatus)?;
-        let report: Report =
-            serde_json::from_slice(status.identity()).map_err(ServerError::Status)?;
+        names.shrink_to_fit();
+        let files_ = Files {
+            dir: files.dir().to_path_buf(),
+            _pin: pin,
+            names,
+            entries,
+        };
+        let read_checked = |path: &str| -> Option<Result<Bytes, Damaged>> {
+            let entry = files_.find(path)?;
+            Some(files_.read(entry, Coding::Identity))
+        };
+        let status = match read_checked(paths::STATUS) {
+            Some(Ok(body)) => body,
+            Some(Err(d)) => {
+                damaged.push(d);
+                return Err(ServerError::NoStatus);
+            }
+            None => return Err(ServerError::NoStatus),
+        };
+        let report: Report = serde_json::from_slice(&status).map_err(ServerError::Status)?;
+        drop(status);
         let built_at =
             humantime::parse_rfc3339(&report.finished_at).map_err(ServerError::FinishedAt)?;
         let built_at = UNIX_EPOCH
@@ -195,14 +321,18 @@ impl Snapshot {
                     .unwrap_or_default()
                     .as_secs(),
             );
-        let removed: Vec<Removed> = match docs.get(paths::REMOVED) {
-            Some(doc) => serde_json::from_slice(doc.identity()).map_err(ServerError::Removed)?,
+        let removed: Vec<Removed> = match read_checked(paths::REMOVED) {
+            Some(Ok(body)) => serde_json::from_slice(&body).map_err(ServerError::Removed)?,
+            Some(Err(d)) => {
+                damaged.push(d);
+                Vec::new()
+            }
             // A snapshot published before removals were tracked.
             None => Vec::new(),
         };
         let removed = removed.into_iter().map(|r| (r.slug.clone(), r)).collect();
-        Ok(Snapshot {
-            id,
+        let snapshot = Snapshot {
+            id: files.id.clone(),
             eggs: report.eggs,
             images: [
                 report.images.present,
@@ -211,102 +341,187 @@ impl Snapshot {
             ],
             built_at,
             last_modified: header(&httpdate::fmt_http_date(built_at)),
-            docs,
-            egg_docs,
-            removed,
-        })
+            files: Arc::new(files_),
+            removed: Arc::new(removed),
+            status: None,
+        };
+        Ok((snapshot, damaged))
+    }
+
+    /// Reads every form of every file not read yet and checks it against the manifest, until
+    /// `go_on` says to stop (the snapshot is no longer served); returns the damaged ones. Run on
+    /// a thread of its own after a snapshot is opened: it also brings the files into the page
+    /// cache.
+    pub(crate) fn verify(&self, go_on: impl Fn() -> bool) -> Vec<Damaged> {
+        let mut damaged = Vec::new();
+        for entry in &self.files.entries {
+            if !go_on() {
+                break;
+            }
+            for coding in Coding::ALL {
+                let unread = entry.verified.load(Ordering::Relaxed) & (1 << coding.index()) == 0;
+                if unread
+                    && Files::size(entry, coding).is_some()
+                    && let Err(d) = self.files.read(entry, coding)
+                {
+                    damaged.push(d);
+                }
+            }
+        }
+        damaged
+    }
+
+    /// How many files it serves, and the bytes of their identity, br and gzip forms on disk.
+    pub fn payload(&self) -> (usize, [u64; 3]) {
+        let mut bytes = [0u64; 3];
+        for entry in &self.files.entries {
+            for c in Coding::ALL {
+                bytes[c.index()] += u64::from(Files::size(entry, c).unwrap_or(0));
+            }
+        }
+        (self.files.entries.len(), bytes)
     }
 
     /// Why `slug` answers `410 Gone`, when it was removed from the catalog.
-    /// How many files it holds, and the bytes of their bodies in identity, br, zstd and gzip:
-    /// most of the server's memory.
-    pub fn payload(&self) -> (usize, [usize; 4]) {
-        let mut bytes = [0; 4];
-        for doc in self.docs.values().chain(self.egg_docs.values()) {
-            let order = [Coding::Identity, Coding::Brotli, Coding::Zstd, Coding::Gzip];
-            for (sum, coding) in bytes.iter_mut().zip(order) {
-                *sum += doc.variants[coding.index()]
-                    .as_ref()
-                    .map_or(0, |v| v.body.len());
-            }
-        }
-        (self.docs.len() + self.egg_docs.len(), bytes)
-    }
-
     pub(crate) fn removed(&self, slug: &str) -> Option<&Removed> {
         self.removed.get(slug)
     }
 
     /// The document at `path` under the output root (`api/v1/...`).
-    pub fn get(&self, path: &str) -> Option<&Arc<Document>> {
-        match egg_slug(path) {
-            Some(slug) => self.egg_docs.get(slug),
-            None => self.docs.get(path),
+    pub(crate) fn get(&self, path: &str) -> Option<Doc<'_>> {
+        if path == paths::STATUS
+            && let Some(status) = &self.status
+        {
+            let (at, header) = &status.modified;
+            let modified = Some((*at, header));
+            if let Some(held) = &status.held {
+                return Some(Doc {
+                    source: Source::Held(held),
+                    modified,
+                });
+            }
+            let entry = self.files.find(path)?;
+            return Some(Doc {
+                source: Source::File(&self.files, entry),
+                modified,
+            });
         }
+        let entry = self.files.find(path)?;
+        Some(Doc {
+            source: Source::File(&self.files, entry),
+            modified: None,
+        })
     }
 
-    /// The document of the egg `slug`.
-    pub fn egg(&self, slug: &str) -> Option<&Arc<Document>> {
-        self.egg_docs.get(slug)
+    /// Whether the snapshot has a file at `path`.
+    pub fn has(&self, path: &str) -> bool {
+        self.files.find(path).is_some()
+    }
+
+    /// The uncompressed bytes of the file at `path`, read now.
+    pub fn read(&self, path: &str) -> Option<Result<Bytes, Damaged>> {
+        Some(self.get(path)?.body(Coding::Identity))
     }
 
     /// The same snapshot with another status document (the published one plus the last failed
     /// rebuild), modified at `at` (whole seconds).
     pub(crate) fn with_status(&self, status: Vec<u8>, at: SystemTime) -> Snapshot {
-        self.with_status_doc(Document::new(status, "application/json"), at)
+        self.with_status_of(Some(Held::new(status, "application/json")), at)
     }
 
     /// The same snapshot with its status document dated `at` (whole seconds) instead of the build
     /// time.
     pub(crate) fn with_status_dated(&self, at: SystemTime) -> Snapshot {
-        match self.docs.get(paths::STATUS) {
-            Some(status) => self.with_status_doc(Document::clone(status), at),
-            None => self.clone(),
-        }
+        self.with_status_of(None, at)
     }
 
-    fn with_status_doc(&self, mut status: Document, at: SystemTime) -> Snapshot {
+    fn with_status_of(&self, held: Option<Held>, at: SystemTime) -> Snapshot {
         let mut next = self.clone();
-        status.modified = Some((at, header(&httpdate::fmt_http_date(at))));
-        next.docs.insert(paths::STATUS.to_owned(), Arc::new(status));
+        next.status = Some(Arc::new(Status {
+            held,
+            modified: (at, header(&httpdate::fmt_http_date(at))),
+        }));
         next
     }
 }
 
-/// The slug of an egg document's path (`api/v1/eggs/<slug>.json`, not the `_` lists).
-fn egg_slug(path: &str) -> Option<&str> {
-    let name = path
-        .strip_prefix(paths::EGGS_DIR)?
-        .strip_prefix('/')?
-        .strip_suffix(".json")?;
-    (!name.starts_with('_') && !name.contains('/')).then_some(name)
+/// The index entry of a file the manifest lists with `size` and `sha256`, with the forms it
+/// lists beside it.
+fn listed(files: &CurrentFiles, path: &str, size: u64, sha256: &str) -> Result<Entry, Damaged> {
+    let damaged = |problem: &str| Damaged {
+        path: path.to_owned(),
+        problem: problem.to_owned(),
+    };
+    let size = u32::try_from(size).map_err(|_| damaged("too large to serve (4 GiB or more)"))?;
+    let etag = unhex(sha256).ok_or_else(|| damaged("its manifest entry has no SHA-256"))?;
+    let mut entry = Entry {
+        name: 0,
+        name_len: 0,
+        size,
+        forms: [0; 2],
+        etag,
+        checks: [[0; CHECK_BYTES]; 2],
+        verified: AtomicU8::new(0),
+    };
+    for c in eggcat_codings::Coding::ALL {
+        let form = c.path(path);
+        let Some((size, sha256)) = files.listed(&form) else {
+            continue;
+        };
+        // A form the manifest lists oddly is left out: the file is still served, uncompressed.
+        if let (Ok(size @ 1..), Some(check)) = (u32::try_from(size), unhex(sha256)) {
+            entry.forms[c.index()] = size;
+            entry.checks[c.index()] = check;
+        }
+    }
+    Ok(entry)
+}
+
+/// The index entry of a file of a snapshot without a readable manifest: read and hashed now,
+/// served without its forms (nothing says they are intact).
+fn unlisted(files: &CurrentFiles, path: &str) -> Result<Entry, Damaged> {
+    let bytes = files.read(path)?;
+    let size = u32::try_from(bytes.len()).map_err(|_| Damaged {
+        path: path.to_owned(),
+        problem: "too large to serve (4 GiB or more)".to_owned(),
+    })?;
+    let digest = Sha256::digest(&bytes);
+    Ok(Entry {
+        name: 0,
+        name_len: 0,
+        size,
+        forms: [0; 2],
+        etag: digest[..ETAG_BYTES]
+            .try_into()
+            .expect("a SHA-256 is 32 bytes"),
+        checks: [[0; CHECK_BYTES]; 2],
+        verified: AtomicU8::new(1 << Coding::Identity.index()),
+    })
+}
+
+/// The first `N` bytes of a lowercase hex string of at least `2 * N` digits.
+fn unhex<const N: usize>(hex: &str) -> Option<[u8; N]> {
+    let digits = hex.as_bytes().get(..2 * N)?;
+    let mut out = [0u8; N];
+    for (byte, pair) in out.iter_mut().zip(digits.chunks(2)) {
+        let pair = std::str::from_utf8(pair).ok()?;
+        *byte = u8::from_str_radix(pair, 16).ok()?;
+    }
+    Some(out)
+}
+
+fn header(value: &str) -> HeaderValue {
+    HeaderValue::from_str(value).expect("ETags and dates are visible ASCII")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn files(pairs: &[(&str, &str)]) -> SnapshotFiles {
-        SnapshotFiles {
-            id: "b1".to_owned(),
-            files: pairs
-                .iter()
-                .map(|(p, body)| ((*p).to_owned(), body.as_bytes().to_vec()))
-                .collect(),
-            damaged: Vec::new(),
-        }
-    }
-
     #[test]
-    fn a_tree_without_a_readable_status_is_refused_with_the_reason() {
-        let missing = Snapshot::load(files(&[]), None).expect_err("no status document");
-        assert!(matches!(missing, ServerError::NoStatus));
-        assert_eq!(missing.to_string(), "no status document");
-        let broken = Snapshot::load(files(&[(paths::STATUS, "{")]), None).expect_err("not JSON");
-        assert!(matches!(broken, ServerError::Status(_)));
-        assert!(
-            broken.to_string().starts_with("status document: EOF"),
-            "{broken}"
-        );
+    fn hex_prefixes_decode() {
+        assert_eq!(unhex::<2>("0aff33"), Some([0x0a, 0xff]));
+        assert_eq!(unhex::<2>("0af"), None);
+        assert_eq!(unhex::<1>("zz"), None);
     }
 }

@@ -18,6 +18,7 @@
 //! renamed over the old one), so a reader sees the old catalog or the new one, never a mix, and a
 //! build killed at any point leaves the previous snapshot current and intact.
 
+mod forms;
 mod manifest;
 mod snapshot;
 

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use eggcat_catalog::{Catalog, paths};
 
+use crate::forms;
 use crate::manifest::{Damaged, Entry, MANIFEST_FILE, Manifest, check_sizes};
 use crate::{StoreError, io_error};
 
@@ -27,6 +28,8 @@ pub struct SnapshotFiles {
     /// Every published file, by `/`-separated path under the output root (`api/v1/...`).
     /// A damaged file is left out.
     pub files: BTreeMap<String, Vec<u8>>,
+    /// The precompressed forms of some of them (`x.json.br`, `x.json.gz`), by their own path.
+    pub precompressed: BTreeMap<String, Vec<u8>>,
     /// The files found damaged when the snapshot was read (missing, truncated, changed), by
     /// its manifest; empty for a snapshot made in memory.
     pub damaged: Vec<Damaged>,
@@ -75,15 +78,45 @@ pub struct CurrentFiles {
     reader: SnapshotReader,
     /// Every published file, by `/`-separated path under the output root, sorted.
     paths: Vec<String>,
+    /// The precompressed forms among the snapshot's files (`x.json.br` beside `x.json`), sorted.
+    forms: Vec<String>,
     /// Damage found when listing: a missing or unreadable manifest (the files are then read as
     /// they are). A damaged file is found when it is read.
     pub damaged: Vec<Damaged>,
 }
 
 impl CurrentFiles {
-    /// Every published file's path under the output root (`api/v1/...`), sorted.
+    /// Every published file's path under the output root (`api/v1/...`), sorted; their
+    /// precompressed forms are [`CurrentFiles::forms`].
     pub fn paths(&self) -> &[String] {
         &self.paths
+    }
+
+    /// The precompressed forms of the published files (`x.json.br` beside `x.json`), sorted.
+    pub fn forms(&self) -> &[String] {
+        &self.forms
+    }
+
+    /// The snapshot's folder.
+    pub fn dir(&self) -> &Path {
+        &self.reader.dir
+    }
+
+    /// The size and SHA-256 (lowercase hex) the manifest gives the file at `path` (a published
+    /// file or a form); `None` when it does not list it, or when the snapshot has no readable
+    /// manifest.
+    pub fn listed(&self, path: &str) -> Option<(u64, &str)> {
+        let entry = self.reader.manifest.as_ref()?.files.get(path)?;
+        Some((entry.size, entry.sha256.as_str()))
+    }
+
+    /// Keeps the snapshot from being pruned for as long as the returned file is open (a shared
+    /// lock on its folder: [`Store::prunable`] leaves a folder someone holds alone), so that a
+    /// server reading its files one request at a time never finds them gone.
+    pub fn pin(&self) -> std::io::Result<fs::File> {
+        let dir = fs::File::open(&self.reader.dir)?;
+        dir.lock_shared()?;
+        Ok(dir)
     }
 
     /// The bytes of the file at `path` (one of [`CurrentFiles::paths`]), when they are what the
@@ -150,9 +183,14 @@ impl Store {
             return Ok(None);
         };
         let mut damaged = current.damaged.clone();
-        let mut files = BTreeMap::new();
-        for path in current.paths() {
+        let (mut files, mut precompressed) = (BTreeMap::new(), BTreeMap::new());
+        for (path, form) in (current.paths().iter().map(|p| (p, false)))
+            .chain(current.forms().iter().map(|p| (p, true)))
+        {
             match current.read(path) {
+                Ok(bytes) if form => {
+                    precompressed.insert(path.clone(), bytes);
+                }
                 Ok(bytes) => {
                     files.insert(path.clone(), bytes);
                 }
@@ -171,6 +209,7 @@ impl Store {
         Ok(Some(SnapshotFiles {
             id: current.id,
             files,
+            precompressed,
             damaged,
         }))
     }
@@ -203,6 +242,12 @@ impl Store {
         paths.retain(|p| p != STATE_FILE && p != MANIFEST_FILE);
         paths.sort();
         let has = |path: &str| paths.binary_search_by(|p| p.as_str().cmp(path)).is_ok();
+        let (forms, files): (Vec<String>, Vec<String>) = paths
+            .iter()
+            .cloned()
+            .partition(|p| eggcat_codings::form_of(p).is_some_and(|(base, _)| has(base)));
+        let paths = files;
+        let has = |path: &str| paths.binary_search_by(|p| p.as_str().cmp(path)).is_ok();
         if !has(paths::INDEX) || !has(paths::STATUS) {
             return Err(StoreError::Damaged {
                 path: dir.display().to_string(),
@@ -213,6 +258,7 @@ impl Store {
             id,
             reader: SnapshotReader { dir, manifest },
             paths,
+            forms,
             damaged,
         }))
     }
@@ -356,6 +402,8 @@ impl Store {
         };
         let previous_manifest = previous.as_deref().and_then(|p| Manifest::read(p).ok());
         let mut folders = Folders::new(tmp);
+        // The files whose precompressed forms are made anew, once every file is in place.
+        let mut to_compress: Vec<(&str, &[u8])> = Vec::new();
         for (path, bytes) in files {
             let target = tmp.join(path);
             folders.make_parent(path)?;
@@ -376,7 +424,21 @@ impl Store {
                 fs::write(&target, bytes).map_err(io_error("write", &target))?;
             }
             manifest.files.insert(path.to_owned(), entry);
+            if path == STATE_FILE || !forms::wanted(path, bytes.len()) {
+                continue;
+            }
+            let reused = match (linked, previous.as_deref(), previous_manifest.as_ref()) {
+                (true, Some(dir), Some(listed)) => forms::link_previous(dir, listed, tmp, path),
+                _ => None,
+            };
+            match reused {
+                Some(entries) => manifest.files.extend(entries),
+                None => to_compress.push((path, bytes)),
+            }
         }
+        manifest
+            .files
+            .extend(forms::compress_all(tmp, &to_compress)?);
         let target = tmp.join(MANIFEST_FILE);
         let bytes = serde_json::to_vec(&manifest).expect("a manifest serializes");
         fs::write(&target, bytes).map_err(io_error("write", &target))
@@ -419,9 +481,15 @@ impl Store {
             .chain(done.iter().take(old))
             .filter(|name| current.as_deref() != Some(std::ffi::OsStr::new(name)))
             .map(|name| snapshots.join(name))
-            .filter(|path| spare != Some(path.as_path()))
+            .filter(|path| spare != Some(path.as_path()) && !pinned(path))
             .collect())
     }
+}
+
+/// Whether a server holds the snapshot in `dir` ([`CurrentFiles::pin`]): it reads its files as
+/// requests come, so the folder must stay until it lets go.
+fn pinned(dir: &Path) -> bool {
+    fs::File::open(dir).is_ok_and(|f| matches!(f.try_lock(), Err(fs::TryLockError::WouldBlock)))
 }
 
 /// Removes snapshot folders.
@@ -437,12 +505,22 @@ pub fn remove_all(dirs: &[PathBuf]) -> Result<(), StoreError> {
 /// place, the [`paths::LISTS`] last, and then files that are no longer published removed. Only
 /// the folders the tree itself has (`api/`, `eggs/`, ...) are cleaned: anything else in `out`
 /// is left alone. When a write fails (a full disk, ...), the temporary files are removed and
-/// `out` is left as it was.
-pub fn write_tree(files: &BTreeMap<String, Vec<u8>>, out: &Path) -> Result<(), StoreError> {
+/// `out` is left as it was. `forms` are the files' precompressed forms (`x.json.gz`), each
+/// renamed into place just before the files, so that nginx's `gzip_static` and Caddy's
+/// `precompressed` find them.
+pub fn write_tree(
+    files: &BTreeMap<String, Vec<u8>>,
+    forms: &BTreeMap<String, Vec<u8>>,
+    out: &Path,
+) -> Result<(), StoreError> {
     // Every other file first, the lists that name them last: a reader of `out` never finds a
-    // list entry whose file is not there yet.
+    // list entry whose file is not there yet. Each group's forms go just before it.
+    let is_list = |p: &str| paths::is_list(eggcat_codings::form_of(p).map_or(p, |(base, _)| base));
+    let (list_forms, rest_forms): (Vec<_>, Vec<_>) = forms.iter().partition(|(p, _)| is_list(p));
     let (lists, rest): (Vec<_>, Vec<_>) = files.iter().partition(|(p, _)| paths::is_list(p));
-    let ordered: Vec<(&String, &Vec<u8>)> = rest.into_iter().chain(lists).collect();
+    let ordered: Vec<(&String, &Vec<u8>)> = (rest_forms.into_iter().chain(rest))
+        .chain(list_forms.into_iter().chain(lists))
+        .collect();
     let suffix = format!(".eggcat-{}.tmp", std::process::id());
     let tmp_of = |target: &Path| {
         let mut name = target.file_name().unwrap_or_default().to_os_string();
@@ -473,28 +551,30 @@ pub fn write_tree(files: &BTreeMap<String, Vec<u8>>, out: &Path) -> Result<(), S
         .filter_map(|p| p.split_once('/').map(|(top, _)| top))
         .collect();
     for folder in folders {
-        remove_stale(&out.join(folder), folder, files)?;
+        remove_stale(&out.join(folder), folder, &|p| {
+            files.contains_key(p) || forms.contains_key(p)
+        })?;
     }
     Ok(())
 }
 
-/// Removes the files under `dir` (at `prefix` in the tree) that `files` does not have, and the
+/// Removes the files under `dir` (at `prefix` in the tree) that are not `published`, and the
 /// folders that are left empty.
 fn remove_stale(
     dir: &Path,
     prefix: &str,
-    files: &BTreeMap<String, Vec<u8>>,
+    published: &dyn Fn(&str) -> bool,
 ) -> Result<(), StoreError> {
     for entry in fs::read_dir(dir).map_err(io_error("list", dir))?.flatten() {
         let rel = format!("{prefix}/{}", entry.file_name().to_string_lossy());
         let path = entry.path();
         let kind = entry.file_type().map_err(io_error("stat", &path))?;
         if kind.is_dir() {
-            remove_stale(&path, &rel, files)?;
+            remove_stale(&path, &rel, published)?;
             if fs::read_dir(&path).is_ok_and(|mut d| d.next().is_none()) {
                 fs::remove_dir(&path).map_err(io_error("remove", &path))?;
             }
-        } else if !files.contains_key(&rel) {
+        } else if !published(&rel) {
             fs::remove_file(&path).map_err(io_error("remove", &path))?;
         }
     }
@@ -693,6 +773,69 @@ mod tests {
             .collect();
         assert_eq!(names, ["1"], "no .tmp- folder left");
         assert_eq!(store.read_current().unwrap().unwrap().id, "1");
+    }
+
+    #[test]
+    fn compressible_files_get_forms_once_and_a_rebuild_links_them() {
+        use std::os::unix::fs::MetadataExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let big = format!("{{\"a\":\"{}\"}}", "paper ".repeat(200));
+        let (_, first_dir) = store.publish(&catalog("1", &big), &HashSet::new()).unwrap();
+        let egg = paths::egg("a");
+        let current = store.current_files().unwrap().unwrap();
+        assert_eq!(current.paths(), [paths::STATUS, paths::INDEX, egg.as_str()]);
+        let forms = [format!("{egg}.br"), format!("{egg}.gz")];
+        assert_eq!(current.forms(), forms, "small files get none");
+        for form in &forms {
+            let (size, _) = current.listed(form).expect("each form is in the manifest");
+            assert_eq!(size, fs::metadata(first_dir.join(form)).unwrap().len());
+        }
+        let mut gz = Vec::new();
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(&fs::read(first_dir.join(&forms[1])).unwrap()[..]),
+            &mut gz,
+        )
+        .unwrap();
+        assert_eq!(gz, big.as_bytes());
+        let read = store.read_current().unwrap().unwrap();
+        assert_eq!(
+            read.precompressed.keys().collect::<Vec<_>>(),
+            [&forms[0], &forms[1]]
+        );
+        assert!(!read.files.contains_key(&forms[0]));
+        // The same file in the next snapshot: its forms are the previous ones, linked.
+        let (_, second_dir) = store.publish(&catalog("2", &big), &HashSet::new()).unwrap();
+        let ino = |d: &Path, p: &str| fs::metadata(d.join(p)).unwrap().ino();
+        for form in &forms {
+            assert_eq!(ino(&first_dir, form), ino(&second_dir, form), "{form}");
+        }
+        assert!(store.check(&second_dir).is_empty());
+        // A changed file gets new forms; a damaged form is found like any file.
+        let (_, third_dir) = store
+            .publish(
+                &catalog("3", &big.replace("paper", "spigot")),
+                &HashSet::new(),
+            )
+            .unwrap();
+        assert_ne!(ino(&second_dir, &forms[0]), ino(&third_dir, &forms[0]));
+        fs::write(third_dir.join(&forms[1]), b"x").unwrap();
+        assert_eq!(store.check(&third_dir)[0].path, forms[1]);
+    }
+
+    #[test]
+    fn a_pinned_snapshot_is_not_pruned() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let (_, first_dir) = store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
+        let pin = store.current_files().unwrap().unwrap().pin().unwrap();
+        store.publish(&catalog("2", "{}"), &HashSet::new()).unwrap();
+        assert!(
+            store.prunable(0, None).unwrap().is_empty(),
+            "held by a server"
+        );
+        drop(pin);
+        assert_eq!(store.prunable(0, None).unwrap(), [first_dir]);
     }
 
     #[test]

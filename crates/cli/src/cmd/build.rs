@@ -62,8 +62,15 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     let rebuilt = rebuild(&store, &options, &crate::now_ms, &show).context(FAILED)?;
     let (report, snapshot_dir, verb) = match rebuilt {
         Rebuilt::Published(outcome) => {
+            drop(outcome.snapshot);
             if let Some(out) = out {
-                write_out(config, out, &outcome.snapshot)?;
+                // Read back from the snapshot just published: its files with their
+                // precompressed forms, which the store wrote.
+                let current = store
+                    .read_current()
+                    .context("cannot read the snapshot just published")?
+                    .context("the snapshot just published is gone")?;
+                write_out(config, out, &current)?;
             }
             (outcome.report, outcome.snapshot_dir, "published")
         }
@@ -100,7 +107,8 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
 /// Writes the published tree and the static-host rules (nginx, Caddy, CloudFront, in
 /// `out/.eggcat/`) into `out`.
 fn write_out(config: &Config, out: &Path, snapshot: &SnapshotFiles) -> Result<()> {
-    write_tree(&snapshot.files, out).with_context(|| format!("cannot write {}", out.display()))?;
+    write_tree(&snapshot.files, &snapshot.precompressed, out)
+        .with_context(|| format!("cannot write {}", out.display()))?;
     let rules = eggcat_publish::rules::RulesOptions {
         cache_control: config.cache_control.clone(),
     };

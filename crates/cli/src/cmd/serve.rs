@@ -114,10 +114,11 @@ fn cannot_listen(listen: &str, e: &std::io::Error) -> anyhow::Error {
 }
 
 /// Serves the snapshot already published in `data_dir`, if any; false when there is none, or
-/// when it is damaged (what of it is intact is served, and a build starts at once to repair it).
-fn load_current(store: &Store, app: &App) -> bool {
+/// when it is damaged (what of it is intact is served, and a build starts at once to repair it;
+/// damage found later, as its files are checked, wakes the rebuild loop the same way).
+fn load_current(store: &Store, app: &Arc<App>) -> bool {
     match store.current_files() {
-        Ok(Some(files)) => match app.install_current(&files) {
+        Ok(Some(files)) => match app.install(&files) {
             Ok(damaged) => damaged == 0,
             Err(e) => {
                 tracing::error!(error = %e, "the current snapshot cannot be served: building a new one");
@@ -195,7 +196,12 @@ async fn rebuild_loop(
             retry.min(config.refresh)
         };
         retry = retry.saturating_mul(2);
-        tokio::time::sleep(jittered(wait)).await;
+        tokio::select! {
+            () = tokio::time::sleep(jittered(wait)) => {}
+            () = app.damage_found() => {
+                tracing::info!("building now to repair the damaged files");
+            }
+        }
         rebuild_once(&store, &loader, &build, &app, publish).await;
     }
 }
@@ -300,12 +306,12 @@ async fn rebuild_once(
                 app_.rebuild_succeeded(crate::now_ms());
                 return Ok(None);
             }
-            app_.install_current(&files).map_err(|e| e.to_string())?;
+            app_.install(&files).map_err(|e| e.to_string())?;
             let report: Report = app_
                 .snapshot()
                 .and_then(|s| {
-                    let status = s.get(eggcat_catalog::paths::STATUS)?;
-                    serde_json::from_slice(status.identity()).ok()
+                    let status = s.read(eggcat_catalog::paths::STATUS)?.ok()?;
+                    serde_json::from_slice(&status).ok()
                 })
                 .ok_or("the build's status document is unreadable")?;
             app_.rebuild_succeeded(crate::now_ms());

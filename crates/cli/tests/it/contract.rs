@@ -267,14 +267,8 @@ fn app() -> Arc<App> {
     .unwrap()
 }
 
-fn install(app: &App, data: &Path) {
-    app.install(
-        eggcat_store::Store::new(data)
-            .read_current()
-            .unwrap()
-            .unwrap(),
-    )
-    .unwrap();
+fn install(app: &std::sync::Arc<App>, data: &Path) {
+    crate::support::install_current(app, data);
 }
 
 /// The served JSON answers that do not depend on the catalog's content: a server with no

@@ -36,7 +36,7 @@ pub(crate) fn served_catalog() -> (tempfile::TempDir, Arc<App>, eggcat_store::Sn
             .into(),
     })
     .unwrap();
-    app.install(store.read_current().unwrap().unwrap()).unwrap();
+    crate::support::install_current(&app, &data);
     let files = store.read_current().unwrap().unwrap();
     (tmp, app, files)
 }
@@ -405,7 +405,6 @@ fn decode(coding: &str, body: &[u8]) -> Vec<u8> {
                 .unwrap();
         }
         "br" => brotli::BrotliDecompress(&mut &body[..], &mut out).unwrap(),
-        "zstd" => out = zstd::decode_all(body).unwrap(),
         other => panic!("unexpected coding {other}"),
     }
     out
@@ -421,7 +420,7 @@ fn every_encoding_decompresses_to_the_identity_bytes() {
     ] {
         let identity = &files.files[file];
         let mut etags = vec![header(&get(&app, path, &[]), "etag").to_owned()];
-        for coding in ["br", "zstd", "gzip"] {
+        for coding in ["br", "gzip"] {
             let r = get(&app, path, &[("accept-encoding", coding)]);
             assert_eq!(
                 r.headers()
@@ -460,6 +459,10 @@ fn every_encoding_decompresses_to_the_identity_bytes() {
             &[("accept-encoding", "br;q=0.1"), ("accept-encoding", "gzip")],
         );
         assert_eq!(header(&two_lines, "content-encoding"), "gzip");
+        // zstd is not stored (eggcat-codings says why): asked for alone, identity.
+        let zstd = get(&app, path, &[("accept-encoding", "zstd")]);
+        assert!(zstd.headers().get("content-encoding").is_none());
+        assert_eq!(zstd.body().as_ref(), identity.as_slice());
         let refuse = get(&app, path, &[("accept-encoding", "gzip;q=0, identity")]);
         assert!(refuse.headers().get("content-encoding").is_none());
         assert_eq!(refuse.body().as_ref(), identity.as_slice());

@@ -94,7 +94,7 @@ fn metrics(data: &Path) -> String {
         cache_control: "no-cache".into(),
     })
     .unwrap();
-    app.install(store.read_current().unwrap().unwrap()).unwrap();
+    install_current(&app, store.data_dir());
     let r = crate::http::get(&app, "/metrics", &[]);
     String::from_utf8(r.body().to_vec()).unwrap()
 }

@@ -6,7 +6,6 @@
 use std::io::{Read, Write};
 
 use eggcat_server::{App, AppOptions, ServeOptions, Server};
-use eggcat_store::Store;
 use serde_json::Value;
 
 use crate::support::*;
@@ -214,8 +213,7 @@ fn import_files_identities_and_compat_indexes() {
         cache_control: "public, max-age=60".into(),
     })
     .unwrap();
-    app.install(Store::new(&data).read_current().unwrap().unwrap())
-        .unwrap();
+    crate::support::install_current(&app, &data);
     let server = Server::start("127.0.0.1:0", app, ServeOptions::default()).unwrap();
     let addr = server.local_addr();
     for (_, name, url) in pelican.iter().chain(&ptero) {

@@ -68,12 +68,11 @@ fn publishes_incrementally_with_headers_and_serves_the_same_bytes_as_eggcat_serv
     }
 
     // The bucket answers the API's paths with the bytes `eggcat serve` answers.
-    let store = eggcat_store::Store::new(site.data());
     let app = eggcat_server::App::new(&eggcat_server::AppOptions {
         cache_control: "public, max-age=60".into(),
     })
     .unwrap();
-    app.install(store.read_current().unwrap().unwrap()).unwrap();
+    crate::support::install_current(&app, &site.data());
     let slug = first
         .keys()
         .find_map(|p| eggcat_publish::alias(p).filter(|a| a != paths::EGGS_DIR))

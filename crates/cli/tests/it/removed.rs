@@ -5,17 +5,17 @@
 use std::collections::BTreeMap;
 
 use eggcat_server::{App, AppOptions};
-use eggcat_store::{SnapshotFiles, Store};
+use eggcat_store::Store;
 
 use crate::http::get;
 use crate::support::*;
 
-fn app_for(files: SnapshotFiles) -> std::sync::Arc<App> {
+fn app_for(data: &std::path::Path) -> std::sync::Arc<App> {
     let app = App::new(&AppOptions {
         cache_control: "public, max-age=60".into(),
     })
     .unwrap();
-    app.install(files).unwrap();
+    install_current(&app, data);
     app
 }
 
@@ -51,7 +51,7 @@ fn a_removed_egg_answers_410_on_every_path_until_it_comes_back() {
         })]
     );
 
-    let app = app_for(Store::new(&data).read_current().unwrap().unwrap());
+    let app = app_for(&data);
     for path in [
         "/api/v1/eggs/eggs-mumble",
         "/api/v1/eggs/eggs-mumble.json",
@@ -93,7 +93,7 @@ fn a_removed_egg_answers_410_on_every_path_until_it_comes_back() {
     repo.commit("mumble is back");
     let back = build(&data, sources(), &Clock::new(1_700_000_300_000));
     assert!(removed_list(&back.snapshot.files).is_empty());
-    let app = app_for(Store::new(&data).read_current().unwrap().unwrap());
+    let app = app_for(&data);
     assert_eq!(get(&app, "/api/v1/eggs/eggs-mumble", &[]).status(), 200);
 }
 
@@ -153,7 +153,9 @@ fn every_published_file_is_served_with_its_media_type() {
     files
         .files
         .insert("assets/app.css".into(), b"body{margin:0}".to_vec());
-    let app = app_for(files);
+    let served = tmp.path().join("served");
+    publish_files(&served, files.files);
+    let app = app_for(&served);
 
     for (path, media_type) in [
         ("/", "text/html; charset=utf-8"),

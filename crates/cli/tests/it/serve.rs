@@ -329,19 +329,13 @@ fn shutdown_stops_accepting_and_finishes_in_flight_requests() {
         cache_control: "no-cache".into(),
     })
     .unwrap();
-    app.install(
-        eggcat_store::Store::new(&data)
-            .read_current()
-            .unwrap()
-            .unwrap(),
-    )
-    .unwrap();
+    install_current(&app, &data);
     let expected = app
         .snapshot()
         .unwrap()
-        .get("api/v1/eggs/eggs-big.json")
+        .read("api/v1/eggs/eggs-big.json")
         .unwrap()
-        .identity()
+        .unwrap()
         .len();
     runtime().block_on(async {
         let mut server = start(app, ServeOptions::default());
@@ -422,7 +416,7 @@ fn rebuilds_swapped_in_under_load_never_show_a_mixed_or_partial_catalog() {
         cache_control: "no-cache".into(),
     })
     .unwrap();
-    app.install(read(&data_a)).unwrap();
+    install_current(&app, &data_a);
 
     runtime().block_on(async {
         let server = start(Arc::clone(&app), ServeOptions::default());
@@ -491,7 +485,7 @@ fn rebuilds_swapped_in_under_load_never_show_a_mixed_or_partial_catalog() {
                 data_a.clone()
             };
             let app = Arc::clone(&app);
-            tokio::task::spawn_blocking(move || app.install(read(&data)).unwrap())
+            tokio::task::spawn_blocking(move || install_current(&app, &data))
                 .await
                 .unwrap();
             tokio::time::sleep(Duration::from_millis(20)).await;

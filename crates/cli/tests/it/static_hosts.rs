@@ -53,8 +53,22 @@ fn tree(tmp: &Path) -> BTreeMap<String, Vec<u8>> {
     ] {
         files.entry(path).or_insert(bytes);
     }
+    // Published as a snapshot of its own (which writes the precompressed forms), served from
+    // there by `eggcat serve`, and written with its forms into `out` as `--out` does.
+    publish_files(&tmp.join("served"), files);
+    let snapshot = eggcat_store::Store::new(tmp.join("served"))
+        .read_current()
+        .unwrap()
+        .unwrap();
+    assert!(
+        snapshot
+            .precompressed
+            .contains_key(&format!("{}.gz", paths::INDEX)),
+        "the tree carries precompressed forms"
+    );
+    let files = snapshot.files;
     let out = tmp.join("out");
-    eggcat_store::write_tree(&files, &out).unwrap();
+    eggcat_store::write_tree(&files, &snapshot.precompressed, &out).unwrap();
     let options = eggcat_publish::rules::RulesOptions {
         cache_control: CACHE.into(),
     };
@@ -106,12 +120,7 @@ fn eggcat_serve_passes_the_conformance_table() {
         cache_control: CACHE.into(),
     })
     .unwrap();
-    let snapshot = eggcat_store::SnapshotFiles {
-        id: "test".into(),
-        files: files.clone(),
-        damaged: Vec::new(),
-    };
-    app.install(snapshot).unwrap();
+    install_current(&app, &tmp.path().join("served"));
     let server = Server::start("127.0.0.1:0", Arc::clone(&app), ServeOptions::default()).unwrap();
     let port = server.local_addr().port();
     conforms(Host::Serve, port, &files);

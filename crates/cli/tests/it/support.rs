@@ -205,6 +205,29 @@ impl Clock {
 /// The public address test builds are made for.
 pub(crate) const TEST_BASE_URL: &str = "https://eggcat.example";
 
+/// Publishes `files` (a whole published tree, its status document among them) as the current
+/// snapshot of `data_dir`, as a build writes one: precompressed forms and manifest included.
+pub(crate) fn publish_files(data_dir: &Path, files: std::collections::BTreeMap<String, Vec<u8>>) {
+    let report: Report = serde_json::from_slice(&files["api/v1/_status.json"]).unwrap();
+    let catalog = eggcat_catalog::Catalog {
+        files,
+        report,
+        state: Default::default(),
+    };
+    Store::new(data_dir)
+        .publish(&catalog, &std::collections::HashSet::new())
+        .unwrap();
+}
+
+/// Makes `app` serve the current snapshot of `data_dir` from disk, as `eggcat serve` does.
+pub(crate) fn install_current(app: &std::sync::Arc<eggcat_server::App>, data_dir: &Path) {
+    let files = Store::new(data_dir)
+        .current_files()
+        .unwrap()
+        .expect("a current snapshot");
+    app.install(&files).unwrap();
+}
+
 pub(crate) fn build(data_dir: &Path, sources: Vec<Source>, clock: &Clock) -> Outcome {
     try_build(data_dir, sources, clock).expect("build publishes")
 }
