@@ -87,7 +87,10 @@ fn route(options: &RulesOptions, csp: &str) -> String {
 
 		# The Content-Types `eggcat serve` sends, whatever the system's type table says.
 {types}
-		file_server
+		# The br and gzip forms the build wrote beside each compressible file (x.json.br).
+		file_server {{
+			precompressed br gzip
+		}}
 	}}
 "#
     )
@@ -112,7 +115,9 @@ fn handle_errors(csp: &str) -> String {
 				Referrer-Policy {REFERRER_POLICY}
 			}}
 			rewrite * /{not_found_page}
-			file_server
+			file_server {{
+				precompressed br gzip
+			}}
 		}}
 		handle {{
 		route {{

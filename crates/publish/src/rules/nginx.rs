@@ -47,6 +47,9 @@ fn preamble(line: &mut dyn FnMut(&str)) {
         line(&format!("    {ty} {ext};"));
     }
     line("}");
+    line("# The gzip forms the build wrote beside each compressible file (x.json.gz); with the module");
+    line("# libnginx-mod-http-brotli-static loaded, add `brotli_static on;` for its br forms too.");
+    line("gzip_static on;");
     line("gzip on;");
     line(
         "gzip_types application/json application/yaml application/problem+json text/css text/javascript application/atom+xml image/svg+xml application/manifest+json;",
