@@ -167,9 +167,29 @@ pub fn egg_page(slug: &str) -> String {
     format!("eggs/{slug}/index.html")
 }
 
-/// The web page comparing egg `slug` with its sibling `other` (another egg for the same game).
-pub fn compare_page(slug: &str, other: &str) -> String {
-    format!("eggs/{slug}/compare/{other}/index.html")
+/// The id of an egg page's "Other eggs for this game" section, where the egg is set side by
+/// side with each other version of its game and every change to it is listed.
+pub const OTHERS_SECTION: &str = "others";
+
+/// Where a comparison page of an earlier eggcat has moved, for a request path (decoded,
+/// starting with `/`): `/eggs/{slug}/compare/{other}/` (also without its last `/`, or with
+/// `index.html`), one page per ordered pair of eggs for the same game, is now the section
+/// [`OTHERS_SECTION`] of the page of egg `slug`: `/eggs/{slug}/#others`. `None` for every other
+/// path. Decided by the path alone, as a static host's rules can (docs/deploy.md): whether the
+/// egg exists is the target's own answer (its page, 404 or 410).
+pub fn moved_comparison(path: &str) -> Option<String> {
+    let rest = path.strip_prefix("/eggs/")?;
+    let (slug, rest) = rest.split_once("/compare/")?;
+    let other = rest
+        .strip_suffix("/index.html")
+        .or_else(|| rest.strip_suffix('/'))
+        .unwrap_or(rest);
+    let slug_like = |s: &str| {
+        s.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
+            && s.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    };
+    (slug_like(slug) && slug_like(other)).then(|| format!("/eggs/{slug}/#{OTHERS_SECTION}"))
 }
 
 /// The path of one of an egg's import files (`name` from [`import`]).
@@ -258,18 +278,16 @@ mod tests {
         assert_eq!(href(CATALOG_PAGE, CATALOG_PAGE), "./");
         assert_eq!(href(CATALOG_PAGE, FEED), "feed.atom");
         // Child.
-        assert_eq!(href(&egg, &compare_page("a", "b")), "compare/b/");
+        assert_eq!(href(&egg, "eggs/a/x/y/index.html"), "x/y/");
         assert_eq!(href(ALL_EGGS_PAGE, &egg), "a/");
         assert_eq!(href(CATALOG_PAGE, ALL_EGGS_PAGE), "eggs/");
         assert_eq!(href(CATALOG_PAGE, &egg), "eggs/a/");
         // Sibling, and across the tree.
         assert_eq!(href(&egg, &egg_page("b")), "../b/");
-        assert_eq!(href(&compare_page("a", "b"), &egg_page("b")), "../../../b/");
-        assert_eq!(
-            href(&compare_page("a", "b"), &compare_page("b", "a")),
-            "../../../b/compare/a/"
-        );
-        assert_eq!(href(&compare_page("a", "b"), &egg), "../../");
+        let deep = "eggs/a/x/y/index.html";
+        assert_eq!(href(deep, &egg_page("b")), "../../../b/");
+        assert_eq!(href(deep, "eggs/b/x/a/index.html"), "../../../b/x/a/");
+        assert_eq!(href(deep, &egg), "../../");
         assert_eq!(href(STATUS_PAGE, &egg), "../eggs/a/");
         assert_eq!(
             href(&egg, &history("a")),
@@ -280,7 +298,7 @@ mod tests {
         assert_eq!(href(&egg, CATALOG_PAGE), "../../");
         assert_eq!(href(&egg, ""), "../../");
         assert_eq!(href(ALL_EGGS_PAGE, CATALOG_PAGE), "../");
-        assert_eq!(href(&compare_page("a", "b"), ""), "../../../../");
+        assert_eq!(href(deep, ""), "../../../../");
         assert_eq!(href(CATALOG_PAGE, STATUS), "api/v1/_status.json");
         // Trailing slashes: a folder on either side is the folder itself.
         assert_eq!(href("eggs/a/", "eggs/b/"), "../b/");
@@ -294,6 +312,39 @@ mod tests {
             href("eggs/a/index.html", "eggsx/a/index.html"),
             "../../eggsx/a/"
         );
+    }
+
+    /// The three spellings of a former comparison page go to the first egg's section; a path
+    /// that only looks like one does not move.
+    #[test]
+    fn former_comparison_pages_moved_to_the_egg_page() {
+        for p in [
+            "/eggs/a-7dtd/compare/b-7dtd/",
+            "/eggs/a-7dtd/compare/b-7dtd",
+            "/eggs/a-7dtd/compare/b-7dtd/index.html",
+        ] {
+            assert_eq!(
+                moved_comparison(p).as_deref(),
+                Some("/eggs/a-7dtd/#others"),
+                "{p}"
+            );
+        }
+        for p in [
+            "/eggs/a/",
+            "/eggs/a/compare/",
+            "/eggs/a/compare",
+            "/eggs//compare/b/",
+            "/eggs/a/compare/b/c/",
+            "/eggs/a/compare/b/index.htm",
+            "/eggs/A/compare/b/",
+            "/eggs/-a/compare/b/",
+            "/eggs/a/compare/-b/",
+            "/api/v1/eggs/a/compare/b/",
+            "/x/eggs/a/compare/b/",
+            "eggs/a/compare/b/",
+        ] {
+            assert_eq!(moved_comparison(p), None, "{p}");
+        }
     }
 
     #[test]

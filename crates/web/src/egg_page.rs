@@ -55,7 +55,7 @@ pub(crate) fn render(
 
     head(&mut h, doc, item, here);
     facts(&mut h, doc, item);
-    crate::compare::section(&mut h, here, &m.slug, related.siblings);
+    crate::compare::section(&mut h, here, doc, related.siblings);
 
     section(&mut h, "import", "How to import");
     parts::import(&mut h, m, base);

@@ -14,7 +14,7 @@ use std::fmt::Write;
 pub(crate) struct Sanitized(pub(crate) String);
 
 /// A page being written.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, PartialEq, Eq)]
 pub(crate) struct Html {
     out: String,
 }
@@ -146,6 +146,13 @@ impl Html {
         text: &str,
     ) -> &mut Html {
         self.open(tag, attrs).text(text).close(tag)
+    }
+
+    /// Markup written by another [`Html`] (a part rendered apart, to be compared first): it
+    /// was made by the same escaping API, so it is as safe as this page's own.
+    pub(crate) fn append(&mut self, part: &Html) -> &mut Html {
+        self.out.push_str(&part.out);
+        self
     }
 
     /// Sanitized markup (the rendered README).

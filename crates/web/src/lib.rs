@@ -7,9 +7,8 @@
 //! writes (paths from the tree's root):
 //!
 //! - `index.html`: the catalog; `eggs/index.html`: every egg as a plain list (the catalog
-//!   without JavaScript); `eggs/{slug}/index.html`: one page per egg;
-//!   `eggs/{slug}/compare/{other}/index.html`: one page per ordered pair of eggs for the same
-//!   game (siblings.rs); `status/index.html`;
+//!   without JavaScript); `eggs/{slug}/index.html`: one page per egg (which also sets the egg
+//!   side by side with each other version of its game: compare.rs); `status/index.html`;
 //! - `404.html`: the page every host answers a missing browser path with (status 404);
 //! - `feed.atom`: the newest egg versions (one entry per upstream commit that changed an egg);
 //! - `api/v1/eggs/_summary.json`: what the catalog page shows and searches;
@@ -36,11 +35,12 @@ mod model;
 mod not_found_page;
 mod readme;
 mod rules;
-mod sibling_pages;
 mod siblings;
+mod side_by_side;
 mod status_page;
 mod summary;
 mod updated;
+mod versions;
 mod words;
 
 pub use eggcat_catalog::PreviousFiles;
@@ -66,8 +66,7 @@ const JS: &str = include_str!("../assets/eggcat.js");
 /// (the caller sees to that, and gives a reader that reads nothing otherwise): an egg page whose
 /// inputs are unchanged (its egg document, its history document and the build report's
 /// warnings about its file) is taken from there instead of being rendered again, when its
-/// siblings (their slugs and egg documents) are unchanged too; a comparison page when its two
-/// egg documents are.
+/// siblings (their slugs and egg documents) are unchanged too.
 pub fn render(
     files: &BTreeMap<String, Vec<u8>>,
     options: &SiteOptions<'_>,
@@ -107,8 +106,9 @@ pub fn render(
         })
         .collect();
     // Each page shows the egg's siblings (other eggs for the same game): siblings.rs groups
-    // them, sibling_pages.rs diffs them and says whether their pages still hold.
-    let mut siblings = sibling_pages::Siblings::new(&docs, files, previous);
+    // them, versions.rs splits each game into versions, diffs them and says whether a page
+    // still holds.
+    let mut siblings = versions::Siblings::new(&docs, files, previous);
     let mut items = Vec::with_capacity(docs.len());
     let mut versions = BTreeMap::new();
     let mut sha256 = BTreeMap::new();
@@ -147,7 +147,6 @@ pub fn render(
         sha256.insert(doc.meta.slug.clone(), doc.meta.sha256.clone());
         items.push(item);
     }
-    siblings.pages(&assets, &mut out);
     items.sort_by(|a, b| a.slug.cmp(&b.slug));
     summary::mark_lookalikes(&mut items);
 

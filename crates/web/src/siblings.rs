@@ -85,25 +85,9 @@ impl Groups {
             .unwrap_or(&[])
     }
 
-    /// The other eggs of the egg's group, sorted by slug.
-    pub(crate) fn siblings<'a>(&'a self, slug: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.group(slug)
-            .iter()
-            .map(String::as_str)
-            .filter(move |s| *s != slug)
-    }
-
     /// The group's key: its first slug (the summary's `game`). An egg alone is its own group.
     pub(crate) fn key<'a>(&'a self, slug: &'a str) -> &'a str {
         self.group(slug).first().map_or(slug, String::as_str)
-    }
-
-    /// Every group of more than one egg.
-    pub(crate) fn with_siblings(&self) -> impl Iterator<Item = &[String]> {
-        self.groups
-            .iter()
-            .filter(|g| g.len() > 1)
-            .map(Vec::as_slice)
     }
 }
 
@@ -181,10 +165,10 @@ mod tests {
             ]
         );
         assert_eq!(
-            g.siblings("games-steamcmd-7-days-to-die")
-                .collect::<Vec<_>>(),
+            g.group("games-steamcmd-7-days-to-die"),
             [
                 "game-eggs-7-days-to-die",
+                "games-steamcmd-7-days-to-die",
                 "games-steamcmd-pterodactyl-7-days-to-die"
             ]
         );
@@ -193,8 +177,7 @@ mod tests {
             "game-eggs-7-days-to-die"
         );
         assert_eq!(g.key("games-steamcmd-ark"), "games-steamcmd-ark");
-        assert_eq!(g.siblings("games-steamcmd-ark").count(), 0);
-        assert_eq!(g.with_siblings().count(), 1);
+        assert_eq!(g.group("games-steamcmd-ark"), ["games-steamcmd-ark"]);
     }
 
     #[test]

@@ -1,7 +1,7 @@
-//! Eggs for the same game through `render`: the egg page's "Other eggs for this game", the
-//! comparison pages of every ordered pair, the summary's `game` fields and the catalog card's
-//! count; and which pages a rebuild may take from the previous snapshot now that a page shows
-//! its siblings.
+//! Eggs for the same game through `render`: the egg page's "Other eggs for this game" (the
+//! other eggs of its version named, each other version compared with it), its bounds, the
+//! summary's `game` fields and the catalog card's count; and which pages a rebuild may take
+//! from the previous snapshot now that a page shows its siblings.
 
 mod support;
 
@@ -94,61 +94,76 @@ fn text(out: &BTreeMap<String, Vec<u8>>, path: &str) -> String {
     .unwrap()
 }
 
+/// The section of the page `eggs/{slug}/`, from its heading to its end.
+fn others(out: &BTreeMap<String, Vec<u8>>, slug: &str) -> String {
+    let page = text(out, &format!("eggs/{slug}/index.html"));
+    let Some(start) = page.find("<section id=\"others\"") else {
+        return String::new();
+    };
+    let end = start + page[start..].find("</section>").unwrap();
+    page[start..end].to_owned()
+}
+
 #[test]
 fn siblings_are_listed_compared_and_counted() {
     let out = render(&tree(&catalog()), &SiteOptions { base_url: BASE }, &|_| {
         None
     });
 
-    let page = text(&out, "eggs/a-7dtd/index.html");
-    assert!(page.contains("<h2 id=\"h-others\">Other eggs for this game</h2>"));
-    assert!(page.contains("3 eggs serve this game"));
+    let section = others(&out, "a-7dtd");
+    assert!(section.contains("<h2 id=\"h-others\">Other eggs for this game</h2>"));
+    assert!(section.contains(
+        "3 eggs serve this game in the catalog. Each line says what would change from this egg to the other."
+    ));
     for (other, name) in [
         ("a-pterodactyl-7dtd", "7 Days To Die (Pterodactyl)"),
         ("b-7dtd", "Seven Days &lt;Server&gt;"),
     ] {
         assert!(
-            page.contains(&format!("<a href=\"../{other}/\">{name}</a>")),
-            "{other}"
-        );
-        assert!(
-            page.contains(&format!("<a href=\"compare/{other}/\">")),
+            section.contains(&format!("<h3><a href=\"../{other}/\">{name}</a></h3>")),
             "{other}"
         );
     }
-    assert!(page.contains("<p>2 changes: another uuid, 1 variable added.</p>"));
+    assert!(section.contains("<p>2 changes: another uuid, 1 variable added.</p>"));
     assert!(
-        page.contains(
+        section.contains(
             "<p>2 changes (1 can break servers): another name, another docker image.</p>"
         )
     );
     assert!(!text(&out, "eggs/b-minecraft/index.html").contains("h-others"));
+    // No page of its own: the comparisons are the egg pages' (one file per egg in all).
+    assert!(!out.keys().any(|k| k.contains("/compare/")));
+    assert_eq!(
+        out.keys()
+            .filter(|k| k.starts_with("eggs/") && k.ends_with(".html"))
+            .count(),
+        5,
+        "4 egg pages and the list of every egg"
+    );
 
-    // One page per ordered pair, none for the egg alone.
-    let compares: Vec<&String> = out.keys().filter(|k| k.contains("/compare/")).collect();
-    assert_eq!(compares.len(), 6, "{compares:?}");
-    let cmp = text(&out, "eggs/a-7dtd/compare/b-7dtd/index.html");
+    // Each other egg, collapsed: side by side, then every change from this egg to it.
+    assert_eq!(section.matches("<details><summary>Side by side, and every change<span class=\"vh\"> from this egg to ").count(), 2);
+    assert!(section.contains("<h4>From this egg to Seven Days &lt;Server&gt;</h4>"));
+    // The change list, the breaking change marked, with why.
+    assert!(section.contains("<li class=\"breaking\"><span class=\"sev error\">can break servers</span> docker image <code>Debian</code> changed"));
+    assert!(section.contains("name changed from"));
+    // Side by side: each cell names its egg, the rows that differ say so; the defaults are
+    // escaped; import per panel.
+    assert!(section.contains("<span class=\"who\">Seven Days &lt;Server&gt;:</span>"));
     assert!(
-        cmp.contains(
-            "<title>7 Days To Die compared with Seven Days &lt;Server&gt; – eggcat</title>"
+        section
+            .contains("<strong>Docker images <span class=\"sev warning\">differs</span></strong>")
+    );
+    assert!(section.contains("<strong>Stop command</strong>"));
+    assert!(section.contains("<code><span class=\"nw\">&lt;x&gt;</span></code>"));
+    assert!(section.contains("<span class=\"bad\">refused</span>: bad <code>thing</code>"));
+    assert!(!section.contains("<x>") && !section.contains("<Server>"));
+    // The other direction is the other egg's page.
+    assert!(
+        others(&out, "b-7dtd").contains(
+            "<p>2 changes (1 can break servers): another name, another docker image.</p>"
         )
     );
-    assert!(
-        cmp.contains("href=\"../../../../assets/eggcat-"),
-        "the shared assets"
-    );
-    assert!(
-        cmp.contains("<a href=\"../../../b-7dtd/compare/a-7dtd/\">"),
-        "the other direction"
-    );
-    // The change list, the breaking change marked, with why.
-    assert!(cmp.contains("<li class=\"breaking\"><span class=\"sev error\">can break servers</span> docker image <code>Debian</code> changed"));
-    assert!(cmp.contains("name changed from"));
-    // Side by side: each cell names its egg; the defaults are escaped; import per panel.
-    assert!(cmp.contains("<span class=\"who\">Seven Days &lt;Server&gt;:</span>"));
-    assert!(cmp.contains("<code><span class=\"nw\">&lt;x&gt;</span></code>"));
-    assert!(cmp.contains("<span class=\"bad\">refused</span>: bad <code>thing</code>"));
-    assert!(!cmp.contains("<x>") && !cmp.contains("<Server>"));
 
     let summary: Vec<Value> = serde_json::from_slice(&out[eggcat_web::SUMMARY]).unwrap();
     let game = |slug: &str| {
@@ -164,6 +179,111 @@ fn siblings_are_listed_compared_and_counted() {
     let catalog_page = text(&out, "index.html");
     assert_eq!(catalog_page.matches("3 eggs for this game").count(), 3);
     assert!(catalog_page.contains("id=\"per-game\""));
+}
+
+/// `n` copies of one egg (byte for byte, from repositories `c00`, `c01`, ...), one more with
+/// its keys in another order (the same egg to a panel), and one egg that differs.
+fn copies(n: usize) -> Vec<(String, Value)> {
+    let mut docs: Vec<(String, Value)> = (0..n)
+        .map(|i| {
+            let slug = format!("c{i:02}-game");
+            let d = doc(&slug, "Game", egg("Game", "img:1", &["PORT"]));
+            (slug, d)
+        })
+        .collect();
+    let mut reordered = serde_json::Map::new();
+    let same = egg("Game", "img:1", &["PORT"]);
+    for (k, v) in same.as_object().unwrap().iter().rev() {
+        reordered.insert(k.clone(), v.clone());
+    }
+    docs.push((
+        "r-game".to_owned(),
+        doc("r-game", "Game", Value::Object(reordered)),
+    ));
+    docs.push((
+        "z-game".to_owned(),
+        doc("z-game", "Game", egg("Game", "img:2", &["PORT"])),
+    ));
+    docs
+}
+
+fn render_copies(n: usize) -> BTreeMap<String, Vec<u8>> {
+    let docs = copies(n);
+    let docs: Vec<(&str, Value)> = docs.iter().map(|(s, d)| (s.as_str(), d.clone())).collect();
+    render(&tree(&docs), &SiteOptions { base_url: BASE }, &|_| None)
+}
+
+/// Eggs that run servers the same way are one version: an egg page lists the other eggs of its
+/// version with their one-line difference and compares the egg in full with each other
+/// version only, through that version's first egg.
+#[test]
+fn copies_of_an_egg_are_one_version_compared_once() {
+    let mut docs = copies(3);
+    // Another uuid and tags: the same version, and the line says what differs.
+    docs[1].1["egg"]["uuid"] = json!("another");
+    docs[1].1["egg"]["tags"] = json!(["tag"]);
+    let docs: Vec<(&str, Value)> = docs.iter().map(|(s, d)| (s.as_str(), d.clone())).collect();
+    let out = render(&tree(&docs), &SiteOptions { base_url: BASE }, &|_| None);
+    let section = others(&out, "c00-game");
+    assert!(
+        section.contains("5 eggs serve this game in the catalog, in 2 versions (eggs that run servers the same way are one version: they differ at most in format, repository or identity, such as name, uuid or tags)."),
+        "{section}"
+    );
+    let same = "<p>The same egg: they differ only in format or where they are published.</p>";
+    for other in ["c02-game", "r-game"] {
+        assert!(
+            section.contains(&format!("<a href=\"../{other}/\">Game</a></h3><p class=\"muted\">pelican · <code>o/<wbr>{}</code> · PTDL_v2</p>{same}</li>", &other[..other.find('-').unwrap()])),
+            "{other}: {section}"
+        );
+    }
+    assert!(section.contains("<p>2 changes: another uuid, other tags. It runs servers the same way as this egg.</p><details><summary>Every change<span class=\"vh\"> from this egg to Game (o/c01)</span></summary>"));
+    assert_eq!(section.matches("<details><summary>Side by side").count(), 1);
+    assert!(section.contains("<h3><a href=\"../z-game/\">Game</a></h3>"));
+    assert!(section.contains("<p>1 change (1 can break servers): another docker image.</p>"));
+
+    // From the other version: one comparison, with the first egg of the copies, which names the
+    // others.
+    let section = others(&out, "z-game");
+    assert!(section.contains("<h3><a href=\"../c00-game/\">Game</a></h3>"));
+    assert!(section.contains("<p class=\"muted\">The same version: <a href=\"../c01-game/\">Game</a> (<code>o/<wbr>c01</code>), <a href=\"../c02-game/\">Game</a>"));
+    assert_eq!(section.matches("<li><h3>").count(), 1, "{section}");
+    assert!(section.contains("<h4>From this egg to Game (o/c00)</h4>"));
+    // From the copy with another uuid, the comparison with the other version says so too.
+    assert!(others(&out, "c01-game").contains(
+        "<p>3 changes (1 can break servers): another uuid, other tags, another docker image.</p>"
+    ));
+
+    // A game whose eggs are all one egg: no comparison at all.
+    let docs = copies(2);
+    let docs: Vec<(&str, Value)> = docs[..2]
+        .iter()
+        .map(|(s, d)| (s.as_str(), d.clone()))
+        .collect();
+    let out = render(&tree(&docs), &SiteOptions { base_url: BASE }, &|_| None);
+    let section = others(&out, "c00-game");
+    assert!(section.contains("2 eggs serve this game in the catalog, in 1 version"));
+    assert!(!section.contains("<details>"));
+}
+
+/// The egg pages of a game weigh O(eggs): a page names at most 3 eggs of a version and counts
+/// the others, so ten times the copies leave each page's size the same but for its numbers.
+#[test]
+fn an_egg_page_does_not_grow_with_the_copies_of_its_game() {
+    let (small, large) = (render_copies(10), render_copies(100));
+    for slug in ["c00-game", "z-game"] {
+        let (a, b) = (others(&small, slug), others(&large, slug));
+        assert!(
+            b.len() <= a.len() + 2,
+            "{slug}: {} then {} bytes",
+            a.len(),
+            b.len()
+        );
+        assert!(
+            b.contains("And 97 other eggs") || b.contains(" and 97 more"),
+            "{b}"
+        );
+        assert_eq!(b.matches("<a href=").count(), a.matches("<a href=").count());
+    }
 }
 
 /// The previous snapshot as `render` reads it: its published files and pages, each page
@@ -198,7 +318,7 @@ fn kept(out: &BTreeMap<String, Vec<u8>>, path: &str) -> bool {
 }
 
 #[test]
-fn an_unchanged_rebuild_reuses_every_egg_and_comparison_page() {
+fn an_unchanged_rebuild_reuses_every_egg_page() {
     let out = rebuild(&catalog(), &catalog());
     for path in out
         .keys()
@@ -220,20 +340,15 @@ fn a_changed_sibling_renders_its_siblings_pages_again() {
     assert!(!kept(&out, "eggs/a-7dtd/index.html"));
     assert!(!kept(&out, "eggs/a-pterodactyl-7dtd/index.html"));
     assert!(!kept(&out, "eggs/b-7dtd/index.html"));
-    assert!(text(&out, "eggs/a-7dtd/compare/b-7dtd/index.html").contains("img:3"));
-    // A comparison of two unchanged eggs, and the egg of another game, are reused.
-    assert!(kept(
-        &out,
-        "eggs/a-7dtd/compare/a-pterodactyl-7dtd/index.html"
-    ));
+    assert!(others(&out, "a-7dtd").contains("img:3"));
+    // The egg of another game is reused.
     assert!(kept(&out, "eggs/b-minecraft/index.html"));
 }
 
 /// A new upstream commit changes `meta.commit` in every egg document of its source: each egg
-/// page (it links the file at that commit) is made anew, each comparison page (it does not
-/// show the commit) is reused.
+/// page (it links the file at that commit) is made anew.
 #[test]
-fn a_new_commit_alone_renders_egg_pages_again_and_reuses_comparison_pages() {
+fn a_new_commit_alone_renders_egg_pages_again() {
     let before = catalog();
     let mut after = catalog();
     for (_, d) in &mut after {
@@ -242,9 +357,6 @@ fn a_new_commit_alone_renders_egg_pages_again_and_reuses_comparison_pages() {
     let out = rebuild(&before, &after);
     assert!(!kept(&out, "eggs/a-7dtd/index.html"));
     assert!(text(&out, "eggs/a-7dtd/index.html").contains("beefcafe"));
-    for path in out.keys().filter(|k| k.contains("/compare/")) {
-        assert!(kept(&out, path), "{path} rendered again");
-    }
 }
 
 #[test]
@@ -261,30 +373,34 @@ fn a_sibling_added_or_removed_renders_the_group_again() {
         !page.starts_with("kept "),
         "a new sibling: the page is made anew"
     );
-    assert!(page.contains("compare/c-minecraft/"));
+    assert!(others(&out, "b-minecraft").contains("<a href=\"../c-minecraft/\">MINECRAFT</a>"));
     assert!(kept(&out, "eggs/a-7dtd/index.html"), "another game: reused");
 
     // And back: the sibling gone, the page loses its section.
     let out = rebuild(&after, &before);
     let page = text(&out, "eggs/b-minecraft/index.html");
     assert!(!page.starts_with("kept ") && !page.contains("h-others"));
-    assert!(!out.keys().any(|k| k.contains("compare/c-minecraft")));
 }
 
 #[test]
-fn a_game_with_too_many_eggs_is_not_compared() {
-    // Thirteen eggs named alike (an upstream could name a thousand so): no comparison pages,
-    // and each page says how many eggs the game has instead of listing them.
+fn a_game_with_too_many_versions_is_not_compared() {
+    // Thirteen different eggs named alike (an upstream could name a thousand so): no
+    // comparison, and each page says how many eggs the game has instead of listing them.
     let slugs: Vec<String> = (0..13).map(|i| format!("x-clone-{i:02}")).collect();
     let docs: Vec<(&str, Value)> = slugs
         .iter()
-        .map(|s| (s.as_str(), doc(s, "Clone", egg("Clone", "img", &[]))))
+        .enumerate()
+        .map(|(i, s)| {
+            let egg = egg("Clone", &format!("img:{i}"), &[]);
+            (s.as_str(), doc(s, "Clone", egg))
+        })
         .collect();
     let out = render(&tree(&docs), &SiteOptions { base_url: BASE }, &|_| None);
-    assert!(!out.keys().any(|k| k.contains("/compare/")));
-    let page = text(&out, "eggs/x-clone-00/index.html");
-    assert!(page.contains("13 eggs serve this game in the catalog: too many to compare"));
-    assert!(!page.contains("compare/"));
+    let section = others(&out, "x-clone-00");
+    assert!(section.contains(
+        "13 eggs serve this game in the catalog, in too many versions to compare each with every other."
+    ));
+    assert!(!section.contains("<a "));
     let summary: Vec<Value> = serde_json::from_slice(&out[eggcat_web::SUMMARY]).unwrap();
     assert!(
         summary
@@ -292,20 +408,35 @@ fn a_game_with_too_many_eggs_is_not_compared() {
             .all(|i| i["gameEggs"] == 13 && i["game"] == "x-clone-00")
     );
 
-    // Twelve are compared: 132 pages.
+    // Twelve are compared: each page with the eleven others.
     let out = render(&tree(&docs[..12]), &SiteOptions { base_url: BASE }, &|_| {
         None
     });
-    assert_eq!(
-        out.keys().filter(|k| k.contains("/compare/")).count(),
-        12 * 11
-    );
+    for slug in &slugs[..12] {
+        let section = others(&out, slug);
+        assert_eq!(
+            section.matches("<details><summary>Side by side").count(),
+            11,
+            "{slug}"
+        );
+    }
+
+    // Thirteen copies of one egg are one version: compared with nothing, named.
+    let same: Vec<(&str, Value)> = slugs
+        .iter()
+        .map(|s| (s.as_str(), doc(s, "Clone", egg("Clone", "img", &[]))))
+        .collect();
+    let out = render(&tree(&same), &SiteOptions { base_url: BASE }, &|_| None);
+    let section = others(&out, "x-clone-00");
+    assert!(section.contains("13 eggs serve this game in the catalog, in 1 version"));
+    assert_eq!(section.matches("<li><h3>").count(), 3, "{section}");
+    assert!(section.contains("And 9 other eggs of this egg&#39;s version"));
 }
 
 /// Two eggs of one game from two repositories, with the same name, description and facts: the
 /// catalog cards name their repositories (in the HTML and in `lookalike` of the summary, for
-/// the cards the script makes), and the comparison page tells them apart by repository, not
-/// "5e Tools compared with 5e Tools". An egg whose card is its own names no repository.
+/// the cards the script makes), and the egg page's comparison tells them apart by repository,
+/// not "5e Tools" twice. An egg whose card is its own names no repository.
 #[test]
 fn eggs_of_one_game_that_look_alike_are_told_apart_by_repository() {
     let docs = vec![
@@ -346,10 +477,11 @@ fn eggs_of_one_game_that_look_alike_are_told_apart_by_repository() {
         lookalike,
         [("a-5e", true), ("b-5e", true), ("c-ark", false)]
     );
-    let compare = text(&out, "eggs/a-5e/compare/b-5e/index.html");
+    let section = others(&out, "a-5e");
     assert!(
-        compare.contains("<title>5e Tools (o/a) compared with 5e Tools (o/b) – eggcat</title>"),
-        "{compare}"
+        section.contains("<span class=\"vh\"> from this egg to 5e Tools (o/b)</span>"),
+        "{section}"
     );
-    assert!(compare.contains("<h2 id=\"h-changes\">From 5e Tools (o/a) to 5e Tools (o/b)</h2>"));
+    assert!(section.contains("<h4>From this egg to 5e Tools (o/b)</h4>"));
+    assert!(section.contains("<span class=\"who\">5e Tools (o/a):</span>"));
 }

@@ -1,0 +1,302 @@
+//! The eggs for one game as the egg pages show them: each game's eggs split into versions, the
+//! changes from an egg to the eggs its page compares it with (each diffed once, and only when a
+//! page needs it), the summary's `game` fields, and whether an egg page of the previous
+//! snapshot still holds.
+//!
+//! A version is a set of eggs that run servers the same way: `eggcat_diff` finds no change
+//! between them but to what the egg is called and how it is found (name, description, author,
+//! uuid, update URL, icon, tags; [`same_version`]), such as an egg and its Pterodactyl twin or a
+//! repository's copy of another's egg. An egg page compares its egg in full with each *other
+//! version* of its game (through that version's first egg) and lists at most
+//! [`crate::compare::LISTED`] eggs of each version, so the copies of an egg cost nothing on
+//! the other pages and the pages of a game of n eggs weigh O(n) in all (docs/web.md, "Eggs for
+//! the same game"). Copies that are the same egg byte for byte are one version without a diff;
+//! each other egg is diffed with the first egg of each version found so far, at most
+//! [`MAX_COMPARED`] of them, so that splitting a game costs at most that many diffs per egg,
+//! and a page at most [`crate::compare::LISTED`] + [`MAX_COMPARED`] - 1 more.
+//!
+//! An egg page shows its siblings, so it depends on more than its own egg document: it is
+//! taken from the previous snapshot only when its group has the same slugs as there (read from
+//! the previous `_summary.json`, whose `game` fields name the groups) and every egg document of
+//! the group is unchanged.
+
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
+
+use eggcat_catalog::{PreviousFiles, paths};
+use eggcat_diff::{Change, Kind, Prepared};
+
+use crate::compare::{Compared, LISTED, Others, Sibling, Version};
+use crate::model::{EggDoc, egg_str};
+use crate::siblings::{Groups, Member};
+use crate::summary::SummaryItem;
+
+/// The most versions a game may have for them to be compared: an egg page holds one
+/// comparison per other version, and an upstream could name a thousand different eggs alike.
+/// The largest game of the ten shared repositories has four.
+pub(crate) const MAX_COMPARED: usize = 12;
+
+/// The groups of a render and what it has learnt about them.
+pub(crate) struct Siblings<'a> {
+    groups: Groups,
+    docs: BTreeMap<&'a str, &'a EggDoc>,
+    files: &'a BTreeMap<String, Vec<u8>>,
+    previous: PreviousFiles<'a>,
+    /// Slug to whether its egg document is byte-identical to the previous snapshot's.
+    unchanged: BTreeMap<String, bool>,
+    /// The previous snapshot's groups (each sorted), by slug; `None` without a readable summary.
+    previous_groups: Option<BTreeMap<String, Vec<String>>>,
+    /// Each game's versions, by the game's key (its first slug); `None` for a game of more than
+    /// [`MAX_COMPARED`] versions.
+    versions: BTreeMap<String, Option<Rc<Versions>>>,
+    /// The changes from the first slug to the second.
+    diffs: BTreeMap<(String, String), Vec<Change>>,
+    /// Eggs read for the diff, each once however many eggs it is compared with.
+    prepared: BTreeMap<String, Prepared>,
+}
+
+/// One game's versions.
+#[derive(Debug)]
+struct Versions {
+    /// Each version's slugs, sorted; the versions in the order of their first slugs.
+    list: Vec<Vec<String>>,
+}
+
+impl<'a> Siblings<'a> {
+    /// The groups of `docs`, the published tree `files` and the previous snapshot's reader.
+    pub(crate) fn new(
+        docs: &'a [EggDoc],
+        files: &'a BTreeMap<String, Vec<u8>>,
+        previous: PreviousFiles<'a>,
+    ) -> Siblings<'a> {
+        let members: Vec<Member<'_>> = docs
+            .iter()
+            .map(|d| Member {
+                slug: &d.meta.slug,
+                name: &d.meta.name,
+                uuid: egg_str(&d.egg, "uuid"),
+            })
+            .collect();
+        Siblings {
+            groups: Groups::new(&members),
+            docs: docs.iter().map(|d| (d.meta.slug.as_str(), d)).collect(),
+            files,
+            previous,
+            unchanged: BTreeMap::new(),
+            previous_groups: None,
+            versions: BTreeMap::new(),
+            diffs: BTreeMap::new(),
+            prepared: BTreeMap::new(),
+        }
+    }
+
+    /// Sets the summary item's `game` and `gameEggs`.
+    pub(crate) fn set_game(&self, item: &mut SummaryItem) {
+        item.game = self.groups.key(&item.slug).to_owned();
+        item.game_eggs = self.groups.group(&item.slug).len().max(1);
+    }
+
+    /// Whether the egg's document is the previous snapshot's, byte for byte.
+    pub(crate) fn doc_unchanged(&mut self, slug: &str) -> bool {
+        if let Some(&known) = self.unchanged.get(slug) {
+            return known;
+        }
+        let path = paths::egg(slug);
+        let same = (self.previous)(&path).as_deref() == self.files.get(&path).map(Vec::as_slice);
+        self.unchanged.insert(slug.to_owned(), same);
+        same
+    }
+
+    /// Whether the egg's siblings are what the previous snapshot's page showed: the same group
+    /// (the egg alone included) and every sibling's document unchanged.
+    pub(crate) fn siblings_unchanged(&mut self, slug: &str) -> bool {
+        let group: Vec<String> = self.groups.group(slug).to_vec();
+        let before = self.previous_groups().get(slug).cloned();
+        let same_group = match before {
+            Some(before) => before == group,
+            // Not in the previous summary: the page was not there either, or cannot be trusted.
+            None => false,
+        };
+        same_group && group.iter().all(|s| self.doc_unchanged(s))
+    }
+
+    fn previous_groups(&mut self) -> &BTreeMap<String, Vec<String>> {
+        self.previous_groups.get_or_insert_with(|| {
+            #[derive(serde::Deserialize)]
+            struct Item {
+                slug: String,
+                game: Option<String>,
+            }
+            let items: Vec<Item> = (self.previous)(paths::SUMMARY)
+                .and_then(|b| serde_json::from_slice(&b).ok())
+                .unwrap_or_default();
+            let mut by_game: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+            for i in &items {
+                if let Some(g) = &i.game {
+                    by_game.entry(g).or_default().push(i.slug.clone());
+                }
+            }
+            let mut out = BTreeMap::new();
+            for i in &items {
+                if let Some(g) = &i.game {
+                    let mut members = by_game[g.as_str()].clone();
+                    members.sort();
+                    out.insert(i.slug.clone(), members);
+                }
+            }
+            out
+        })
+    }
+
+    /// The egg read for the diff, once.
+    fn prepare(&mut self, slug: &str) -> &Prepared {
+        if !self.prepared.contains_key(slug) {
+            let egg = self.docs.get(slug).map(|d| &d.egg);
+            let prepared = eggcat_diff::prepare(egg.unwrap_or(&serde_json::Value::Null));
+            self.prepared.insert(slug.to_owned(), prepared);
+        }
+        &self.prepared[slug]
+    }
+
+    /// The changes from `a` to `b`, diffed once.
+    fn changes(&mut self, a: &str, b: &str) -> &[Change] {
+        let key = (a.to_owned(), b.to_owned());
+        if !self.diffs.contains_key(&key) {
+            self.prepare(a);
+            self.prepare(b);
+            let list = eggcat_diff::diff_prepared(&self.prepared[a], &self.prepared[b]);
+            self.diffs.insert(key.clone(), list);
+        }
+        &self.diffs[&key]
+    }
+
+    /// The versions of the group `group` (sorted, more than one egg), or `None` past
+    /// [`MAX_COMPARED`] versions.
+    fn split(&mut self, group: &[String]) -> Option<Versions> {
+        let mut list: Vec<Vec<String>> = Vec::new();
+        // An egg published byte for byte as an earlier one (a copy) is its version.
+        let mut by_egg: HashMap<String, usize> = HashMap::new();
+        for slug in group {
+            let egg = self.docs.get(slug.as_str()).map(|d| d.egg.to_string());
+            let egg = egg.unwrap_or_default();
+            let known = match by_egg.get(&egg) {
+                Some(&v) => Some(v),
+                None => {
+                    self.prepare(slug);
+                    let mut found = None;
+                    for (v, members) in list.iter().enumerate() {
+                        self.prepare(&members[0]);
+                        let (first, this) = (&self.prepared[&members[0]], &self.prepared[slug]);
+                        if same_version(&eggcat_diff::diff_prepared(first, this)) {
+                            found = Some(v);
+                            break;
+                        }
+                    }
+                    found
+                }
+            };
+            let v = match known {
+                Some(v) => v,
+                None if list.len() == MAX_COMPARED => return None,
+                None => {
+                    list.push(Vec::new());
+                    list.len() - 1
+                }
+            };
+            list[v].push(slug.clone());
+            by_egg.insert(egg, v);
+        }
+        Some(Versions { list })
+    }
+
+    /// The egg page's siblings: the first [`LISTED`] other eggs of its version and each other
+    /// version, with the changes from this egg to each.
+    pub(crate) fn of(&mut self, slug: &str) -> Others<'_> {
+        let group = self.groups.group(slug);
+        if group.len() < 2 {
+            return Others::Alone;
+        }
+        let eggs = group.len();
+        let key = group[0].clone();
+        if !self.versions.contains_key(&key) {
+            let group = group.to_vec();
+            let split = self.split(&group).map(Rc::new);
+            self.versions.insert(key.clone(), split);
+        }
+        let Some(versions) = self.versions[&key].clone() else {
+            return Others::TooMany(eggs);
+        };
+        let Some(mine) = versions
+            .list
+            .iter()
+            .position(|v| v.binary_search_by(|s| s.as_str().cmp(slug)).is_ok())
+        else {
+            return Others::Alone;
+        };
+        // The eggs this page compares with: a few of its own version, the first of each other.
+        let same: Vec<&String> = versions.list[mine]
+            .iter()
+            .filter(|s| *s != slug)
+            .take(LISTED)
+            .collect();
+        let firsts: Vec<&String> = versions
+            .list
+            .iter()
+            .enumerate()
+            .filter(|(v, _)| *v != mine)
+            .map(|(_, members)| &members[0])
+            .collect();
+        for other in same.iter().chain(&firsts) {
+            self.changes(slug, other);
+        }
+        let (docs, diffs) = (&self.docs, &self.diffs);
+        let changes = |other: &str| diffs[&(slug.to_owned(), other.to_owned())].as_slice();
+        let others = versions
+            .list
+            .iter()
+            .enumerate()
+            .filter(|(v, _)| *v != mine)
+            .map(|(_, members)| Version {
+                doc: docs[members[0].as_str()],
+                more: (members[1..].iter().take(LISTED))
+                    .map(|s| &docs[s.as_str()].meta)
+                    .collect(),
+                more_total: members.len() - 1,
+                changes: changes(&members[0]),
+            })
+            .collect();
+        Others::Compared(Compared {
+            eggs,
+            versions: versions.list.len(),
+            same: same
+                .iter()
+                .map(|s| Sibling {
+                    meta: &docs[s.as_str()].meta,
+                    changes: changes(s),
+                })
+                .collect(),
+            same_total: versions.list[mine].len() - 1,
+            others,
+        })
+    }
+}
+
+/// Whether eggs with these changes between them run servers the same way: the changes touch
+/// nothing but what the egg is called and how it is found (name, description, author, uuid,
+/// update URL, icon, tags), none of which a server sees.
+fn same_version(changes: &[Change]) -> bool {
+    changes.iter().all(|c| {
+        !c.breaking
+            && matches!(
+                c.kind,
+                Kind::NameChanged
+                    | Kind::DescriptionChanged
+                    | Kind::AuthorChanged
+                    | Kind::UuidChanged
+                    | Kind::UpdateUrlChanged
+                    | Kind::IconChanged
+                    | Kind::TagAdded
+                    | Kind::TagRemoved
+            )
+    })
+}
