@@ -106,6 +106,25 @@ pub(crate) fn route(raw_path: &str) -> Result<Route<'_>, Problem> {
     Ok(route)
 }
 
+/// Where a path that named a page of an earlier eggcat now lives: the `Location` of a permanent
+/// redirect, or `None` for every other path. `path` is the request's path as received (it is
+/// percent-decoded here, as [`route`] decodes it; a path [`route`] refuses moves nowhere).
+///
+/// The only such pages are the comparison pages `/eggs/{slug}/compare/{other}/` (also without
+/// the last `/`, or with `index.html`), which became the section "Other eggs for this game" of
+/// the page of egg `slug`: `/eggs/{slug}/#others` ([`eggcat_catalog::paths::moved_comparison`],
+/// the same rule as the static hosts' generated rules). Whether egg `slug` exists or was
+/// removed is for the page redirected to to answer; a removed egg's paths answer 410 before
+/// they move, as on the static hosts.
+#[allow(
+    dead_code,
+    reason = "app.rs answers it once the request pipeline asks for it (issue 28); until then only its tests call it"
+)]
+pub(crate) fn moved(path: &str) -> Option<String> {
+    let path = decode_path(path).ok()?;
+    eggcat_catalog::paths::moved_comparison(&path)
+}
+
 /// A published file at `path` (decoded, starting with `/`); a folder's `index.html` for a path
 /// ending in `/`.
 fn file(path: &str, slug: Option<&str>) -> Route<'static> {
@@ -296,6 +315,37 @@ mod tests {
         assert_eq!(
             ok("/eggs/Not_A_Slug/", None),
             file_route("eggs/Not_A_Slug/index.html", None)
+        );
+    }
+
+    /// A comparison page of an earlier eggcat, in each of its spellings and percent-encoded,
+    /// moves to its first egg's section; nothing else moves, a refused path included.
+    #[test]
+    fn former_comparison_pages_move_to_the_egg_page() {
+        for p in [
+            "/eggs/a-7dtd/compare/b-7dtd/",
+            "/eggs/a-7dtd/compare/b-7dtd",
+            "/eggs/a-7dtd/compare/b-7dtd/index.html",
+            "/eggs/a-7dtd/compare/b-7d%74d/",
+        ] {
+            assert_eq!(moved(p).as_deref(), Some("/eggs/a-7dtd/#others"), "{p}");
+        }
+        for p in [
+            "/eggs/a-7dtd/",
+            "/eggs/a-7dtd/compare/",
+            "/eggs/a-7dtd/compare/b/c/",
+            "/eggs/a-7dtd/compare/../b/",
+            "/eggs/a-7dtd//compare/b/",
+            "/api/v1/eggs/a-7dtd/compare/b/",
+            "/eggs/A/compare/b/",
+            "/",
+        ] {
+            assert_eq!(moved(p), None, "{p}");
+        }
+        // The page it moved to is a route like any page.
+        assert_eq!(
+            ok("/eggs/a-7dtd/", None),
+            file_route("eggs/a-7dtd/index.html", Some("a-7dtd"))
         );
     }
 
