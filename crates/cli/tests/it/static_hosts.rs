@@ -14,9 +14,8 @@ use crate::support::*;
 
 const CACHE: &str = "public, max-age=60";
 
-/// A catalog with a removed egg and two eggs for one game (Paper and its Pterodactyl twin, so the
-/// comparison pages `eggs/{slug}/compare/{other}/` are there), written as `--out` writes it
-/// (tree and rules) under `tmp/out`.
+/// A catalog with a removed egg and two eggs for one game (Paper and its Pterodactyl twin, whose
+/// egg pages compare them), written as `--out` writes it (tree and rules) under `tmp/out`.
 fn tree(tmp: &Path) -> BTreeMap<String, Vec<u8>> {
     let repo = Repo::init(tmp.join("eggs"));
     repo.write("games/paper/egg-paper.json", egg_json("Paper"))
@@ -112,6 +111,37 @@ fn conforms(host: Host, port: u16, files: &BTreeMap<String, Vec<u8>>) {
     );
 }
 
+/// The comparison pages of an earlier eggcat (`/eggs/{a}/compare/{b}/`, without the slash, or
+/// with `index.html`) answer a permanent redirect to the page of egg `a`, at its section "Other
+/// eggs for this game" (`paths::moved_comparison`); a removed egg's answer 410 first.
+fn moves_former_comparisons(port: u16, files: &BTreeMap<String, Vec<u8>>) {
+    let index: Vec<serde_json::Value> = serde_json::from_slice(&files[paths::INDEX]).unwrap();
+    let removed: Vec<serde_json::Value> = serde_json::from_slice(&files[paths::REMOVED]).unwrap();
+    let (a, b) = (
+        index[0]["slug"].as_str().unwrap(),
+        index[1]["slug"].as_str().unwrap(),
+    );
+    let gone = removed[0]["slug"].as_str().unwrap();
+    let old = format!("/eggs/{a}/compare/{b}/");
+    for target in [
+        old.clone(),
+        old.trim_end_matches('/').to_owned(),
+        format!("{old}index.html"),
+    ] {
+        let answer = request(port, "GET", &target, &[], b"").unwrap();
+        assert_eq!(answer.status, 308, "{target}");
+        let to = format!("/eggs/{a}/#others");
+        assert_eq!(answer.header("location"), to, "{target}");
+        assert_eq!(
+            paths::moved_comparison(&target).as_deref(),
+            Some(to.as_str()),
+            "{target}: as eggcat serve decides"
+        );
+    }
+    let answer = request(port, "GET", &format!("/eggs/{gone}/compare/{a}/"), &[], b"").unwrap();
+    assert_eq!(answer.status, 410, "a removed egg's former comparison");
+}
+
 #[test]
 fn eggcat_serve_passes_the_conformance_table() {
     let tmp = tempfile::tempdir().unwrap();
@@ -137,6 +167,7 @@ fn nginx_with_the_generated_rules_passes_the_conformance_table() {
         return;
     };
     conforms(Host::Nginx, nginx.port, &files);
+    moves_former_comparisons(nginx.port, &files);
 }
 
 #[test]
@@ -147,6 +178,7 @@ fn caddy_with_the_generated_rules_passes_the_conformance_table() {
         return;
     };
     conforms(Host::Caddy, caddy.port, &files);
+    moves_former_comparisons(caddy.port, &files);
 }
 
 /// The CloudFront function, run by node (skipped without it) on the viewer requests a bucket
@@ -166,12 +198,9 @@ fn the_cloudfront_function_rewrites_and_answers_what_a_bucket_cannot() {
     // An egg of the catalog: the last by slug, so that the front-coded search runs through
     // every entry before it.
     let slug = index.last().unwrap()["slug"].as_str().unwrap();
-    // A comparison page of two siblings: a page under an egg's folder.
-    let compare = files
-        .keys()
-        .find(|p| p.contains("/compare/"))
-        .expect("the twins have comparison pages");
-    let compare = format!("/{}", compare.trim_end_matches("index.html"));
+    // A comparison page of an earlier eggcat, of two eggs of the catalog.
+    let other = index[0]["slug"].as_str().unwrap();
+    let compare = format!("/eggs/{slug}/compare/{other}/");
     let function = tmp.path().join("out/.eggcat/cloudfront-function.js");
     let script = format!(
         r#"const src = require('fs').readFileSync({path:?}, 'utf8');
@@ -192,8 +221,8 @@ console.log(JSON.stringify([
   run('/eggs/{slug}/'), run('/eggs/no-such-egg/'), run('/no/such/file.json'), run('/status/'),
   run('/api/v1/eggs/no-such-egg.json'), run('/eggs/{slug}'), run('/eggs/'), run('/404.html'),
   run('/assets/eggcat-0123456789abcdef.css'), run('/eggs/{slug}/index.html'),
-  run('{compare}'), run('{compare_bare}'), run('/eggs/{slug}/compare/no-such-egg/'),
-  run('/eggs/{slug}/compare/'),
+  run('{compare}'), run('{compare_bare}'), run('{compare}index.html'),
+  run('/eggs/{slug}/compare/'), run('/eggs/{gone}/compare/{slug}/'),
 ]));"#,
         compare_bare = compare.trim_end_matches('/'),
         path = function.display().to_string()
@@ -244,13 +273,14 @@ console.log(JSON.stringify([
     assert_eq!(got[16], uri("/404.html"));
     assert_eq!(got[17], uri("/assets/eggcat-0123456789abcdef.css"));
     assert_eq!(got[18], uri(&format!("/eggs/{slug}/index.html")));
-    // A comparison page goes to the bucket, its folder without the slash is redirected, and
-    // one that names a slug no egg has is the site's 404 page.
-    assert_eq!(got[19], uri(&format!("{compare}index.html")));
-    assert_eq!(got[20].0, 308);
-    assert_eq!(got[20].1["location"], compare.as_str());
-    for i in [21, 22] {
-        assert_eq!(got[i].0, 404, "{:?}", got[i]);
-        assert_eq!(got[i].1["html"], page.as_str());
+    // A comparison page of an earlier eggcat, in each of its spellings, moved to the first
+    // egg's page; a path under it that was no page is the site's 404 page, and a removed
+    // egg's is its 410.
+    for i in [19, 20, 21] {
+        assert_eq!(got[i].0, 308, "{:?}", got[i]);
+        assert_eq!(got[i].1["location"], format!("/eggs/{slug}/#others"));
     }
+    assert_eq!(got[22].0, 404, "{:?}", got[22]);
+    assert_eq!(got[22].1["html"], page.as_str());
+    assert_eq!(got[23].0, 410, "{:?}", got[23]);
 }

@@ -201,21 +201,23 @@ const PAGE_CHECK: &str = r#"function hasSlug(slug) {
 function isPage(uri) {
   if (!CHECK_PAGES) return true;
   if (FIXED.indexOf(uri) >= 0 || /^\/(assets|icons)\//.test(uri)) return true;
-  // An egg's page, or the page comparing it with another egg (`/eggs/{a}/compare/{b}/`):
-  // both slugs must be the catalog's (whether the two are siblings, the bucket knows).
-  var m = uri.match(/^\/eggs\/([a-z0-9][a-z0-9-]*)(?:\/compare\/([a-z0-9][a-z0-9-]*))?(\/|\/index\.html)?$/);
-  return m !== null && hasSlug(m[1]) && (m[2] === undefined || hasSlug(m[2]));
+  // An egg's page: its slug must be the catalog's.
+  var m = uri.match(/^\/eggs\/([a-z0-9][a-z0-9-]*)(\/|\/index\.html)?$/);
+  return m !== null && hasSlug(m[1]);
 }
 "#;
 
-/// The viewer-request handler: CORS preflight, 405, 410, the HTML 404 page, folder redirects
-/// and the API's rewrites, with the problem documents it answers embedded.
+/// The viewer-request handler: CORS preflight, 405, 410, the redirect of a comparison page of an
+/// earlier eggcat to the egg page that replaced it ([`paths::moved_comparison`]), the HTML 404
+/// page, folder redirects and the API's rewrites, with the problem documents it answers
+/// embedded.
 fn handler() -> String {
     let bad_fields = String::from_utf8_lossy(&super::problems::bad_fields_problem()).into_owned();
     let method = String::from_utf8_lossy(&super::problems::method_problem()).into_owned();
     format!(
         r#"var BAD_FIELDS = {bad_fields};
 var METHOD = {method};
+var MOVED = new RegExp({moved});
 
 function problem(status, description, body, extra) {{
   var headers = {{
@@ -227,6 +229,11 @@ function problem(status, description, body, extra) {{
   for (var k in extra || {{}}) {{ headers[k] = {{ value: extra[k] }}; }}
   return {{ statusCode: status, statusDescription: description, headers: headers,
            body: {{ encoding: 'text', data: body }} }};
+}}
+
+function redirect(location) {{
+  return {{ statusCode: 308, statusDescription: 'Permanent Redirect', headers: {{
+    'location': {{ value: location }}, 'cache-control': {{ value: 'no-store' }} }} }};
 }}
 
 function handler(event) {{
@@ -250,6 +257,9 @@ function handler(event) {{
   if (m && Object.prototype.hasOwnProperty.call(GONE, m[1])) {{
     return problem(410, 'Gone', GONE[m[1]]);
   }}
+  // A comparison page of an earlier eggcat: now the egg page's section.
+  var moved = uri.match(MOVED);
+  if (moved) return redirect('/eggs/' + moved[1] + {others});
   var api = uri === '/api' || uri.indexOf('/api/') === 0;
   if (!api && !isPage(uri)) {{
     return {{ statusCode: 404, statusDescription: 'Not Found', headers: {{
@@ -261,13 +271,7 @@ function handler(event) {{
       'x-content-type-options': {{ value: 'nosniff' }}
     }}, body: {{ encoding: 'text', data: NOT_FOUND_PAGE }} }};
   }}
-  var folder = uri.match(/^\/eggs\/[a-z0-9][a-z0-9-]*(\/compare\/[a-z0-9][a-z0-9-]*)?$/);
-  if (folder) {{
-    return {{ statusCode: 308, statusDescription: 'Permanent Redirect', headers: {{
-      'location': {{ value: uri + '/' }},
-      'cache-control': {{ value: 'no-store' }}
-    }} }};
-  }}
+  if (/^\/eggs\/[a-z0-9][a-z0-9-]*$/.test(uri)) return redirect(uri + '/');
   if (uri === '/api/v1/eggs') {{
     var fields = request.querystring.fields;
     if (fields === undefined) {{
@@ -292,6 +296,8 @@ function handler(event) {{
         referrer = js(super::REFERRER_POLICY),
         index = js(&format!("/{}", paths::INDEX)),
         names = js(&format!("/{}", paths::NAMES)),
+        moved = js(super::MOVED_COMPARISON),
+        others = js(&format!("/#{}", paths::OTHERS_SECTION)),
     )
 }
 

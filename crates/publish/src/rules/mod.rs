@@ -114,6 +114,13 @@ pub(crate) const COMMON_HEADERS: &[(&str, &str)] = &[
     ("X-Content-Type-Options", "nosniff"),
 ];
 
+/// A comparison page of an earlier eggcat (`/eggs/{slug}/compare/{other}/`, without its last
+/// `/` or with `index.html`), as the rules match it: a regex in the syntax nginx, Caddy and
+/// JavaScript share, capturing `slug`. Each host redirects it to `/eggs/{slug}/#others`, as
+/// [`eggcat_catalog::paths::moved_comparison`] decides for `eggcat serve`.
+pub(crate) const MOVED_COMPARISON: &str =
+    r"^/eggs/([a-z0-9][a-z0-9-]*)/compare/[a-z0-9][a-z0-9-]*(/|/index\.html)?$";
+
 /// The Referrer-Policy of HTML pages, as `eggcat serve` sends it.
 pub(crate) const REFERRER_POLICY: &str = "strict-origin-when-cross-origin";
 
@@ -162,6 +169,30 @@ mod tests {
         }
         let nginx = String::from_utf8(a[".eggcat/nginx.conf"].clone()).unwrap();
         assert!(nginx.contains("public, max-age=1"), "{nginx}");
+    }
+
+    /// The rules' pattern moves exactly the paths `eggcat serve` moves, to the same place
+    /// (the regex is run here by hand: the hosts run it in the tests of crates/cli).
+    #[test]
+    fn the_rules_move_what_serve_moves() {
+        let rx = MOVED_COMPARISON;
+        assert!(rx.starts_with("^/eggs/([a-z0-9][a-z0-9-]*)/compare/[a-z0-9][a-z0-9-]*"));
+        assert!(rx.ends_with(r"(/|/index\.html)?$"));
+        for (path, moved) in [
+            ("/eggs/a-1/compare/b-2/", true),
+            ("/eggs/a-1/compare/b-2", true),
+            ("/eggs/a-1/compare/b-2/index.html", true),
+            ("/eggs/a-1/compare/", false),
+            ("/eggs/a-1/compare/b-2/x", false),
+            ("/eggs/-a/compare/b/", false),
+        ] {
+            let to = eggcat_catalog::paths::moved_comparison(path);
+            assert_eq!(to.is_some(), moved, "{path}");
+            if let Some(to) = to {
+                let slug = &path["/eggs/".len()..path.find("/compare/").unwrap()];
+                assert_eq!(to, format!("/eggs/{slug}/#others"));
+            }
+        }
     }
 
     #[test]

@@ -3,13 +3,17 @@
 //! location would silently drop every inherited one); 410 is decided at server level from the
 //! presence of `.eggcat/gone/{slug}.json`, so a new build needs no reload. A missing path is
 //! answered by path ([`paths::is_api_path`]): the API's with the 404 problem document, every
-//! other with the tree's HTML [`paths::NOT_FOUND_PAGE`], both with status 404.
+//! other with the tree's HTML [`paths::NOT_FOUND_PAGE`], both with status 404. A comparison page
+//! of an earlier eggcat is redirected to the egg page that replaced it
+//! ([`paths::moved_comparison`]), after the 410 of a removed egg.
 
 use std::fmt::Write;
 
 use eggcat_catalog::paths;
 
-use super::{COMMON_HEADERS, EXTENSIONS, REFERRER_POLICY, RULES_DIR, RulesOptions};
+use super::{
+    COMMON_HEADERS, EXTENSIONS, MOVED_COMPARISON, REFERRER_POLICY, RULES_DIR, RulesOptions,
+};
 
 /// The snippet.
 pub(crate) fn config(options: &RulesOptions) -> String {
@@ -47,7 +51,9 @@ fn preamble(line: &mut dyn FnMut(&str)) {
         line(&format!("    {ty} {ext};"));
     }
     line("}");
-    line("# The gzip forms the build wrote beside each compressible file (x.json.gz); with the module");
+    line(
+        "# The gzip forms the build wrote beside each compressible file (x.json.gz); with the module",
+    );
     line("# libnginx-mod-http-brotli-static loaded, add `brotli_static on;` for its br forms too.");
     line("gzip_static on;");
     line("gzip on;");
@@ -179,6 +185,16 @@ fn locations(line: &mut dyn FnMut(&str)) {
     line("    try_files /api/v1/eggs/$1.json =404;");
     line("}");
     line("");
+    line("# The comparison pages of earlier eggcats (/eggs/{slug}/compare/{other}/) are now the");
+    line("# section \"Other eggs for this game\" of the page of egg {slug}: a permanent redirect.");
+    line(&format!("location ~ \"{MOVED_COMPARISON}\" {{"));
+    line("    set $eggcat_cache no-store;");
+    line(&format!(
+        "    return 308 /eggs/$1/#{};",
+        paths::OTHERS_SECTION
+    ));
+    line("}");
+    line("");
     line("# A folder's path names its index.html; a folder without its / is redirected there.");
     line("location ~ /$ {");
     line("    try_files ${uri}index.html =404;");
@@ -217,5 +233,9 @@ mod tests {
         assert!(c.contains("application/yaml yaml;"), "{c}");
         assert!(c.contains("text/html html;"), "{c}");
         assert!(c.contains("set $eggcat_cache \"a\\\"bc\";"), "{c}");
+        // The former comparison pages move before any file is looked for (nginx takes the
+        // first regex location that matches, and `~ /$` matches them too).
+        let moved = c.find("return 308 /eggs/$1/#others;").unwrap();
+        assert!(moved < c.find("location ~ /$").unwrap(), "{c}");
     }
 }
