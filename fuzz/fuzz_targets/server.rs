@@ -46,10 +46,7 @@ fn app() -> &'static Arc<App> {
         };
         eggcat_pipeline::rebuild(&store, &options, &|| 1_763_856_000_000, &|_| {})
             .expect("the demo builds");
-        let files = store
-            .current_files()
-            .expect("the snapshot reads")
-            .expect("a snapshot was published");
+        let files = store.served().expect("a snapshot was published");
         let app = App::new(&AppOptions {
             cache_control: CACHE_CONTROL.to_owned(),
         })

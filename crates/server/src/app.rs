@@ -14,7 +14,7 @@ use eggcat_catalog::wire::{
     Health, HealthStatus, LastRebuild, Ready, ReadyProblem, ReadyProblemCode, ReadyStatus,
     RebuildOutcome, Report, ServedReport,
 };
-use eggcat_store::{CurrentFiles, Damaged};
+use eggcat_store::{Damaged, Served};
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
@@ -138,13 +138,13 @@ impl App {
         }))
     }
 
-    /// Serves the snapshot `files` lists from now on: reads its manifest's listing, not its
-    /// files (see [`Snapshot::open`]), and then checks every file against the manifest on a
+    /// Serves the snapshot `served` from now on: reads its manifest, not its files (see
+    /// [`Snapshot::open`]), and then checks every file against the manifest on a
     /// thread of its own. A damaged file is left out (answered 404) and reported in `/readyz`,
     /// `/metrics` and the log, and [`App::damage_found`] wakes; returns how many were found
     /// while opening.
-    pub fn install(self: &Arc<Self>, files: &CurrentFiles) -> Result<usize, ServerError> {
-        let (snapshot, damaged) = Snapshot::open(files)?;
+    pub fn install(self: &Arc<Self>, served: &Served) -> Result<usize, ServerError> {
+        let (snapshot, damaged) = Snapshot::open(served)?;
         let count = damaged.len();
         let snapshot = self.serve(snapshot, damaged);
         let app = Arc::clone(self);

@@ -25,9 +25,6 @@ pub enum ServerError {
     /// The list of removed eggs ([`paths::REMOVED`]) does not parse.
     #[error("{path}: {0}", path = paths::REMOVED)]
     Removed(serde_json::Error),
-    /// The snapshot's paths do not fit the index (4 GiB of paths).
-    #[error("too many files to index")]
-    TooLarge,
     /// A file of the tree cannot be read.
     #[error(transparent)]
     Read(#[from] eggcat_store::StoreError),

@@ -23,7 +23,7 @@ use bytes::Bytes;
 use eggcat_catalog::paths;
 use eggcat_catalog::wire::{Removed, Report};
 use eggcat_codings::Compressor;
-use eggcat_store::{CurrentFiles, Damaged};
+use eggcat_store::{Damaged, Served};
 use http::HeaderValue;
 use sha2::{Digest, Sha256};
 
@@ -264,39 +264,39 @@ pub struct Snapshot {
 }
 
 impl Snapshot {
-    /// Opens the snapshot `files` lists: reads its manifest's listing (sizes, hashes, forms),
-    /// its status document and its list of removed eggs, and no other file. Returns the files
-    /// found damaged meanwhile; a snapshot without a readable manifest has its files hashed
-    /// here instead (slow, and only until the build that starts at once repairs it).
-    pub fn open(files: &CurrentFiles) -> Result<(Snapshot, Vec<Damaged>), ServerError> {
-        let pin = files
+    /// Opens the snapshot `served`: streams its manifest into the index (sizes, hashes, forms)
+    /// and reads its status document and its list of removed eggs, no other file. Returns the
+    /// files found damaged meanwhile; a snapshot without a readable manifest has its files
+    /// hashed here instead (slow, and only until the build that starts at once repairs it).
+    pub fn open(served: &Served) -> Result<(Snapshot, Vec<Damaged>), ServerError> {
+        let pin = served
             .pin()
-            .map_err(|e| tracing::warn!(snapshot = %files.id, error = %e, "cannot pin the snapshot: a build may prune it while it is served"))
+            .map_err(|e| tracing::warn!(snapshot = %served.id, error = %e, "cannot pin the snapshot: a build may prune it while it is served"))
             .ok();
-        let mut damaged = files.damaged.clone();
-        let mut names = String::new();
-        let mut entries = Vec::with_capacity(files.paths().len());
-        for path in files.paths() {
-            let entry = match files.listed(path) {
-                Some((size, sha256)) => listed(files, path, size, sha256),
-                None => unlisted(files, path),
-            };
-            match entry {
-                Ok(mut entry) => {
-                    entry.name = u32::try_from(names.len()).map_err(|_| ServerError::TooLarge)?;
-                    entry.name_len = path.len() as u32;
-                    names.push_str(path);
-                    entries.push(entry);
+        let mut index = Index::default();
+        let mut damaged = Vec::new();
+        let listed = served.each_listed(&mut |path, size, sha256| {
+            if let Err(d) = index.add(path, size, sha256) {
+                damaged.push(d);
+            }
+        });
+        if let Err(manifest) = listed {
+            tracing::error!(snapshot = %served.id, path = %manifest.path, problem = %manifest.problem, "damaged file in the current snapshot");
+            damaged = vec![manifest];
+            index = Index::default();
+            for path in served.unlisted()? {
+                if let Err(d) = index.add_unlisted(served.dir(), &path) {
+                    damaged.push(d);
                 }
-                Err(d) => damaged.push(d),
             }
         }
-        names.shrink_to_fit();
+        index.names.shrink_to_fit();
+        index.entries.shrink_to_fit();
         let files_ = Files {
-            dir: files.dir().to_path_buf(),
+            dir: served.dir().to_path_buf(),
             _pin: pin,
-            names,
-            entries,
+            names: index.names,
+            entries: index.entries,
         };
         let read_checked = |path: &str| -> Option<Result<Bytes, Damaged>> {
             let entry = files_.find(path)?;
@@ -332,7 +332,7 @@ impl Snapshot {
         };
         let removed = removed.into_iter().map(|r| (r.slug.clone(), r)).collect();
         let snapshot = Snapshot {
-            id: files.id.clone(),
+            id: served.id.clone(),
             eggs: report.eggs,
             images: [
                 report.images.present,
@@ -445,58 +445,100 @@ impl Snapshot {
     }
 }
 
-/// The index entry of a file the manifest lists with `size` and `sha256`, with the forms it
-/// lists beside it.
-fn listed(files: &CurrentFiles, path: &str, size: u64, sha256: &str) -> Result<Entry, Damaged> {
-    let damaged = |problem: &str| Damaged {
-        path: path.to_owned(),
-        problem: problem.to_owned(),
-    };
-    let size = u32::try_from(size).map_err(|_| damaged("too large to serve (4 GiB or more)"))?;
-    let etag = unhex(sha256).ok_or_else(|| damaged("its manifest entry has no SHA-256"))?;
-    let mut entry = Entry {
-        name: 0,
-        name_len: 0,
-        size,
-        forms: [0; 2],
-        etag,
-        checks: [[0; CHECK_BYTES]; 2],
-        verified: AtomicU8::new(0),
-    };
-    for c in eggcat_codings::Coding::ALL {
-        let form = c.path(path);
-        let Some((size, sha256)) = files.listed(&form) else {
-            continue;
-        };
-        // A form the manifest lists oddly is left out: the file is still served, uncompressed.
-        if let (Ok(size @ 1..), Some(check)) = (u32::try_from(size), unhex(sha256)) {
-            entry.forms[c.index()] = size;
-            entry.checks[c.index()] = check;
-        }
-    }
-    Ok(entry)
+/// The index being made from a manifest streamed in path order.
+#[derive(Default)]
+struct Index {
+    names: String,
+    entries: Vec<Entry>,
 }
 
-/// The index entry of a file of a snapshot without a readable manifest: read and hashed now,
-/// served without its forms (nothing says they are intact).
-fn unlisted(files: &CurrentFiles, path: &str) -> Result<Entry, Damaged> {
-    let bytes = files.read(path)?;
-    let size = u32::try_from(bytes.len()).map_err(|_| Damaged {
-        path: path.to_owned(),
-        problem: "too large to serve (4 GiB or more)".to_owned(),
-    })?;
-    let digest = Sha256::digest(&bytes);
-    Ok(Entry {
-        name: 0,
-        name_len: 0,
-        size,
-        forms: [0; 2],
-        etag: digest[..ETAG_BYTES]
+impl Index {
+    /// Adds the file at `path` of `size` bytes and SHA-256 `sha256` (hex): a file, or one of
+    /// the precompressed forms of the file before it (its path, then `.br` or `.gz`).
+    fn add(&mut self, path: &str, size: u64, sha256: &str) -> Result<(), Damaged> {
+        let damaged = |problem: &str| Damaged {
+            path: path.to_owned(),
+            problem: problem.to_owned(),
+        };
+        let size =
+            u32::try_from(size).map_err(|_| damaged("too large to serve (4 GiB or more)"))?;
+        if let Some((base, coding)) = eggcat_codings::form_of(path)
+            && let Some(at) = self.position(base)
+        {
+            // A form the manifest lists oddly is left out: the file is still served.
+            if let (1.., Some(check)) = (size, unhex(sha256)) {
+                let entry = &mut self.entries[at];
+                entry.forms[coding.index()] = size;
+                entry.checks[coding.index()] = check;
+            }
+            return Ok(());
+        }
+        let etag = unhex(sha256).ok_or_else(|| damaged("its manifest entry has no SHA-256"))?;
+        self.push(path, size, etag, 0)
+    }
+
+    /// Adds the file at `path` of a snapshot in `dir` without a readable manifest: read and
+    /// hashed now, served without forms (nothing says they are intact).
+    fn add_unlisted(&mut self, dir: &std::path::Path, path: &str) -> Result<(), Damaged> {
+        let damaged = |problem: String| Damaged {
+            path: path.to_owned(),
+            problem,
+        };
+        if eggcat_codings::form_of(path).is_some_and(|(base, _)| self.position(base).is_some()) {
+            return Ok(());
+        }
+        let bytes = fs::read(dir.join(path)).map_err(|e| damaged(format!("unreadable: {e}")))?;
+        let size = u32::try_from(bytes.len())
+            .map_err(|_| damaged("too large to serve (4 GiB or more)".to_owned()))?;
+        let digest = Sha256::digest(&bytes);
+        let etag = digest[..ETAG_BYTES]
             .try_into()
-            .expect("a SHA-256 is 32 bytes"),
-        checks: [[0; CHECK_BYTES]; 2],
-        verified: AtomicU8::new(1 << Coding::Identity.index()),
-    })
+            .expect("a SHA-256 is 32 bytes");
+        self.push(path, size, etag, 1 << Coding::Identity.index())
+    }
+
+    fn push(
+        &mut self,
+        path: &str,
+        size: u32,
+        etag: [u8; ETAG_BYTES],
+        verified: u8,
+    ) -> Result<(), Damaged> {
+        let too_many = || Damaged {
+            path: path.to_owned(),
+            problem: "past the 4 GiB of paths the index holds".to_owned(),
+        };
+        let name = u32::try_from(self.names.len()).map_err(|_| too_many())?;
+        let name_len = u32::try_from(path.len()).map_err(|_| too_many())?;
+        // The index is searched by path: it takes the files in path order, as a manifest (and
+        // a listing of the tree) gives them.
+        if let Some(last) = self.entries.last()
+            && self.names[last.name as usize..] >= *path
+        {
+            return Err(Damaged {
+                path: path.to_owned(),
+                problem: "listed out of order in the manifest".to_owned(),
+            });
+        }
+        self.names.push_str(path);
+        self.entries.push(Entry {
+            name,
+            name_len,
+            size,
+            forms: [0; 2],
+            etag,
+            checks: [[0; CHECK_BYTES]; 2],
+            verified: AtomicU8::new(verified),
+        });
+        Ok(())
+    }
+
+    /// Where the file at `path` is among the entries added so far (a form comes right after its
+    /// file in path order, but other files may come between: `x.json-a` sorts before `x.json.br`).
+    fn position(&self, path: &str) -> Option<usize> {
+        let name = |e: &Entry| &self.names[e.name as usize..(e.name + e.name_len) as usize];
+        self.entries.binary_search_by(|e| name(e).cmp(path)).ok()
+    }
 }
 
 /// The first `N` bytes of a lowercase hex string of at least `2 * N` digits.

@@ -23,7 +23,9 @@ mod manifest;
 mod snapshot;
 
 pub use manifest::Damaged;
-pub use snapshot::{CurrentFiles, SnapshotFiles, SnapshotReader, Store, remove_all, write_tree};
+pub use snapshot::{
+    CurrentFiles, Served, SnapshotFiles, SnapshotReader, Store, remove_all, write_tree,
+};
 
 /// Why reading or writing snapshots failed.
 #[derive(Debug, thiserror::Error)]

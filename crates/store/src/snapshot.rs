@@ -69,6 +69,53 @@ impl SnapshotReader {
     }
 }
 
+/// The current snapshot as a server opens it: its folder, whose files it reads as requests come,
+/// and its manifest, streamed once ([`Served::each_listed`]). See [`Store::served`].
+#[derive(Debug)]
+pub struct Served {
+    /// The snapshot's folder name (its build id).
+    pub id: String,
+    dir: PathBuf,
+}
+
+impl Served {
+    /// The snapshot's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Calls `each` with the path, size and SHA-256 (lowercase hex) of every file its manifest
+    /// lists, in path order (a file's precompressed forms right after it, `x.json.br` beside
+    /// `x.json`), `state.json` left out, holding none of them; `Err` when the manifest is
+    /// missing or unreadable ([`Served::unlisted`] then lists the files as they are).
+    pub fn each_listed(&self, each: &mut dyn FnMut(&str, u64, &str)) -> Result<(), Damaged> {
+        crate::manifest::each_entry(&self.dir, &mut |path, size, sha256| {
+            if path != STATE_FILE {
+                each(path, size, sha256);
+            }
+        })
+    }
+
+    /// The files of the tree, sorted, as they are on disk (`state.json` and `manifest.json`
+    /// left out): for a snapshot whose manifest cannot be read.
+    pub fn unlisted(&self) -> Result<Vec<String>, StoreError> {
+        let mut paths = Vec::new();
+        list_tree(&self.dir, "", &mut paths)?;
+        paths.retain(|p| p != STATE_FILE && p != MANIFEST_FILE);
+        paths.sort();
+        Ok(paths)
+    }
+
+    /// Keeps the snapshot from being pruned for as long as the returned file is open (a shared
+    /// lock on its folder: [`Store::prunable`] leaves a folder someone holds alone), so that a
+    /// server reading its files one request at a time never finds them gone.
+    pub fn pin(&self) -> std::io::Result<fs::File> {
+        let dir = fs::File::open(&self.dir)?;
+        dir.lock_shared()?;
+        Ok(dir)
+    }
+}
+
 /// The published tree of the current snapshot, listed and not yet read: see
 /// [`Store::current_files`].
 #[derive(Debug)]
@@ -95,28 +142,6 @@ impl CurrentFiles {
     /// The precompressed forms of the published files (`x.json.br` beside `x.json`), sorted.
     pub fn forms(&self) -> &[String] {
         &self.forms
-    }
-
-    /// The snapshot's folder.
-    pub fn dir(&self) -> &Path {
-        &self.reader.dir
-    }
-
-    /// The size and SHA-256 (lowercase hex) the manifest gives the file at `path` (a published
-    /// file or a form); `None` when it does not list it, or when the snapshot has no readable
-    /// manifest.
-    pub fn listed(&self, path: &str) -> Option<(u64, &str)> {
-        let entry = self.reader.manifest.as_ref()?.files.get(path)?;
-        Some((entry.size, entry.sha256.as_str()))
-    }
-
-    /// Keeps the snapshot from being pruned for as long as the returned file is open (a shared
-    /// lock on its folder: [`Store::prunable`] leaves a folder someone holds alone), so that a
-    /// server reading its files one request at a time never finds them gone.
-    pub fn pin(&self) -> std::io::Result<fs::File> {
-        let dir = fs::File::open(&self.reader.dir)?;
-        dir.lock_shared()?;
-        Ok(dir)
     }
 
     /// The bytes of the file at `path` (one of [`CurrentFiles::paths`]), when they are what the
@@ -212,6 +237,17 @@ impl Store {
             precompressed,
             damaged,
         }))
+    }
+
+    /// The current snapshot as a server opens it, or `None` when there is none: nothing of it
+    /// is read yet.
+    pub fn served(&self) -> Option<Served> {
+        let dir = self.current_dir()?;
+        let id = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        Some(Served { id, dir })
     }
 
     /// The current snapshot's files, listed (by its manifest) but not read, or `None` when
@@ -787,10 +823,18 @@ mod tests {
         assert_eq!(current.paths(), [paths::STATUS, paths::INDEX, egg.as_str()]);
         let forms = [format!("{egg}.br"), format!("{egg}.gz")];
         assert_eq!(current.forms(), forms, "small files get none");
-        for form in &forms {
-            let (size, _) = current.listed(form).expect("each form is in the manifest");
-            assert_eq!(size, fs::metadata(first_dir.join(form)).unwrap().len());
+        // The manifest, streamed, lists each form right after its file, with its size.
+        let mut listed = Vec::new();
+        let served = store.served().unwrap();
+        served
+            .each_listed(&mut |path, size, _| listed.push((path.to_owned(), size)))
+            .unwrap();
+        let at = listed.iter().position(|(p, _)| *p == egg).unwrap();
+        for (n, form) in forms.iter().enumerate() {
+            let size = fs::metadata(first_dir.join(form)).unwrap().len();
+            assert_eq!(listed[at + 1 + n], (form.clone(), size));
         }
+        assert!(!listed.iter().any(|(p, _)| p == STATE_FILE));
         let mut gz = Vec::new();
         std::io::Read::read_to_end(
             &mut flate2::read::GzDecoder::new(&fs::read(first_dir.join(&forms[1])).unwrap()[..]),
@@ -828,7 +872,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
         let (_, first_dir) = store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
-        let pin = store.current_files().unwrap().unwrap().pin().unwrap();
+        let pin = store.served().unwrap().pin().unwrap();
         store.publish(&catalog("2", "{}"), &HashSet::new()).unwrap();
         assert!(
             store.prunable(0, None).unwrap().is_empty(),

@@ -117,20 +117,16 @@ fn cannot_listen(listen: &str, e: &std::io::Error) -> anyhow::Error {
 /// when it is damaged (what of it is intact is served, and a build starts at once to repair it;
 /// damage found later, as its files are checked, wakes the rebuild loop the same way).
 fn load_current(store: &Store, app: &Arc<App>) -> bool {
-    match store.current_files() {
-        Ok(Some(files)) => match app.install(&files) {
+    match store.served() {
+        Some(served) => match app.install(&served) {
             Ok(damaged) => damaged == 0,
             Err(e) => {
                 tracing::error!(error = %e, "the current snapshot cannot be served: building a new one");
                 false
             }
         },
-        Ok(None) => {
+        None => {
             tracing::info!("no published catalog yet: building one");
-            false
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "the current snapshot cannot be read: building a new one");
             false
         }
     }
@@ -297,10 +293,7 @@ async fn rebuild_once(
         .run(move || -> Result<_, String> {
             build.run()?;
             let serving = app_.snapshot().map(|s| s.id.clone());
-            let files = store_
-                .current_files()
-                .map_err(|e| format!("the build's snapshot cannot be read: {e}"))?
-                .ok_or("the build published no snapshot")?;
+            let files = store_.served().ok_or("the build published no snapshot")?;
             if serving.as_deref() == Some(files.id.as_str()) {
                 // Nothing changed: the snapshot being served is the current one; keep serving it.
                 app_.rebuild_succeeded(crate::now_ms());

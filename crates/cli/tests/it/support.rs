@@ -221,11 +221,8 @@ pub(crate) fn publish_files(data_dir: &Path, files: std::collections::BTreeMap<S
 
 /// Makes `app` serve the current snapshot of `data_dir` from disk, as `eggcat serve` does.
 pub(crate) fn install_current(app: &std::sync::Arc<eggcat_server::App>, data_dir: &Path) {
-    let files = Store::new(data_dir)
-        .current_files()
-        .unwrap()
-        .expect("a current snapshot");
-    app.install(&files).unwrap();
+    let served = Store::new(data_dir).served().expect("a current snapshot");
+    app.install(&served).unwrap();
 }
 
 pub(crate) fn build(data_dir: &Path, sources: Vec<Source>, clock: &Clock) -> Outcome {
