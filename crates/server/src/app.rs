@@ -583,6 +583,10 @@ fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body
     match route {
         Route::Egg(slug) => problem_response(&no_egg(slug), path),
         Route::File { path: file, .. } => {
+            // A former comparison page of two eggs: its comparisons live on the egg's page now.
+            if let Some(location) = crate::routes::moved(path) {
+                return redirect(&location);
+            }
             // `/eggs/x` names the folder `/eggs/x/`: send the client there, as static hosts do.
             let folder = format!("{file}/index.html");
             if !file.ends_with("index.html") && snapshot.has(&folder) {

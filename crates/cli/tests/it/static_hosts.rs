@@ -154,6 +154,7 @@ fn eggcat_serve_passes_the_conformance_table() {
     let server = Server::start("127.0.0.1:0", Arc::clone(&app), ServeOptions::default()).unwrap();
     let port = server.local_addr().port();
     conforms(Host::Serve, port, &files);
+    moves_former_comparisons(port, &files);
     server.stop();
 }
 
