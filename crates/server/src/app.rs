@@ -192,7 +192,8 @@ impl App {
         self.repair.notified().await;
     }
 
-    /// Serves `snapshot` from now on; `damaged` are the files of its tree left out. Returns it.
+    /// Serves `snapshot` from now on; `damaged` are the files of its tree left out (the caller
+    /// of [`App::install`] learns how many, and builds). Returns it.
     fn serve(&self, snapshot: Snapshot, damaged: Vec<Damaged>) -> Arc<Snapshot> {
         let snapshot = Arc::new(snapshot);
         if !damaged.is_empty() {
@@ -201,7 +202,6 @@ impl App {
                 damaged = damaged.len(),
                 "serving a damaged catalog: its damaged files answer 404 until the next build"
             );
-            self.repair.notify_one();
         }
         self.metrics.set_damaged(damaged.len());
         self.problems.lock().expect("problems lock").damaged = damaged;
