@@ -116,10 +116,6 @@ pub(crate) fn route(raw_path: &str) -> Result<Route<'_>, Problem> {
 /// the same rule as the static hosts' generated rules). Whether egg `slug` exists or was
 /// removed is for the page redirected to to answer; a removed egg's paths answer 410 before
 /// they move, as on the static hosts.
-#[allow(
-    dead_code,
-    reason = "app.rs answers it once the request pipeline asks for it (issue 28); until then only its tests call it"
-)]
 pub(crate) fn moved(path: &str) -> Option<String> {
     let path = decode_path(path).ok()?;
     eggcat_catalog::paths::moved_comparison(&path)
