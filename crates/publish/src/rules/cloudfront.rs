@@ -19,7 +19,7 @@
 //! whose miss gets the API's problem document, still a 404. It is redeployed when the slugs
 //! change.
 //!
-//! When the slugs and the page would take the function past CloudFront's 10 KB (about 950 eggs),
+//! When the slugs and the page would take the function past CloudFront's 10 KB (about 790 eggs),
 //! it is written without them ([`MAX_FUNCTION_BYTES`]): every browser path goes to the bucket,
 //! and one that names nothing gets the distribution's custom error response, the API's problem
 //! document, as before the HTML 404 page existed. A function that does not fit could not be
