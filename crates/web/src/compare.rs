@@ -98,16 +98,13 @@ pub(crate) fn section(h: &mut Html, here: Here<'_>, this: &EggDoc, others: &Othe
         h.text(&format!(", in {}", count(c.versions, "version", "versions")))
             .lit(" (eggs that run servers the same way are one version: they differ at most in format, repository or identity, such as name, uuid or tags)");
     }
-    h.lit(
-        ". Each line says what would change from this egg to the other.</p><ul class=\"siblings\">",
-    );
+    h.lit(". Each line says what would change from this egg to the other.</p>");
     for s in &c.same {
         same(h, here, this, s);
     }
     for v in &c.others {
         version(h, here, this, v);
     }
-    h.lit("</ul>");
     let unlisted = c.same_total - c.same.len();
     if unlisted > 0 {
         h.lit("<p>")
@@ -120,10 +117,13 @@ pub(crate) fn section(h: &mut Html, here: Here<'_>, this: &EggDoc, others: &Othe
     h.lit("</section>");
 }
 
-/// The card of another egg: its name linked to its page, its source, repository and format.
+/// The head of another egg's block: its name linked to its page, its source, repository and
+/// format. The blocks are headings and paragraphs, not the cards of a list (`.siblings`): a
+/// card's padding and the stylesheet's `.siblings li`, which would also frame every item of the
+/// change lists inside, leave a phone too narrow for a uuid.
 fn card(h: &mut Html, here: Here<'_>, m: &Meta) {
     let page = here.link(&paths::egg_page(&m.slug));
-    h.lit("<li><h3>")
+    h.lit("<h3>")
         .el("a", &[("href", Some(&page))], &m.name)
         .lit("</h3><p class=\"muted\">")
         .text(&format!("{} · ", m.source))
@@ -147,7 +147,6 @@ fn same(h: &mut Html, here: Here<'_>, this: &EggDoc, s: &Sibling<'_>) {
     } else {
         h.lit("</p>");
     }
-    h.lit("</li>");
 }
 
 /// Another version: its first egg's card, its other eggs, the one-line difference and,
@@ -183,7 +182,7 @@ fn version(h: &mut Html, here: Here<'_>, this: &EggDoc, v: &Version<'_>) {
         .text(&names.1)
         .lit("</h4><p>What would change for servers made from this egg if the panel held the other in its place.</p>");
     change_list(h, v.changes);
-    h.lit("</details></li>");
+    h.lit("</details>");
 }
 
 /// The difference in one line: the number of changes, how many can break servers, and what

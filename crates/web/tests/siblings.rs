@@ -232,7 +232,7 @@ fn copies_of_an_egg_are_one_version_compared_once() {
     let same = "<p>The same egg: they differ only in format or where they are published.</p>";
     for other in ["c02-game", "r-game"] {
         assert!(
-            section.contains(&format!("<a href=\"../{other}/\">Game</a></h3><p class=\"muted\">pelican · <code>o/<wbr>{}</code> · PTDL_v2</p>{same}</li>", &other[..other.find('-').unwrap()])),
+            section.contains(&format!("<a href=\"../{other}/\">Game</a></h3><p class=\"muted\">pelican · <code>o/<wbr>{}</code> · PTDL_v2</p>{same}", &other[..other.find('-').unwrap()])),
             "{other}: {section}"
         );
     }
@@ -246,7 +246,7 @@ fn copies_of_an_egg_are_one_version_compared_once() {
     let section = others(&out, "z-game");
     assert!(section.contains("<h3><a href=\"../c00-game/\">Game</a></h3>"));
     assert!(section.contains("<p class=\"muted\">The same version: <a href=\"../c01-game/\">Game</a> (<code>o/<wbr>c01</code>), <a href=\"../c02-game/\">Game</a>"));
-    assert_eq!(section.matches("<li><h3>").count(), 1, "{section}");
+    assert_eq!(section.matches("<h3>").count(), 1, "{section}");
     assert!(section.contains("<h4>From this egg to Game (o/c00)</h4>"));
     // From the copy with another uuid, the comparison with the other version says so too.
     assert!(others(&out, "c01-game").contains(
@@ -429,7 +429,7 @@ fn a_game_with_too_many_versions_is_not_compared() {
     let out = render(&tree(&same), &SiteOptions { base_url: BASE }, &|_| None);
     let section = others(&out, "x-clone-00");
     assert!(section.contains("13 eggs serve this game in the catalog, in 1 version"));
-    assert_eq!(section.matches("<li><h3>").count(), 3, "{section}");
+    assert_eq!(section.matches("<h3>").count(), 3, "{section}");
     assert!(section.contains("And 9 other eggs of this egg&#39;s version"));
 }
 
