@@ -341,60 +341,77 @@ for (const base of URLS) {
     await context.close();
   });
 
-  test(`${host}: eggs for one game: siblings, comparison page, one row per game`, async () => {
+  test(`${host}: eggs for one game: siblings, side by side, one row per game`, async () => {
     const items = await summary(base);
     const game = aGame(items);
-    const [egg, other] = game;
+    const [egg] = game;
     assert.ok(game.every((i) => i.gameEggs === game.length && i.game === game[0].game), 'summary fields');
     const { context, page, log } = await open(base);
 
-    // The egg page lists every other egg of the game, each linking its comparison page.
+    // The egg page links every other egg of the game (a game of few eggs names them all); each
+    // egg it compares is a block: its name as a heading, its source, a line saying what would
+    // change from this egg to it, and collapsed, the comparison.
     await page.goto(`${base}/eggs/${egg.slug}/`);
-    const listed = await page.$$eval('#others .siblings > li', (lis) => lis.map((li) => ({
-      name: li.querySelector('h3').textContent,
-      compare: li.querySelector('a[href^="compare/"]').getAttribute('href'),
-      line: li.querySelectorAll('p')[1].textContent,
-    })));
-    assert.deepEqual(listed.map((l) => l.name), game.slice(1).map((i) => i.name));
-    assert.deepEqual(listed.map((l) => l.compare), game.slice(1).map((i) => `compare/${i.slug}/`));
-    for (const l of listed) assert.match(l.line, /^(\d+ changes?( \(.*\))?: .+\.|The same egg: they differ only in format\.)$/);
+    const linked = await page.$$eval('#others a[href^="../"]', (as) => as.map((a) => a.getAttribute('href')));
+    assert.deepEqual([...new Set(linked)].sort(), game.slice(1).map((i) => `../${i.slug}/`).sort());
+    const blocks = await page.$$eval('#others > h3', (hs) => hs.map((h) => {
+      const b = { slug: h.querySelector('a').getAttribute('href').slice(3, -1), line: '', cmp: false };
+      for (let el = h.nextElementSibling; el && el.tagName !== 'H3'; el = el.nextElementSibling) {
+        if (el.tagName === 'P' && !el.classList.contains('muted') && !b.line) b.line = el.textContent;
+        if (el.tagName === 'DETAILS') b.cmp = !!el.querySelector('.cmp');
+      }
+      return b;
+    }));
+    assert.ok(blocks.length > 0, 'the section compares the egg with another');
+    for (const b of blocks) assert.match(b.line, /^(\d+ changes?( \(.*\))?: .+\.( It runs servers the same way as this egg\.)?|The same egg: they differ only in format or where they are published\.)$/);
     assert.deepEqual(await axe(page), [], 'axe on an egg page with siblings');
 
-    // Its comparison page: both eggs side by side, the change list the egg page counted.
-    await page.click(`#others a[href="compare/${other.slug}/"]`);
-    await page.waitForURL(`${base}/eggs/${egg.slug}/compare/${other.slug}/`);
-    const h1 = await page.textContent('h1');
-    assert.ok(h1.includes(egg.name) && h1.includes(other.name), h1);
-    const heads = await page.$$eval('#facts .cmp-head span', (ss) => ss.map((s) => s.textContent));
-    assert.deepEqual(heads.slice(1), [egg.name, other.name]);
-    const images = await page.$$eval('#facts .cmp-row', (rows) => {
-      const row = rows.find((r) => r.querySelector('h3').textContent === 'Docker images');
-      return [...row.querySelectorAll(':scope > div')].map((d) => [...d.querySelectorAll('li code')].map((c) => c.textContent));
-    });
-    for (const [i, slug] of [egg.slug, other.slug].entries()) {
-      const doc = await (await fetch(`${base}/api/v1/eggs/${slug}.json`)).json();
-      const want = Array.isArray(doc.egg.docker_images) ? doc.egg.docker_images : Object.values(doc.egg.docker_images || {});
-      assert.deepEqual(images[i], want, `images of ${slug}`);
+    // Another version when there is one (else an egg of this one's): collapsed, then both eggs
+    // side by side and every change from this egg to it, as many as its line counts, each
+    // breaking one marked.
+    const at = Math.max(0, blocks.findIndex((b) => b.cmp));
+    const { slug, line } = blocks[at];
+    const details = page.locator(`#others > h3:nth-of-type(${at + 1}) ~ details`).first();
+    if (line.startsWith('The same egg')) {
+      assert.equal(await page.locator(`#others > h3:nth-of-type(${at + 1}) + p + p + details`).count(), 0, 'nothing to list');
+    } else {
+      assert.equal(await details.locator('ul.changes').first().isVisible(), false, 'collapsed until asked for');
+      await details.locator(':scope > summary').click();
+      assert.equal(await details.locator('ul.changes').first().isVisible(), true);
+      if (blocks[at].cmp) {
+        const heads = await details.locator('.cmp-head').first().locator('span').allTextContents();
+        const docOf = async (s) => (await fetch(`${base}/api/v1/eggs/${s}.json`)).json();
+        assert.ok(heads[1].startsWith(egg.name) && heads[2].startsWith((await docOf(slug)).meta.name), heads.join(' | '));
+        const images = await details.locator('.cmp').first().evaluate((grid) => {
+          const row = [...grid.querySelectorAll('.cmp-row')].find((r) => r.querySelector('strong').textContent.startsWith('Docker images'));
+          return [...row.querySelectorAll(':scope > div')].map((d) => [...d.querySelectorAll('li code')].map((c) => c.textContent));
+        });
+        for (const [i, s] of [egg.slug, slug].entries()) {
+          const doc = await docOf(s);
+          const want = Array.isArray(doc.egg.docker_images) ? doc.egg.docker_images : Object.values(doc.egg.docker_images || {});
+          assert.deepEqual(images[i], want, `images of ${s}`);
+        }
+      }
+      const changes = await details.locator('ul.changes > li').evaluateAll((lis) => lis.map((li) => ({
+        breaking: li.classList.contains('breaking'),
+        mark: !!li.querySelector('.sev'),
+      })));
+      const n = Number((line.match(/^(\d+) change/) || [0, 0])[1]);
+      assert.equal(changes.length, n, 'the line counted the changes the list shows');
+      for (const c of changes) assert.equal(c.breaking, c.mark, 'breaking changes are marked');
+      // The script's diff is collapsed inside, until asked for.
+      const script = details.locator('ul.changes details');
+      if (await script.count()) {
+        assert.equal(await details.locator('ul.changes pre.diff').first().isVisible(), false);
+        await script.first().locator('summary').click();
+        assert.equal(await details.locator('ul.changes pre.diff').first().isVisible(), true);
+      }
+      assert.deepEqual(await axe(page), [], 'axe on an egg page with its comparison open');
     }
-    const changes = await page.$$eval('#changes ul.changes > li', (lis) => lis.map((li) => ({
-      breaking: li.classList.contains('breaking'),
-      mark: !!li.querySelector('.sev'),
-    })));
-    const n = Number((listed[0].line.match(/^(\d+) change/) || [0, 0])[1]);
-    assert.equal(changes.length, n, 'the egg page counted the changes the comparison lists');
-    for (const c of changes) assert.equal(c.breaking, c.mark, 'breaking changes are marked');
-    // The script's diff is collapsed until asked for.
-    const details = page.locator('#changes details');
-    if (await details.count()) {
-      assert.equal(await page.isVisible('#changes pre.diff'), false);
-      await details.first().locator('summary').click();
-      assert.equal(await page.isVisible('#changes pre.diff'), true);
-    }
-    assert.deepEqual(await axe(page), [], 'axe on a comparison page');
-    // And back the other way.
-    await page.click(`a[href="../../../${other.slug}/compare/${egg.slug}/"]`);
-    await page.waitForURL(`${base}/eggs/${other.slug}/compare/${egg.slug}/`);
-    assert.ok((await page.textContent('h1')).startsWith(other.name));
+    // And the other way round, from the other egg's page.
+    await page.click(`#others h3 a[href="../${slug}/"]`);
+    await page.waitForURL(`${base}/eggs/${slug}/`);
+    assert.ok(await page.locator(`#others a[href="../${egg.slug}/"]`).count() > 0);
 
     // The catalog: each card of the game says how many eggs it has; one row per game.
     await page.goto(base + '/');
@@ -423,6 +440,24 @@ for (const base of URLS) {
     await context.close();
   });
 
+  test(`${host}: a comparison page of an earlier eggcat redirects to the egg page`, async () => {
+    const [egg, other] = aGame(await summary(base));
+    const { context, page, log } = await open(base);
+    // A comparison page of an earlier eggcat answers a permanent redirect to the first egg's
+    // section, in each of its spellings.
+    for (const old of [`/eggs/${egg.slug}/compare/${other.slug}/`, `/eggs/${egg.slug}/compare/${other.slug}`,
+      `/eggs/${egg.slug}/compare/${other.slug}/index.html`]) {
+      const answer = await fetch(base + old, { redirect: 'manual' });
+      assert.equal(answer.status, 308, old);
+      assert.equal(answer.headers.get('location'), `/eggs/${egg.slug}/#others`, old);
+    }
+    await page.goto(`${base}/eggs/${egg.slug}/compare/${other.slug}/`);
+    await page.waitForURL(`${base}/eggs/${egg.slug}/#others`);
+    assert.ok(await page.isVisible('#h-others'));
+    clean(base, log);
+    await context.close();
+  });
+
   test(`${host}: at 390 and 1280 px nothing overflows and no identifier breaks`, async () => {
     const items = await summary(base);
     const egg = await richestEgg(base, items);
@@ -430,10 +465,15 @@ for (const base of URLS) {
       const { context, page } = await open(base, width);
       const [a, b] = aGame(items);
       for (const p of ['/', `/eggs/${egg}/`, '/status/', '/eggs/no-such-egg/', '/eggs/', `/eggs/${a.slug}/`,
-        `/eggs/${a.slug}/compare/${b.slug}/`, '/?rows=game']) {
+        `/eggs/${b.slug}/`, '/?rows=game']) {
         await page.goto(base + p);
         if (p.startsWith('/?') || p === '/') await page.waitForSelector('#search:not(.pending)');
         assert.deepEqual(await layoutProblems(page), [], `${p} at ${width} px`);
+        if (p.startsWith('/eggs/') && p.length > '/eggs/'.length) {
+          // With its comparisons open: the eggs side by side, every change and the script diffs.
+          await page.$$eval('#others details', (ds) => ds.forEach((d) => { d.open = true; }));
+          assert.deepEqual(await layoutProblems(page), [], `${p} with the comparisons open at ${width} px`);
+        }
       }
       await page.goto(base + '/');
       await page.waitForSelector('#search:not(.pending)');
@@ -712,8 +752,9 @@ for (const base of URLS) {
         await page.goto(`${base}/status/`);
         await page.screenshot({ path: path.join(SHOTS, `${tag}-status-${width}.png`) });
         const [a, b] = aGame(items);
-        await page.goto(`${base}/eggs/${a.slug}/compare/${b.slug}/`);
-        await page.screenshot({ path: path.join(SHOTS, `${tag}-compare-${width}.png`), fullPage: true });
+        await page.goto(`${base}/eggs/${a.slug}/`);
+        await page.$$eval('#others details', (ds) => ds.forEach((d) => { d.open = true; }));
+        await page.locator('#others').screenshot({ path: path.join(SHOTS, `${tag}-compare-${width}.png`) });
         await context.close();
       }
     });
