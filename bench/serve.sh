@@ -3,7 +3,8 @@
 #
 # The catalog of the shared upstream snapshot (ten real egg repositories, made into local git
 # repositories in a temp dir) is built once with `eggcat build --out`. nginx (sendfile,
-# gzip_static on precompressed .json.gz files) serves that tree on 127.0.0.1:18081;
+# gzip_static on the .gz forms the build wrote beside each compressible file) serves that tree
+# on 127.0.0.1:18081;
 # `eggcat serve` serves its own snapshot on 127.0.0.1:18080. For each server, wrk
 # (-c64, one thread per load CPU, 5 s, after a 2 s warm-up that is not reported, three rounds)
 # loads:
@@ -149,8 +150,8 @@ fi
 EGGS_DIR="$SITE/api/v1/eggs"
 [[ -f "$EGGS_DIR/_index.json" ]] || die "eggcat build --out did not write $EGGS_DIR/_index.json"
 
-# 2. Precompressed variants for nginx's gzip_static.
-find "$SITE" -type f \( -name '*.json' -o -name '*.yaml' \) -exec gzip -k -f -9 -n {} +
+# 2. nginx's gzip_static serves the .gz forms the build wrote beside each compressible file
+# (eggcat serve reads the same files), so both servers send the same compressed bytes.
 # nginx workers run as an unprivileged user: let them read the tree.
 chmod 755 "$TMP"
 chmod -R a+rX "$SITE"
@@ -414,8 +415,9 @@ for folder, dirs, files in os.walk(site):
         continue  # the rules for static hosts, which eggcat serve does not publish
     for name in files:
         rel = os.path.normpath(os.path.join(rel_dir, name)).replace(os.sep, "/")
-        # The .gz copies this script made for nginx's gzip_static are not published files.
-        if name.endswith(".gz") and name[:-3] in files and name[:-3].endswith((".json", ".yaml")):
+        # The precompressed forms the build wrote beside a file (x.json.gz, x.json.br) are how
+        # the file is sent compressed, not files of their own.
+        if name.endswith((".gz", ".br")) and name[:-3] in files:
             continue
         paths.append(rel)
 paths.sort()

@@ -106,21 +106,24 @@ impl Files {
             _ => damaged(format!("unreadable: {e}")),
         })?;
         let bit = 1 << coding.index();
-        if entry.verified.load(Ordering::Relaxed) & bit != 0 {
-            let mut body = vec![0; size as usize];
-            return match file.read_exact(&mut body) {
-                Ok(()) => Ok(Bytes::from(body)),
-                Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                    Err(damaged(format!("shorter than the {size} bytes expected")))
-                }
-                Err(e) => Err(damaged(format!("unreadable: {e}"))),
-            };
-        }
-        let mut body = Vec::with_capacity(size as usize);
-        file.read_to_end(&mut body)
+        let verified = entry.verified.load(Ordering::Relaxed) & bit != 0;
+        // Read into spare capacity (no zeroing first); a verified form is read up to its length,
+        // a form read for the first time whole, so that a longer file is found too.
+        let mut body = Vec::with_capacity(size as usize + usize::from(!verified));
+        let limit = if verified {
+            u64::from(size)
+        } else {
+            u64::MAX
+        };
+        (&mut file)
+            .take(limit)
+            .read_to_end(&mut body)
             .map_err(|e| damaged(format!("unreadable: {e}")))?;
         if body.len() != size as usize {
             return Err(damaged(format!("{} bytes, expected {size}", body.len())));
+        }
+        if verified {
+            return Ok(Bytes::from(body));
         }
         let digest = Sha256::digest(&body);
         let expected = match coding.stored() {
