@@ -8,7 +8,7 @@
 //! checked against the manifest in the background ([`Snapshot::verify`]), and each file is
 //! checked on its first read, so a damaged file is answered 404, never half a document.
 //!
-//! A snapshot is pinned while it is served ([`eggcat_store::CurrentFiles::pin`]): the build
+//! A snapshot is pinned while it is served ([`eggcat_store::Served::pin`]): the build
 //! that prunes old snapshots leaves it alone until the last request holding it ends.
 
 use std::collections::HashMap;

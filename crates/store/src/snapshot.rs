@@ -85,7 +85,7 @@ impl Served {
     }
 
     /// Calls `each` with the path, size and SHA-256 (lowercase hex) of every file its manifest
-    /// lists, in path order (a file's precompressed forms right after it, `x.json.br` beside
+    /// lists, in path order (a file's precompressed forms after it, `x.json.br` beside
     /// `x.json`), `state.json` left out, holding none of them; `Err` when the manifest is
     /// missing or unreadable ([`Served::unlisted`] then lists the files as they are).
     pub fn each_listed(&self, each: &mut dyn FnMut(&str, u64, &str)) -> Result<(), Damaged> {
