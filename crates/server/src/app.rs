@@ -53,6 +53,9 @@ pub struct App {
     openapi: Held,
     /// Woken when a file of the snapshot being served is found damaged: a build repairs it.
     repair: tokio::sync::Notify,
+    /// The snapshots to check against their manifests, on one long-lived thread (its memory is
+    /// reused from one snapshot to the next); started by the first [`App::install`].
+    checker: std::sync::Mutex<Option<std::sync::mpsc::Sender<Arc<Snapshot>>>>,
     started_at: SystemTime,
     started_header: HeaderValue,
 }
@@ -132,6 +135,7 @@ impl App {
             cache_control,
             openapi: Held::new(OPENAPI.as_bytes().to_vec(), "application/json"),
             repair: tokio::sync::Notify::new(),
+            checker: std::sync::Mutex::default(),
             started_header: HeaderValue::from_str(&httpdate::fmt_http_date(started_at))
                 .expect("dates are ASCII"),
             started_at,
@@ -147,17 +151,12 @@ impl App {
         let (snapshot, damaged) = Snapshot::open(served)?;
         let count = damaged.len();
         let snapshot = self.serve(snapshot, damaged);
-        let app = Arc::clone(self);
-        let verify = move || {
-            let serving = || app.serving(&snapshot.id);
-            let found = snapshot.verify(serving);
-            app.found_damaged(&snapshot.id, found);
-        };
-        if let Err(e) = std::thread::Builder::new()
-            .name("eggcat-verify".into())
-            .spawn(verify)
-        {
-            tracing::warn!(error = %e, "cannot start the thread that checks the snapshot's files: each is checked on its first read");
+        let mut checker = self.checker.lock().expect("checker lock");
+        if checker.is_none() {
+            *checker = start_checker(Arc::downgrade(self));
+        }
+        if let Some(to_check) = checker.as_ref() {
+            let _ = to_check.send(snapshot);
         }
         Ok(count)
     }
@@ -537,6 +536,31 @@ impl App {
         h.insert(header::REFERRER_POLICY, REFERRER);
         h.insert(header::CACHE_CONTROL, NO_STORE);
         Some(r)
+    }
+}
+
+/// Starts the thread that checks each snapshot [`App::install`] opens against its manifest
+/// ([`Snapshot::verify`]), stopping a check when its snapshot is no longer served. It ends with
+/// the app (its channel closes); `None` when it cannot start: each file is then still checked on
+/// its first read.
+fn start_checker(app: std::sync::Weak<App>) -> Option<std::sync::mpsc::Sender<Arc<Snapshot>>> {
+    let (to_check, queue) = std::sync::mpsc::channel::<Arc<Snapshot>>();
+    let check = move || {
+        for snapshot in queue {
+            let Some(app) = app.upgrade() else { break };
+            let found = snapshot.verify(|| app.serving(&snapshot.id));
+            app.found_damaged(&snapshot.id, found);
+        }
+    };
+    match std::thread::Builder::new()
+        .name("eggcat-check".into())
+        .spawn(check)
+    {
+        Ok(_) => Some(to_check),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot start the thread that checks the snapshot's files: each is checked on its first read");
+            None
+        }
     }
 }
 

@@ -92,29 +92,18 @@ impl Files {
     /// snapshot's files are never written to once published) and read exactly its length, so a
     /// truncated file is still found.
     fn read(&self, entry: &Entry, coding: Coding) -> Result<Bytes, Damaged> {
-        let name = self.name(entry);
-        let (rel, size) = match coding.stored() {
-            None => (name.to_owned(), entry.size),
-            Some(c) => (c.path(name), entry.forms[c.index()]),
-        };
+        let (rel, size) = self.form(entry, coding);
         let damaged = |problem: String| Damaged {
             path: rel.clone(),
             problem,
         };
-        let mut file = fs::File::open(self.dir.join(&rel)).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => damaged("missing".to_owned()),
-            _ => damaged(format!("unreadable: {e}")),
-        })?;
+        let mut file = self.open(&rel)?;
         let bit = 1 << coding.index();
         let verified = entry.verified.load(Ordering::Relaxed) & bit != 0;
         // Read into spare capacity (no zeroing first); a verified form is read up to its length,
         // a form read for the first time whole, so that a longer file is found too.
         let mut body = Vec::with_capacity(size as usize + usize::from(!verified));
-        let limit = if verified {
-            u64::from(size)
-        } else {
-            u64::MAX
-        };
+        let limit = if verified { u64::from(size) } else { u64::MAX };
         (&mut file)
             .take(limit)
             .read_to_end(&mut body)
@@ -125,16 +114,72 @@ impl Files {
         if verified {
             return Ok(Bytes::from(body));
         }
-        let digest = Sha256::digest(&body);
+        Files::verified(entry, coding, &Sha256::digest(&body)).map_err(damaged)?;
+        Ok(Bytes::from(body))
+    }
+
+    /// Checks `entry`'s form in `coding` against the manifest without holding it: read through
+    /// `buf` and hashed as it goes (the background check of every file, whose memory must not
+    /// grow with the largest file).
+    fn check(&self, entry: &Entry, coding: Coding, buf: &mut [u8]) -> Result<(), Damaged> {
+        let (rel, size) = self.form(entry, coding);
+        let damaged = |problem: String| Damaged {
+            path: rel.clone(),
+            problem,
+        };
+        let mut file = self.open(&rel)?;
+        let (mut hasher, mut len) = (Sha256::new(), 0usize);
+        loop {
+            match file.read(buf) {
+                Ok(0) => break,
+                Ok(n) => {
+                    hasher.update(&buf[..n]);
+                    len += n;
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(damaged(format!("unreadable: {e}"))),
+            }
+        }
+        if len != size as usize {
+            return Err(damaged(format!("{len} bytes, expected {size}")));
+        }
+        Files::verified(entry, coding, &hasher.finalize()).map_err(damaged)
+    }
+
+    /// The path and length of `entry`'s form in `coding`.
+    fn form(&self, entry: &Entry, coding: Coding) -> (String, u32) {
+        let name = self.name(entry);
+        match coding.stored() {
+            None => (name.to_owned(), entry.size),
+            Some(c) => (c.path(name), entry.forms[c.index()]),
+        }
+    }
+
+    /// The file at `rel` under the snapshot's folder, opened for reading.
+    fn open(&self, rel: &str) -> Result<fs::File, Damaged> {
+        fs::File::open(self.dir.join(rel)).map_err(|e| Damaged {
+            path: rel.to_owned(),
+            problem: match e.kind() {
+                std::io::ErrorKind::NotFound => "missing".to_owned(),
+                _ => format!("unreadable: {e}"),
+            },
+        })
+    }
+
+    /// Marks `entry`'s form in `coding` verified when `digest`, the SHA-256 of its bytes, begins
+    /// as the manifest's; else what is wrong.
+    fn verified(entry: &Entry, coding: Coding, digest: &[u8]) -> Result<(), String> {
         let expected = match coding.stored() {
             None => &entry.etag[..],
             Some(c) => &entry.checks[c.index()][..],
         };
         if digest[..expected.len()] != *expected {
-            return Err(damaged("content changed (SHA-256 differs)".to_owned()));
+            return Err("content changed (SHA-256 differs)".to_owned());
         }
-        entry.verified.fetch_or(bit, Ordering::Relaxed);
-        Ok(Bytes::from(body))
+        entry
+            .verified
+            .fetch_or(1 << coding.index(), Ordering::Relaxed);
+        Ok(())
     }
 }
 
@@ -353,10 +398,11 @@ impl Snapshot {
 
     /// Reads every form of every file not read yet and checks it against the manifest, until
     /// `go_on` says to stop (the snapshot is no longer served); returns the damaged ones. Run on
-    /// a thread of its own after a snapshot is opened: it also brings the files into the page
-    /// cache.
+    /// the server's one checking thread after a snapshot is opened, through a buffer of 64 KiB:
+    /// it also brings the files into the page cache.
     pub(crate) fn verify(&self, go_on: impl Fn() -> bool) -> Vec<Damaged> {
         let mut damaged = Vec::new();
+        let mut buf = vec![0; 64 * 1024];
         for entry in &self.files.entries {
             if !go_on() {
                 break;
@@ -365,7 +411,7 @@ impl Snapshot {
                 let unread = entry.verified.load(Ordering::Relaxed) & (1 << coding.index()) == 0;
                 if unread
                     && Files::size(entry, coding).is_some()
-                    && let Err(d) = self.files.read(entry, coding)
+                    && let Err(d) = self.files.check(entry, coding, &mut buf)
                 {
                     damaged.push(d);
                 }
