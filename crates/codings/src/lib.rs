@@ -100,7 +100,8 @@ impl Compressor {
         match coding {
             Coding::Gzip => {
                 // flate2 writes mtime 0 and no file name: the output depends on the input only.
-                let mut e = flate2::write::GzEncoder::new(&mut *out, flate2::Compression::default());
+                let mut e =
+                    flate2::write::GzEncoder::new(&mut *out, flate2::Compression::default());
                 e.write_all(data).expect("writing to a Vec cannot fail");
                 e.finish().expect("writing to a Vec cannot fail");
             }
