@@ -143,8 +143,8 @@ impl App {
     }
 
     /// Serves the snapshot `served` from now on: reads its manifest, not its files (see
-    /// [`Snapshot::open`]), and then checks every file against the manifest on a
-    /// thread of its own. A damaged file is left out (answered 404) and reported in `/readyz`,
+    /// [`Snapshot::open`]), and then checks every file against the manifest on the server's one
+    /// checking thread. A damaged file is left out (answered 404) and reported in `/readyz`,
     /// `/metrics` and the log, and [`App::damage_found`] wakes; returns how many were found
     /// while opening.
     pub fn install(self: &Arc<Self>, served: &Served) -> Result<usize, ServerError> {
