@@ -171,9 +171,15 @@ mod tests {
         let mut c = Compressor::new();
         assert!(c.smaller(Coding::Gzip, &[b'a'; MIN_SIZE - 1]).is_none());
         assert!(c.smaller(Coding::Gzip, &[b'a'; MIN_SIZE]).is_some());
-        // Bytes that do not compress (a counter through a multiplicative hash).
-        let noise: Vec<u8> = (0u32..4096)
-            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        // Bytes that do not compress (xorshift64).
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        let noise: Vec<u8> = (0..4096)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 56) as u8
+            })
             .collect();
         assert!(c.smaller(Coding::Gzip, &noise).is_none());
         assert!(c.smaller(Coding::Brotli, &noise).is_none());
