@@ -30,6 +30,8 @@
 mod databases;
 #[path = "differential/laravel13.rs"]
 mod laravel13;
+#[path = "differential/pins.rs"]
+mod pins;
 mod support;
 #[path = "differential/update_check.rs"]
 mod update_check;
@@ -74,6 +76,7 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
         "{} is missing: the panels' source comes with ../shared",
         panels_src.display()
     );
+    assert_pinned(&panels_src);
     let started = Instant::now();
     let tmp = tempfile::tempdir().unwrap();
     let workers = std::thread::available_parallelism()
@@ -177,6 +180,25 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
         "{} mismatches with the panels' own code:\n{}",
         report.mismatches.len(),
         report.mismatches.join("\n")
+    );
+}
+
+/// The panels' source is the one at the commits docs/panels.md names, file for file
+/// (`differential/pins.rs`). Apart from the PHP run, so that it is checked wherever `../shared`
+/// is, PHP installed or not.
+#[test]
+fn the_panels_source_is_at_the_pinned_commits() {
+    let Some(dir) = corpus() else { return };
+    assert_pinned(&dir.join("../panels-src"));
+}
+
+fn assert_pinned(panels_src: &Path) {
+    let problems = pins::mismatches(panels_src);
+    assert!(
+        problems.is_empty(),
+        "{} is not the panels' source at the pinned commits (differential/panels-src.txt):\n{}",
+        panels_src.display(),
+        problems.join("\n")
     );
 }
 
