@@ -5,17 +5,17 @@
 //!
 //! Laravel's order of things, followed here: an empty value (after trimming) is checked only by
 //! the implicit rules (`required`, `filled`, `accepted`...), every other rule is skipped; `min`,
-//! `max`, `size` and `between` measure the number when the rules include `numeric` or `integer`
-//! and the value is numeric, and the length in characters otherwise.
+//! `max`, `size` and `between` measure the number when the rules include `numeric`, `integer`
+//! or `decimal` ([`measures_numbers`]) and the value is numeric, and the length in characters
+//! otherwise.
 
 use std::net::IpAddr;
 
-use crate::php_regex::parse_php_regex;
-use crate::rules::{Rule, is_number};
+use crate::php_regex::{PregMatch, parse_php_regex};
+use crate::rules::{Rule, is_number, measures_numbers};
 
 /// The rules of `rules` that refuse `value`: (index of the rule, why).
 pub(crate) fn check_value(value: &str, rules: &[Rule]) -> Vec<(usize, String)> {
-    let has = |name: &str| rules.iter().any(|r| r.name == name);
     let mut out = Vec::new();
     if value.trim().is_empty() {
         for (i, r) in rules.iter().enumerate() {
@@ -25,7 +25,7 @@ pub(crate) fn check_value(value: &str, rules: &[Rule]) -> Vec<(usize, String)> {
         }
         return out;
     }
-    let numeric = (has("numeric") || has("integer")) && is_number(value);
+    let numeric = measures_numbers(rules) && is_number(value);
     let size = if numeric {
         value.trim().parse::<f64>().unwrap_or(0.0)
     } else {
@@ -82,10 +82,18 @@ pub(crate) fn check_value(value: &str, rules: &[Rule]) -> Vec<(usize, String)> {
             "not_in" if r.args.iter().any(|a| a == value) => {
                 Some(format!("is one of `not_in:{}`", r.args.join(",")))
             }
-            "regex" if regex_verdict(&r.args[0], value) == Some(false) => {
-                Some(format!("does not match `{}`", r.args[0]))
-            }
-            "not_regex" if regex_verdict(&r.args[0], value) == Some(true) => {
+            // `preg_match(...) > 0` and `preg_match(...) < 1`: a match that fails (a limit
+            // reached) returns `false`, which refuses the value for `regex` and passes it for
+            // `not_regex`.
+            "regex" => match preg_match(&r.args[0], value) {
+                Some(PregMatch::NoMatch) => Some(format!("does not match `{}`", r.args[0])),
+                Some(PregMatch::Failed(why)) => Some(format!(
+                    "cannot be matched against `{}`: PHP gives up ({why})",
+                    r.args[0]
+                )),
+                _ => None,
+            },
+            "not_regex" if preg_match(&r.args[0], value) == Some(PregMatch::Match) => {
                 Some(format!("matches `{}`, which it must not", r.args[0]))
             }
             "ip" if value.parse::<IpAddr>().is_err() => Some("is not an IP address".to_owned()),
@@ -140,14 +148,14 @@ fn digits(value: &str, min: Option<f64>, max: Option<f64>) -> Option<String> {
     }
 }
 
-/// Whether `value` matches a `regex:` argument; `None` when the pattern cannot be checked.
-fn regex_verdict(arg: &str, value: &str) -> Option<bool> {
-    let rust = parse_php_regex(arg).ok()?.to_rust().ok()?;
-    let re = regex::RegexBuilder::new(&rust)
-        .size_limit(1 << 20)
-        .build()
-        .ok()?;
-    Some(re.is_match(value))
+/// What `preg_match` returns for `value` and a `regex:` argument; `None` when the argument does
+/// not compile (E032 reports it) or eggcat cannot judge it (E033).
+fn preg_match(arg: &str, value: &str) -> Option<PregMatch> {
+    let compiled = parse_php_regex(arg).ok()?.compile().ok()?;
+    match compiled.preg_match(value) {
+        PregMatch::Unjudged(_) => None,
+        judged => Some(judged),
+    }
 }
 
 /// A scheme, `://` and something after it: Laravel's `url` rule is stricter, but a value this
@@ -221,8 +229,10 @@ mod tests {
             ["does not match `/^([\\w\\d._-]+)(\\.jar)$/`"]
         );
         assert!(check("server.jar", "regex:/^([\\w\\d._-]+)(\\.jar)$/").is_empty());
-        // A pattern that cannot be checked never fails the value.
-        assert!(check("x", "regex:/^(?=y)/").is_empty());
+        // Lookaround, which the translation to Rust's regex left unchecked, is PCRE2's own.
+        assert_eq!(check("x", "regex:/^(?=y)/"), ["does not match `/^(?=y)/`"]);
+        // A pattern eggcat cannot judge never fails the value.
+        assert!(check("x", "regex:/a(?=b\\K)/").is_empty());
         assert_eq!(check("true", "boolean").len(), 1);
         assert!(check("1", "boolean").is_empty());
         assert_eq!(check("012", "integer"), ["is not an integer"]);

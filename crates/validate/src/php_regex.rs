@@ -1,24 +1,32 @@
-//! PHP's regular expressions as Laravel's `regex:` rule passes them to `preg_match`: a pattern
-//! between delimiters (`/…/`, `#…#`, or a bracket pair such as `(…)`) followed by modifiers,
-//! split the way `pcre_get_compiled_regex_cache` in PHP's `ext/pcre/php_pcre.c` splits it. The
-//! pattern is PCRE; it is checked with regex-syntax (the parser of Rust's `regex` crate) after
-//! `pcre.rs` has translated what it can. PCRE features regex-syntax cannot read are reported
-//! as "not checked", never as an error: the panel would accept them.
+//! PHP's regular expressions as Laravel's `regex:` and `not_regex:` rules hand them to
+//! `preg_match`, compiled and matched by PCRE2 itself, PHP's own engine (the `pcre2` crate).
+//!
+//! The argument is split the way `pcre_get_compiled_regex_cache_ex` in PHP's
+//! `ext/pcre/php_pcre.c` splits it: leading whitespace skipped, the delimiter, the pattern up to
+//! the closing delimiter, then modifiers. The pattern is compiled with the options PHP gives
+//! each modifier and matched under PHP's default limits (`pcre.backtrack_limit` 1,000,000,
+//! `pcre.recursion_limit` 100,000, the JIT with PHP's 192 KiB stack), so a pattern is refused
+//! exactly when `preg_match` refuses it and a value matches exactly when it matches in the
+//! panel. The `pcre2` crate sets `i`, `m`, `s`, `x` and `u` as PHP does; the others are
+//! written into the compiled text: `n`, `U` and `J` as the inline options `(?n)`, `(?U)`,
+//! `(?J)` (the same options, set before the first character of the pattern), the limits as
+//! `(*LIMIT_MATCH=…)` and `(*LIMIT_DEPTH=…)`, and `A` and `D` are applied to the match itself
+//! ([`Compiled::preg_match`]). Two corners stay unjudged, each named: `\K` inside a lookaround
+//! (PHP turns on `PCRE2_EXTRA_ALLOW_LOOKAROUND_BSK`, which the crate cannot) and `A` with `\K`.
 
-use regex_syntax::ParserBuilder;
-
-use crate::pcre::{self, Verdict};
+use pcre2::bytes::{Regex, RegexBuilder};
 
 /// A `regex:` argument split into its parts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PhpRegex {
     /// The pattern between the delimiters, as written.
     pub pattern: String,
-    /// The modifiers after the closing delimiter.
+    /// The modifiers after the closing delimiter, without the spaces and line breaks PHP
+    /// skips among them.
     pub flags: String,
 }
 
-/// Why a `regex:` argument cannot be used or checked.
+/// Why a `regex:` argument cannot be used or judged.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum PhpRegexError {
     /// No delimiter, or no closing one: `preg_match` fails at run time.
@@ -39,26 +47,42 @@ pub enum PhpRegexError {
         /// The first character PHP refuses as a modifier.
         modifier: char,
     },
-    /// The pattern does not compile, in PCRE as in regex-syntax.
+    /// PCRE2 refuses the pattern: its message, and the byte offset in the pattern, as PHP's
+    /// warning "Compilation failed: … at offset N" gives them.
     #[error("the pattern does not compile: {0}")]
     Syntax(String),
-    /// The pattern uses a PCRE feature regex-syntax cannot read; PCRE may well accept it.
-    #[error("uses {0}, which eggcat cannot check")]
+    /// The pattern compiles in PHP, but eggcat cannot judge values against it: why.
+    #[error("uses {0}, which eggcat cannot judge")]
     Unchecked(String),
 }
 
-impl From<Verdict> for PhpRegexError {
-    fn from(verdict: Verdict) -> Self {
-        match verdict {
-            Verdict::Broken(why) => PhpRegexError::Syntax(why),
-            Verdict::Unchecked(what) => PhpRegexError::Unchecked(what),
-        }
-    }
+/// What `preg_match` returns for a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PregMatch {
+    /// `1`: the pattern matches.
+    Match,
+    /// `0`: it does not.
+    NoMatch,
+    /// `false`: matching failed (a limit was reached); `preg_last_error_msg()`'s words.
+    Failed(String),
+    /// eggcat cannot tell for this value: why.
+    Unjudged(&'static str),
 }
 
 /// Modifiers PHP accepts after the closing delimiter (`n` since PHP 8.2); it skips spaces and
 /// line breaks there.
 const MODIFIERS: &str = "imsxnADSUXJu \n\r";
+
+/// PHP's defaults for `pcre.backtrack_limit` and `pcre.recursion_limit`, which it sets on its
+/// match context; a start-of-pattern item can only lower a limit, so these hold as PHP's do.
+const LIMITS: &str = "(*LIMIT_MATCH=1000000)(*LIMIT_DEPTH=100000)";
+
+/// PHP's JIT stack: 32 KiB growing to 192 KiB (`PCRE_JIT_STACK_MAX_SIZE`); the crate starts
+/// at 32 KiB too.
+const JIT_STACK: usize = 192 * 1024;
+
+/// PCRE2's error 199, "\K is not allowed in lookarounds", which PHP turns off.
+const LOOKAROUND_BSK: i32 = 199;
 
 /// Splits `/pattern/flags` the way PHP does: leading whitespace is skipped; the first character
 /// is the delimiter (not alphanumeric, not a backslash, not NUL); for `(`, `[`, `{` and `<` the
@@ -109,7 +133,7 @@ pub fn parse_php_regex(arg: &str) -> Result<PhpRegex, PhpRegexError> {
     }
     Ok(PhpRegex {
         pattern: pattern.to_owned(),
-        flags: flags.trim().to_owned(),
+        flags: flags.chars().filter(|c| !c.is_whitespace()).collect(),
     })
 }
 
@@ -133,37 +157,152 @@ fn closing_delimiter(rest: &str, open: char, close: char) -> Option<usize> {
     None
 }
 
+/// A pattern compiled as PHP compiles it, ready to judge values.
+#[derive(Debug)]
+pub struct Compiled {
+    regex: Regex,
+    /// `A`: a match must start at the first character.
+    anchored: bool,
+    /// `D` without `m`: `$` matches at the very end only.
+    dollar_end_only: bool,
+}
+
 impl PhpRegex {
-    /// The pattern in the syntax of Rust's `regex` crate, with the flags it can express
-    /// turned into inline flags; an error when it does not compile or cannot be checked.
-    pub fn to_rust(&self) -> Result<String, PhpRegexError> {
-        let pattern = pcre::translate(&self.pattern)?;
-        // `S` and `X` do nothing in PCRE2 and `n` only stops groups capturing, which changes
-        // no verdict; `A`, `U` and `J` change what matches or what compiles.
-        if let Some(flag) = self.flags.chars().find(|c| "AUJ".contains(*c)) {
+    /// Compiles the pattern with PCRE2 as `preg_match` does; the error PHP would warn of, or
+    /// the reason values cannot be judged against it.
+    pub fn compile(&self) -> Result<Compiled, PhpRegexError> {
+        let has = |flag: char| self.flags.contains(flag);
+        let (text, head) = self.compiled_text();
+        let regex = RegexBuilder::new()
+            .caseless(has('i'))
+            .multi_line(has('m'))
+            .dotall(has('s'))
+            .extended(has('x'))
+            // PCRE2_UTF and PCRE2_UCP, as PHP sets for `u`.
+            .ucp(has('u'))
+            .jit_if_available(true)
+            .max_jit_stack_size(Some(JIT_STACK))
+            .build(&text)
+            .map_err(|e| self.compile_error(&e, head))?;
+        if has('A') && self.pattern.contains("\\K") {
             return Err(PhpRegexError::Unchecked(
-                match flag {
-                    'A' => "the anchored modifier `A`",
-                    'U' => "the ungreedy modifier `U`",
-                    _ => "the duplicate-names modifier `J`",
-                }
-                .to_owned(),
+                "the anchored modifier `A` with `\\K`".to_owned(),
             ));
         }
-        let inline: String = self.flags.chars().filter(|c| "imsx".contains(*c)).collect();
-        // PCRE's `$` also matches before a final newline unless `D` is set; Rust's matches
-        // only at the end. A default value never ends in a newline, so the difference does
-        // not change a verdict.
-        let rust = if inline.is_empty() {
-            pattern
+        Ok(Compiled {
+            regex,
+            anchored: has('A'),
+            dollar_end_only: has('D') && !has('m'),
+        })
+    }
+
+    /// The text PCRE2 compiles: the limits, the pattern's own start-of-pattern items, the
+    /// inline options of `n`, `U` and `J`, then the rest of the pattern; with the length of
+    /// the pattern's start items, to map an error offset back.
+    fn compiled_text(&self) -> (String, usize) {
+        let head = start_items(&self.pattern);
+        let inline = self.inline_options();
+        let (items, rest) = self.pattern.split_at(head);
+        (format!("{LIMITS}{items}{inline}{rest}"), head)
+    }
+
+    /// `(?nUJ)` for the modifiers the `pcre2` crate has no option for, or nothing.
+    fn inline_options(&self) -> String {
+        let letters: String = self.flags.chars().filter(|c| "nUJ".contains(*c)).collect();
+        if letters.is_empty() {
+            String::new()
         } else {
-            format!("(?{inline}){pattern}")
+            format!("(?{letters})")
+        }
+    }
+
+    /// PCRE2's compile error as PHP words it, its offset counted in the pattern as written.
+    fn compile_error(&self, error: &pcre2::Error, head: usize) -> PhpRegexError {
+        if error.code() == LOOKAROUND_BSK {
+            return PhpRegexError::Unchecked(
+                "`\\K` inside a lookaround (PHP allows it, PCRE2 does not by default)".to_owned(),
+            );
+        }
+        let shown = error.to_string();
+        // "PCRE2: error compiling pattern at offset N: message"
+        let message = shown.split_once(": ").map_or(shown.as_str(), |(_, m)| m);
+        let message = message.split_once(": ").map_or(message, |(_, m)| m);
+        match error.offset() {
+            Some(offset) => {
+                let at = offset.saturating_sub(LIMITS.len());
+                let inline = self.inline_options().len();
+                let at = if at <= head {
+                    at
+                } else {
+                    head.max(at.saturating_sub(inline))
+                };
+                PhpRegexError::Syntax(format!("{message} at offset {at}"))
+            }
+            None => PhpRegexError::Syntax(message.to_owned()),
+        }
+    }
+}
+
+/// The length of the start-of-pattern items at the head of `pattern` (`(*UTF)`,
+/// `(*LIMIT_MATCH=10)`, `(*CRLF)`...): PCRE2 reads them only before anything else, so the
+/// inline options go after them. Anything of that shape is skipped (a verb such as `(*FAIL)`
+/// too): an inline option changes nothing before it.
+fn start_items(pattern: &str) -> usize {
+    let bytes = pattern.as_bytes();
+    let mut end = 0;
+    while bytes[end..].starts_with(b"(*") {
+        let name = bytes[end + 2..]
+            .iter()
+            .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b"_=".contains(b))
+            .count();
+        if name == 0 || bytes.get(end + 2 + name) != Some(&b')') {
+            break;
+        }
+        end += name + 3;
+    }
+    end
+}
+
+impl Compiled {
+    /// What `preg_match($pattern, $value)` returns.
+    pub fn preg_match(&self, value: &str) -> PregMatch {
+        // Without `D`, `$` also matches before a line break that ends the value; with it,
+        // only at the very end. The option cannot be passed, so a value that ends in a line
+        // break is not judged (any other value reads the same either way).
+        if self.dollar_end_only
+            && value.ends_with([
+                '\n', '\r', '\x0b', '\x0c', '\u{85}', '\u{2028}', '\u{2029}', '\0',
+            ])
+        {
+            return PregMatch::Unjudged("the `D` modifier on a value that ends in a line break");
+        }
+        let found = if self.anchored {
+            // An anchored match exists exactly when the leftmost match starts at the first
+            // character: the search tries that position first (`\K`, which moves the start
+            // it reports, is refused with `A` at compile time).
+            self.regex
+                .find(value.as_bytes())
+                .map(|m| m.is_some_and(|m| m.start() == 0))
+        } else {
+            self.regex.is_match(value.as_bytes())
         };
-        ParserBuilder::new()
-            .build()
-            .parse(&rust)
-            .map_err(|e| PhpRegexError::from(pcre::classify(&e, &rust)))?;
-        Ok(rust)
+        match found {
+            Ok(true) => PregMatch::Match,
+            Ok(false) => PregMatch::NoMatch,
+            Err(e) => PregMatch::Failed(match_error(&e)),
+        }
+    }
+}
+
+/// `preg_last_error_msg()` for a matching error.
+fn match_error(error: &pcre2::Error) -> String {
+    // PCRE2_ERROR_MATCHLIMIT, PCRE2_ERROR_DEPTHLIMIT, PCRE2_ERROR_JIT_STACKLIMIT, as
+    // `pcre_handle_exec_error` in php_pcre.c sorts them.
+    match error.code() {
+        -47 => "Backtrack limit exhausted".to_owned(),
+        -53 => "Recursion limit exhausted".to_owned(),
+        -46 => "JIT stack limit exhausted".to_owned(),
+        _ => "Internal error".to_owned(),
     }
 }
 
@@ -171,8 +310,12 @@ impl PhpRegex {
 mod tests {
     use super::*;
 
-    fn rust(arg: &str) -> Result<String, PhpRegexError> {
-        parse_php_regex(arg)?.to_rust()
+    fn compile(arg: &str) -> Result<Compiled, PhpRegexError> {
+        parse_php_regex(arg)?.compile()
+    }
+
+    fn matches(arg: &str, value: &str) -> PregMatch {
+        compile(arg).expect("compiles").preg_match(value)
     }
 
     #[test]
@@ -198,56 +341,10 @@ mod tests {
             Err(PhpRegexError::Delimiter(_))
         ));
         assert_eq!(parse_php_regex("/a/q"), Err(PhpRegexError::Flag('q')));
-        assert_eq!(rust("/a/i").unwrap(), "(?i)a");
-    }
-
-    #[test]
-    fn pcre_only_features_are_not_checked() {
-        for (arg, what) in [
-            ("/^(?=a)/", "lookaround"),
-            ("/(?<!a)b/", "lookaround"),
-            ("/(a)\\1/", "a backreference (`\\1`)"),
-            ("/a++/", "a possessive quantifier"),
-            ("/(?>a)/", "an atomic group"),
-            ("/(?R)/", "recursion"),
-            ("/\\Qa.b\\E/", "a `\\Q…\\E` literal"),
-            ("/(?(1)a|b)/", "a conditional"),
-        ] {
-            assert_eq!(
-                rust(arg),
-                Err(PhpRegexError::Unchecked(what.to_owned())),
-                "{arg}"
-            );
-        }
-        // Inside a class these are plain characters.
-        assert!(rust("/[+?=]+/").is_ok());
-        // `(?-i)` turns a flag off; only `(?-1)` is recursion.
-        assert!(rust("/(?i)a(?-i)b/").is_ok());
-    }
-
-    // PHP accepts all of these; regex-syntax refuses them, so they are notes, not errors.
-    #[test]
-    fn pcre_escapes_counts_and_verbs_are_not_checked() {
-        for arg in [
-            "/\\0/",
-            "/\\e/",
-            "/a{/",
-            "/{x}/",
-            "/a{,3}/",
-            "/(*UTF8)^a$/",
-            "/(?P<n>a)(?P=n)/",
-            "/(?J)a/",
-            "/a/J",
-            "/a/U",
-        ] {
-            assert!(
-                matches!(rust(arg), Err(PhpRegexError::Unchecked(_))),
-                "{arg}: {:?}",
-                rust(arg)
-            );
-        }
-        // Modifiers that change no verdict are checked.
-        assert_eq!(rust("/a/XSn").unwrap(), "a");
+        // PHP skips spaces and line breaks among the modifiers, not tabs.
+        assert_eq!(parse_php_regex("/a/i \nm\r").unwrap().flags, "im");
+        assert_eq!(parse_php_regex("/a/i\t"), Err(PhpRegexError::Flag('\t')));
+        assert_eq!(parse_php_regex("/a/e"), Err(PhpRegexError::Flag('e')));
     }
 
     // Regression: the end of the pattern was found with `rfind`, so a `/` inside a `/…/`
@@ -297,13 +394,87 @@ mod tests {
     }
 
     #[test]
-    fn broken_patterns_are_errors() {
-        assert!(matches!(rust("/a(b/"), Err(PhpRegexError::Syntax(_))));
-        assert!(matches!(rust("/[z-a]/"), Err(PhpRegexError::Syntax(_))));
-        assert!(matches!(rust("/*a/"), Err(PhpRegexError::Syntax(_))));
-        assert!(matches!(rust("/\\i/"), Err(PhpRegexError::Syntax(_))));
-        assert_eq!(parse_php_regex("/a/e"), Err(PhpRegexError::Flag('e')));
-        assert!(rust("/^([\\w\\d._-]+)(\\.jar)$/").is_ok());
-        assert!(rust("/^[\\w.-]*$/").is_ok());
+    fn what_pcre2_refuses_is_an_error_with_php_s_words_and_offset() {
+        assert_eq!(
+            compile("/a(b/").unwrap_err(),
+            PhpRegexError::Syntax("missing closing parenthesis at offset 3".into())
+        );
+        // The offset counts in the pattern as written, after inline options eggcat added
+        // and after the pattern's own start items.
+        assert_eq!(
+            compile("/(*UTF)a(b/U").unwrap_err(),
+            PhpRegexError::Syntax("missing closing parenthesis at offset 9".into())
+        );
+        for broken in ["/[z-a]/", "/*a/", "/\\i/", "/a{3,1}/", "/(?<n>a)(?<n>b)/"] {
+            assert!(
+                matches!(compile(broken), Err(PhpRegexError::Syntax(_))),
+                "{broken}"
+            );
+        }
+    }
+
+    #[test]
+    fn what_the_old_translation_could_not_check_is_judged() {
+        assert_eq!(matches("/^(?!admin).+$/", "admin1"), PregMatch::NoMatch);
+        assert_eq!(matches("/^(?!admin).+$/", "root"), PregMatch::Match);
+        assert_eq!(matches("/^(a)\\1$/", "aa"), PregMatch::Match);
+        assert_eq!(matches("/^a++$/", "aaa"), PregMatch::Match);
+        assert_eq!(matches("/^\\Qa.b\\E$/", "a.b"), PregMatch::Match);
+        assert_eq!(matches("/^\\Qa.b\\E$/", "axb"), PregMatch::NoMatch);
+        assert_eq!(matches("/(*UTF)^é$/", "é"), PregMatch::Match);
+        assert_eq!(matches("/^[[:alpha:]]+$/", "abc"), PregMatch::Match);
+    }
+
+    #[test]
+    fn modifiers_mean_what_they_mean_in_php() {
+        // Without `u`, `\w` is ASCII and the subject is bytes.
+        assert_eq!(matches("/^\\w+$/", "café"), PregMatch::NoMatch);
+        assert_eq!(matches("/^\\w+$/u", "café"), PregMatch::Match);
+        assert_eq!(matches("/^.$/", "é"), PregMatch::NoMatch);
+        assert_eq!(matches("/^.$/u", "é"), PregMatch::Match);
+        assert_eq!(matches("/^abc$/i", "ABC"), PregMatch::Match);
+        assert_eq!(matches("/^b$/m", "a\nb"), PregMatch::Match);
+        assert_eq!(matches("/^a.b$/s", "a\nb"), PregMatch::Match);
+        assert_eq!(matches("/^a b$/x", "ab"), PregMatch::Match);
+        // `$` matches before a final line break, unless `D`.
+        assert_eq!(matches("/^a$/", "a\n"), PregMatch::Match);
+        assert_eq!(matches("/^a$/D", "ab"), PregMatch::NoMatch);
+        assert!(matches!(matches("/^a$/D", "a\n"), PregMatch::Unjudged(_)));
+        // `A` anchors at the first character.
+        assert_eq!(matches("/b/A", "ab"), PregMatch::NoMatch);
+        assert_eq!(matches("/a|b/A", "ba"), PregMatch::Match);
+        assert_eq!(matches("/(?<=a)b/A", "ab"), PregMatch::NoMatch);
+        // `U` inverts greediness: `a+?` is greedy again, and `^a+` then needs no more.
+        assert_eq!(matches("/^(a+)b$/U", "aab"), PregMatch::Match);
+        // `J` allows duplicate names, `n` stops groups capturing (so `\1` has no group).
+        assert!(compile("/(?<n>a)|(?<n>b)/J").is_ok());
+        assert!(matches!(
+            compile("/(a)\\1/n"),
+            Err(PhpRegexError::Syntax(_))
+        ));
+        // `S` and `X` do nothing in PHP 7.3 and later.
+        assert_eq!(matches("/^a$/SX", "a"), PregMatch::Match);
+    }
+
+    #[test]
+    fn what_eggcat_cannot_judge_is_named() {
+        assert!(matches!(
+            compile("/a(?=b\\K)/"),
+            Err(PhpRegexError::Unchecked(_))
+        ));
+        assert!(matches!(
+            compile("/a\\Kb/A"),
+            Err(PhpRegexError::Unchecked(_))
+        ));
+        assert!(compile("/a\\Kb/").is_ok());
+    }
+
+    #[test]
+    fn a_pattern_that_backtracks_forever_fails_as_in_php() {
+        let value = "a".repeat(30);
+        assert_eq!(
+            matches("/^(a+)+$/", &format!("{value}b")),
+            PregMatch::Failed("Backtrack limit exhausted".into())
+        );
     }
 }

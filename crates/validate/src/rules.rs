@@ -1,7 +1,9 @@
-//! Laravel's validation rules, as the panels apply them to a variable's value: the parser for
-//! one rule (`name:arguments`), the vocabulary of rule names Laravel accepts, the arguments each
-//! rule needs, and a check of a value against the rules that can be judged without a database
-//! or a request (see `default_value.rs`).
+//! Laravel's validation rules, as the panels apply them to a variable's value: the one grammar
+//! of a rules string in eggcat. `split_rules` splits it, [`read_rule`] reads one rule's name
+//! and arguments, [`parse_rule`] checks the arguments too, [`measures_numbers`] says how sizes
+//! are measured; the vocabulary holds every rule name Laravel accepts with the arguments each
+//! needs. The checks, the egg page's words for a variable (`eggcat-web`) and `eggcat diff`
+//! all read rules through it; a value is judged against them in `default_value.rs`.
 //!
 //! Laravel reads a rule name by turning it into StudlyCase and calling `validate<Name>`; PHP
 //! method names ignore case, so `alpha_dash`, `alphaDash` and `alpha-dash` are one rule, and
@@ -188,8 +190,11 @@ pub fn split_rules(rules: &str) -> Vec<&str> {
     rules.split('|').collect()
 }
 
-/// Parses one rule. An empty rule is `Ok(None)`: Laravel skips it.
-pub fn parse_rule(text: &str) -> Result<Option<Rule>, RuleError> {
+/// Reads one rule as Laravel reads it before it looks at the arguments: the name (its
+/// canonical form) and the arguments split. An empty rule is `Ok(None)`: Laravel skips it; a
+/// name Laravel has no rule of is [`RuleError::Unknown`]. The egg page's words and `eggcat
+/// diff` read rules so; the checks go on with [`parse_rule`].
+pub fn read_rule(text: &str) -> Result<Option<Rule>, RuleError> {
     let (name, arg) = match text.split_once(':') {
         Some((n, a)) => (n.trim(), Some(a)),
         None => (text.trim(), None),
@@ -207,16 +212,28 @@ pub fn parse_rule(text: &str) -> Result<Option<Rule>, RuleError> {
             .map(|(n, _)| *n)
             .ok_or_else(|| RuleError::Unknown(name.to_owned()))?,
     };
-    let kind = VOCABULARY
-        .iter()
-        .find(|(n, _)| *n == canonical)
-        .map(|(_, a)| *a)
-        .unwrap_or(Args::Optional);
-    let args: Vec<String> = match (kind, arg) {
+    let args: Vec<String> = match (kind(canonical), arg) {
         (_, None) => Vec::new(),
         (Args::Pattern, Some(a)) => vec![a.to_owned()],
         (_, Some(a)) => csv(a),
     };
+    Ok(Some(Rule {
+        name: canonical,
+        args,
+    }))
+}
+
+/// Parses one rule and checks its arguments as Laravel would use them. An empty rule is
+/// `Ok(None)`: Laravel skips it.
+pub fn parse_rule(text: &str) -> Result<Option<Rule>, RuleError> {
+    let Some(Rule {
+        name: canonical,
+        args,
+    }) = read_rule(text)?
+    else {
+        return Ok(None);
+    };
+    let kind = kind(canonical);
     let needed = match kind {
         Args::Number
         | Args::One
@@ -255,6 +272,24 @@ pub fn parse_rule(text: &str) -> Result<Option<Rule>, RuleError> {
             args,
         })),
     }
+}
+
+/// Whether Laravel measures a numeric value by its number rather than its length under these
+/// rules (`min`, `max`, `size`, `between`, `gt`...): when one of them is in its
+/// `numericRules`, `numeric`, `integer` (or `int`) and, since Laravel 10, `decimal`.
+pub fn measures_numbers(rules: &[Rule]) -> bool {
+    rules
+        .iter()
+        .any(|r| matches!(r.name, "numeric" | "integer" | "decimal"))
+}
+
+/// The kind of arguments a rule of the vocabulary takes.
+fn kind(canonical: &str) -> Args {
+    VOCABULARY
+        .iter()
+        .find(|(n, _)| *n == canonical)
+        .map(|(_, a)| *a)
+        .unwrap_or(Args::Optional)
 }
 
 /// `: did you mean `rule`?` for a name that is a likely typo of a rule Laravel accepts (or of

@@ -13,7 +13,6 @@ const BELOW_THE_CHECKS: &[&str] = &[
     "span_yaml",
     "rules",
     "php_regex",
-    "pcre",
     "default_value",
     "placeholder",
     "reference",

@@ -303,13 +303,13 @@ fn check_rules(
 }
 
 fn check_regex(pointer: &str, text: &str, arg: &str, out: &mut Vec<Finding>) {
-    let compiled = parse_php_regex(arg).and_then(|r| r.to_rust());
+    let compiled = parse_php_regex(arg).and_then(|r| r.compile());
     match compiled {
         Ok(_) => {}
         Err(PhpRegexError::Unchecked(what)) => out.push(Finding::new(
             Code::UncheckedRegex,
             pointer,
-            format!("regex `{arg}` uses {what}; the panel's PCRE may accept it, eggcat does not check it"),
+            format!("regex `{arg}` uses {what}: the panel accepts it, but eggcat cannot judge a value against it"),
         )),
         Err(e) => {
             let mut f = Finding::new(Code::BadRegex, pointer, format!("rule `{text}`: {e}"));

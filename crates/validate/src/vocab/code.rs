@@ -80,7 +80,7 @@ codes! {
     UnknownRule = "E030", Error, "unknown validation rule";
     RuleMissingArguments = "E031", Error, "validation rule missing its arguments";
     BadRegex = "E032", Error, "regex rule that does not compile";
-    UncheckedRegex = "E033", Note, "regex rule uses PCRE features that are not checked";
+    UncheckedRegex = "E033", Note, "regex rule eggcat cannot judge values against";
     DefaultBreaksRules = "E034", Warning, "default_value breaks its own rules";
     EmptyRequiredDefault = "E035", Note, "required variable with an empty default_value";
     MisreadRuleArgument = "E036", Warning, "rule argument that Laravel ignores or misreads";
