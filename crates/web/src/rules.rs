@@ -1,16 +1,33 @@
 //! A variable's Laravel validation rules (`required|string|max:32`) in plain words.
 //!
 //! The panels validate a variable's value with these rules; an admin choosing an egg wants to
-//! know what they will have to type. Rules this module does not know are shown as written.
+//! know what they will have to type. The rules are read by `eggcat-validate`'s grammar, the one
+//! the checks use: a rules string is split where Laravel splits it (every `|`), a name is read
+//! as Laravel reads it (`int` is `integer`, `alphaDash` is `alpha_dash`), and sizes are numbers
+//! when a rule makes Laravel measure numbers (`integer`, `numeric`, `decimal`). Rules this
+//! module has no words for, and rules Laravel does not know, are shown as written.
+
+use eggcat_validate::{Rule, measures_numbers, read_rule, split_rules};
 
 use crate::words::count;
 
 /// `rules` (a `|`-separated string, or a list in PLCN_v3) as phrases, in the order written,
 /// except that required/optional comes first.
-pub(crate) fn describe(rules: &[String]) -> Vec<String> {
-    let kind = if has(rules, &["integer", "numeric"]) {
+pub(crate) fn describe(written: &[String]) -> Vec<String> {
+    // Each rule as written, with Laravel's reading of it when Laravel knows its name.
+    let read: Vec<(&str, Option<Rule>)> = written
+        .iter()
+        .filter_map(|text| match read_rule(text) {
+            Ok(Some(rule)) => Some((text.trim(), Some(rule))),
+            Ok(None) => None,
+            Err(_) => Some((text.trim(), None)),
+        })
+        .collect();
+    let rules: Vec<Rule> = read.iter().filter_map(|(_, r)| r.clone()).collect();
+    let has = |name: &str| rules.iter().any(|r| r.name == name);
+    let kind = if measures_numbers(&rules) {
         Kind::Number
-    } else if has(rules, &["array"]) {
+    } else if has("array") {
         Kind::List
     } else {
         Kind::Text
@@ -18,20 +35,25 @@ pub(crate) fn describe(rules: &[String]) -> Vec<String> {
     let (mut min, mut max) = (None, None);
     let mut out = Vec::new();
     // Without `required` a value may be left empty, whether or not `nullable` says so.
-    let first = match (has(rules, &["required"]), has(rules, &["nullable"])) {
+    let first = match (has("required"), has("nullable")) {
         (true, true) => "required (may be empty)",
         (true, false) => "required",
         (false, _) => "optional",
     };
     out.push(first.to_owned());
-    for rule in rules {
-        let (name, arg) = rule.split_once(':').unwrap_or((rule.as_str(), ""));
-        let phrase = match name.trim() {
+    for (text, rule) in &read {
+        let Some(rule) = rule else {
+            out.push((*text).to_owned());
+            continue;
+        };
+        let arg = |i: usize| rule.args.get(i).map_or("", String::as_str);
+        let two = rule.args.len() == 2;
+        let phrase = match rule.name {
             "required" | "nullable" | "sometimes" | "bail" => continue,
             "string" => "text".to_owned(),
             "integer" => "a whole number".to_owned(),
             "numeric" => "a number".to_owned(),
-            "boolean" | "bool" => "true or false (1 or 0)".to_owned(),
+            "boolean" => "true or false (1 or 0)".to_owned(),
             "array" => "a list".to_owned(),
             "alpha" => "letters only".to_owned(),
             "alpha_num" => "letters and digits only".to_owned(),
@@ -42,36 +64,30 @@ pub(crate) fn describe(rules: &[String]) -> Vec<String> {
             "json" => "JSON".to_owned(),
             "uuid" => "a UUID".to_owned(),
             "min" => {
-                min = Some(arg.to_owned());
+                min = Some(arg(0).to_owned());
                 continue;
             }
             "max" => {
-                max = Some(arg.to_owned());
+                max = Some(arg(0).to_owned());
                 continue;
             }
-            "between" => match arg.split_once(',') {
-                Some((a, b)) => {
-                    min = Some(a.to_owned());
-                    max = Some(b.to_owned());
-                    continue;
-                }
-                None => rule.clone(),
-            },
+            "between" if two => {
+                min = Some(arg(0).to_owned());
+                max = Some(arg(1).to_owned());
+                continue;
+            }
             "size" => match kind {
-                Kind::Number => format!("exactly {arg}"),
-                Kind::Text => format!("exactly {}", amount(arg, "character", "characters")),
-                Kind::List => format!("exactly {}", amount(arg, "item", "items")),
+                Kind::Number => format!("exactly {}", arg(0)),
+                Kind::Text => format!("exactly {}", amount(arg(0), "character", "characters")),
+                Kind::List => format!("exactly {}", amount(arg(0), "item", "items")),
             },
-            "in" => format!("one of: {}", arg.split(',').collect::<Vec<_>>().join(", ")),
-            "not_in" => format!(
-                "not one of: {}",
-                arg.split(',').collect::<Vec<_>>().join(", ")
-            ),
-            "regex" => format!("matches {arg}"),
-            "not_regex" => format!("does not match {arg}"),
-            "digits" => format!("exactly {}", amount(arg, "digit", "digits")),
-            "digits_between" => format!("{} digits", arg.replacen(',', " to ", 1)),
-            _ => rule.clone(),
+            "in" => format!("one of: {}", rule.args.join(", ")),
+            "not_in" => format!("not one of: {}", rule.args.join(", ")),
+            "regex" => format!("matches {}", arg(0)),
+            "not_regex" => format!("does not match {}", arg(0)),
+            "digits" => format!("exactly {}", amount(arg(0), "digit", "digits")),
+            "digits_between" if two => format!("{} to {} digits", arg(0), arg(1)),
+            _ => (*text).to_owned(),
         };
         out.push(phrase);
     }
@@ -100,26 +116,12 @@ fn amount(arg: &str, one: &str, many: &str) -> String {
     }
 }
 
-/// The rules of a variable as written: a string split on `|` (except inside a `regex:`, which
-/// runs to the end, as the panels' own splitting would break it anyway), or a list.
+/// The rules of a variable as written: a string split on every `|`, as both panels split it
+/// (a `|` inside a `regex:` pattern splits it too: the panel then refuses the pieces, which
+/// `eggcat validate` reports), or a list's strings, one rule each.
 pub(crate) fn split(rules: &serde_json::Value) -> Vec<String> {
     match rules {
-        serde_json::Value::String(s) => {
-            let mut out = Vec::new();
-            let mut rest = s.as_str();
-            while !rest.is_empty() {
-                if rest.starts_with("regex:") || rest.starts_with("not_regex:") {
-                    out.push(rest.to_owned());
-                    break;
-                }
-                let (head, tail) = rest.split_once('|').unwrap_or((rest, ""));
-                if !head.trim().is_empty() {
-                    out.push(head.trim().to_owned());
-                }
-                rest = tail;
-            }
-            out
-        }
+        serde_json::Value::String(s) => split_rules(s).into_iter().map(str::to_owned).collect(),
         serde_json::Value::Array(a) => a
             .iter()
             .filter_map(|v| v.as_str().map(str::to_owned))
@@ -133,12 +135,6 @@ enum Kind {
     Text,
     Number,
     List,
-}
-
-fn has(rules: &[String], names: &[&str]) -> bool {
-    rules
-        .iter()
-        .any(|r| names.contains(&r.split(':').next().unwrap_or("").trim()))
 }
 
 #[cfg(test)]
@@ -160,10 +156,6 @@ mod tests {
             "required, one of: release, snapshot"
         );
         assert_eq!(
-            words("nullable|regex:/^[a-z|]+$/"),
-            "optional, matches /^[a-z|]+$/"
-        );
-        assert_eq!(
             words("required|integer|between:1,65535"),
             "required, a whole number, 1 to 65535"
         );
@@ -182,6 +174,48 @@ mod tests {
         assert_eq!(
             words("string|max:0"),
             "optional, text, at most 0 characters"
+        );
+        assert_eq!(words("digits_between:4,6"), "optional, 4 to 6 digits");
+    }
+
+    // Regression: `int` was not read as `integer`, so `int|max:5` read "int, at most 5
+    // characters" on the egg page; Laravel reads `int` as `integer` and measures the number.
+    #[test]
+    fn int_is_an_integer_and_max_measures_its_number() {
+        assert_eq!(
+            words("required|int|max:5"),
+            "required, a whole number, at most 5"
+        );
+        assert_eq!(words("bool"), "optional, true or false (1 or 0)");
+        assert_eq!(
+            words("decimal:0,2|max:5"),
+            "optional, decimal:0,2, at most 5"
+        );
+        assert_eq!(
+            words("nullable|alphaDash|Max:8"),
+            "optional, letters, digits, dashes and underscores only, at most 8 characters"
+        );
+    }
+
+    // Regression: a `regex:` ran to the end of the rules string, so `regex:/^[\w.-]*$/|max:64`
+    // (three eggs of the corpus) read as one pattern with `|max:64` in it; Laravel splits the
+    // string on every `|`.
+    #[test]
+    fn the_rules_after_a_regex_are_rules() {
+        assert_eq!(
+            words("required|regex:/^[\\w.-]*$/|max:64"),
+            "required, matches /^[\\w.-]*$/, at most 64 characters"
+        );
+        // A `|` inside the pattern splits it too, as in the panel (which then refuses both
+        // pieces); in a list the pattern is whole.
+        assert_eq!(
+            words("nullable|regex:/^[a-z|]+$/"),
+            "optional, matches /^[a-z, ]+$/"
+        );
+        let list = serde_json::json!(["nullable", "regex:/^[a-z|]+$/"]);
+        assert_eq!(
+            describe(&split(&list)).join(", "),
+            "optional, matches /^[a-z|]+$/"
         );
     }
 }
