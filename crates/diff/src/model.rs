@@ -6,6 +6,7 @@
 //! gives a model and the diff never fails (`eggcat validate` is the place for complaints).
 
 use eggcat_panels::{pelican, php};
+use eggcat_validate::split_rules;
 use serde_json::{Map, Value};
 
 /// One egg, normalized. Lists that are sets to the panel (features, denylist, tags) are sorted.
@@ -44,7 +45,8 @@ pub(crate) struct Variable {
     pub(crate) name: String,
     pub(crate) description: String,
     pub(crate) default: String,
-    /// The rules, empty pieces dropped (Laravel skips them), in file order.
+    /// The rules as written, split as Laravel splits a rules string (`eggcat-validate`'s
+    /// grammar), empty pieces dropped (Laravel skips them), in file order.
     pub(crate) rules: Vec<String>,
     pub(crate) viewable: bool,
     pub(crate) editable: bool,
@@ -248,7 +250,10 @@ fn variable(v: &Value) -> Option<Variable> {
     let rules: Vec<String> = match field("rules") {
         Value::Array(items) => items.iter().map(text).collect(),
         Value::Object(m) => m.values().map(text).collect(),
-        other => text(other).split('|').map(str::to_owned).collect(),
+        other => split_rules(&text(other))
+            .into_iter()
+            .map(str::to_owned)
+            .collect(),
     };
     Some(Variable {
         env: text(field("env_variable")),

@@ -6,7 +6,7 @@
 //! Whether a default passes its rules is judged by `eggcat validate`'s own check (E034, E035:
 //! the rules Laravel applies to a value without a database), run on a one-variable egg.
 
-use eggcat_validate::{Code, Diagnostic, check_text};
+use eggcat_validate::{Code, Diagnostic, check_text, read_rule};
 use serde_json::{Value, json};
 
 use crate::general::{opt, prose_eq};
@@ -81,7 +81,7 @@ fn fields(old: &Variable, new: &Variable, out: &mut Vec<Change>) {
             text(&new.description),
         ));
     }
-    let rules_changed = sorted(&old.rules) != sorted(&new.rules);
+    let rules_changed = as_read(&old.rules) != as_read(&new.rules);
     let default_changed = old.default != new.default;
     if default_changed || rules_changed {
         // A value that fails the new rules: the new default (what servers without a value of
@@ -134,10 +134,19 @@ fn fields(old: &Variable, new: &Variable, out: &mut Vec<Change>) {
     }
 }
 
-fn sorted(rules: &[String]) -> Vec<&String> {
-    let mut r: Vec<&String> = rules.iter().collect();
-    r.sort();
-    r
+/// The rules as Laravel reads them, in any order (it applies them all): each rule's canonical
+/// name and arguments by `eggcat-validate`'s grammar, so `int` and `integer` are one rule; a
+/// rule Laravel does not know, as written.
+fn as_read(rules: &[String]) -> Vec<String> {
+    let mut read: Vec<String> = rules
+        .iter()
+        .map(|text| match read_rule(text) {
+            Ok(Some(rule)) => format!("{:?}", (rule.name, rule.args)),
+            _ => text.clone(),
+        })
+        .collect();
+    read.sort();
+    read
 }
 
 /// The variable as one value, for an added or removed variable.

@@ -107,6 +107,19 @@ fn rules_as_text_and_as_list_are_the_same_rules() {
     assert_no_changes(&old, &shuffled);
 }
 
+// Rules are read by eggcat-validate's grammar, as Laravel reads them: `int` is `integer`,
+// `alphaDash` is `alpha_dash`; a rule that reads otherwise is a change.
+#[test]
+fn rules_laravel_reads_the_same_are_the_same_rules() {
+    let mut old = base();
+    old["variables"][1]["rules"] = json!("required|integer|alpha_dash|max:64");
+    let mut new = old.clone();
+    new["variables"][1]["rules"] = json!("Required|int|alphaDash|max:64");
+    assert_no_changes(&old, &new);
+    new["variables"][1]["rules"] = json!("required|int|alpha_dash|max:65");
+    assert!(!diff(&old, &new).is_empty());
+}
+
 #[test]
 fn config_as_json_text_and_as_nested_data_is_the_same_config() {
     let old = base();
