@@ -4,7 +4,8 @@
 //! cannot be known in advance (a temporary file's name) it is matched by shape.
 //!
 //! Faults that need root (a full tmpfs, a read-only bind mount, a user other than the owner)
-//! are made when the tests run as root, and skipped with one line otherwise.
+//! are made when the tests run as root, and skipped with one line otherwise; under
+//! `EGGCAT_ROOT_TESTS=require` (CI) they fail instead of skipping ([`skip_root_test`]).
 
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
@@ -83,10 +84,11 @@ fn is_root() -> bool {
 struct Mount(PathBuf);
 
 impl Mount {
-    /// `mount ARGS DIR`, or `None` (the test skipped with one line) when not root or refused.
+    /// `mount ARGS DIR`, or `None` (the test skipped with one line, or failed in strict mode)
+    /// when not root or refused.
     fn new(args: &[&str], dir: &Path) -> Option<Mount> {
         if !is_root() {
-            skip_test("needs root to mount");
+            skip_root_test("needs root to mount");
             return None;
         }
         std::fs::create_dir_all(dir).expect("mount point");
@@ -96,7 +98,7 @@ impl Mount {
             .output()
             .expect("mount runs");
         if !out.status.success() {
-            skip_test(&format!(
+            skip_root_test(&format!(
                 "cannot mount: {}",
                 String::from_utf8_lossy(&out.stderr).trim()
             ));
@@ -205,7 +207,7 @@ fn a_data_dir_that_is_a_file_names_the_key_and_the_fix() {
 #[test]
 fn a_data_dir_of_another_user_says_permission_denied_and_what_to_do() {
     if !is_root() {
-        skip_test("needs root to run eggcat as another user");
+        skip_root_test("needs root to run eggcat as another user");
         return;
     }
     let tmp = site("data");

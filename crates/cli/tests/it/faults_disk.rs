@@ -1,5 +1,6 @@
 //! Faults, second part: the disk. A full disk during a build and during `--out` (a small tmpfs
-//! mounted by the test: it runs as root on CI; elsewhere it is skipped with one line), a data dir
+//! mounted by the test: it runs as root on CI, where `EGGCAT_ROOT_TESTS=require` makes a mount
+//! that fails a failure; elsewhere it is skipped with one line), a data dir
 //! made read-only under a running `eggcat serve`, and a current snapshot damaged by hand (a
 //! truncated document, a missing import file). Each time: a clear error, the last good catalog
 //! served and intact, nothing left behind, and the next build repairs what was damaged.
@@ -16,8 +17,8 @@ use crate::support::*;
 struct Mount(PathBuf);
 
 impl Mount {
-    /// A tmpfs of `size` (`4m`) at `dir`, or `None` (with one line saying the test is skipped)
-    /// when this process cannot mount.
+    /// A tmpfs of `size` (`4m`) at `dir`, or `None` (with one line saying the test is skipped,
+    /// or a failure in strict mode) when this process cannot mount.
     fn tmpfs(dir: &Path, size: &str) -> Option<Mount> {
         std::fs::create_dir_all(dir).unwrap();
         let options = format!("size={size}");
@@ -45,16 +46,17 @@ impl Drop for Mount {
 }
 
 fn mount(args: &[&str], at: &Path) -> bool {
-    let ok = Command::new("mount")
-        .args(args)
-        .arg(at)
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !ok {
-        skip_test("cannot mount (needs root, as on CI)");
-    }
-    ok
+    let out = Command::new("mount").args(args).arg(at).output();
+    let refused = match &out {
+        Ok(out) if out.status.success() => return true,
+        Ok(out) => String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        Err(e) => format!("mount does not run: {e}"),
+    };
+    skip_root_test(&format!(
+        "cannot mount (needs root, as on CI): mount {}: {refused}",
+        args.join(" ")
+    ));
+    false
 }
 
 /// Fills the file system of `dir` with one file, until a write fails.

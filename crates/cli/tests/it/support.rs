@@ -94,11 +94,7 @@ impl Repo {
 /// test instead, so that a CI run without the corpus can never pass for one that covered it.
 pub(crate) fn shared_upstream() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/upstream/pelican-eggs");
-    let strict = match std::env::var("EGGCAT_CORPUS") {
-        Ok(v) if v == "require" => true,
-        Ok(v) if !v.is_empty() => panic!("EGGCAT_CORPUS is `{v}`: set it to `require` or unset it"),
-        _ => false,
-    };
+    let strict = strict("EGGCAT_CORPUS");
     if dir.is_dir() {
         return Some(dir);
     }
@@ -109,6 +105,28 @@ pub(crate) fn shared_upstream() -> Option<PathBuf> {
     );
     skip_test("needs ../shared/upstream (the real corpus)");
     None
+}
+
+/// Whether the strict mode `var` names is on: `var=require` turns a skip into a failure; unset
+/// (or empty) it is off; any other value is a mistake the test refuses rather than guesses at.
+pub(crate) fn strict(var: &str) -> bool {
+    match std::env::var(var) {
+        Ok(v) if v == "require" => true,
+        Ok(v) if !v.is_empty() => panic!("{var} is `{v}`: set it to `require` or unset it"),
+        _ => false,
+    }
+}
+
+/// Skips a test that needs root (to mount a tmpfs or a read-only bind, or to run eggcat as
+/// another user) with one line saying `why`; in strict mode (`EGGCAT_ROOT_TESTS=require`, which
+/// CI's `.ci/run` sets: CI runs as root) it fails instead, so that a CI run without the
+/// capability can never pass for one that made these faults for real.
+pub(crate) fn skip_root_test(why: &str) {
+    assert!(
+        !strict("EGGCAT_ROOT_TESTS"),
+        "EGGCAT_ROOT_TESTS=require but the test cannot run: {why}"
+    );
+    skip_test(why);
 }
 
 /// Says, on one line, that the running test is skipped and why. Written to stderr directly: the
