@@ -5,7 +5,12 @@
 //   EGGCAT_HOSTILE     slug of the hostile egg (required: the README test fails without it)
 //   EGGCAT_HISTORY     slug of the egg with four versions in git (required: browser.rs makes them)
 //   EGGCAT_SCREENSHOTS folder for screenshots (390 px and 1280 px wide)
+//   EGGCAT_CORPUS_REPOS comma-separated repositories of the real corpus in the catalog (empty
+//                      when ../shared/upstream is missing)
 //   CHROMIUM           the browser binary (default /usr/lib/chromium/chromium)
+// and passes on EGGCAT_CORPUS: in strict mode (`require`, as CI sets it) the catalog must hold
+// the real corpus, so that the parts that need a large catalog (more than 60 eggs) run on it
+// instead of their demo-sized branch.
 'use strict';
 const { test, before, after } = require('node:test');
 const assert = require('node:assert/strict');
@@ -17,6 +22,8 @@ const URLS = (process.env.EGGCAT_URLS || 'http://127.0.0.1:8080').split(',').fil
 const HOSTILE = process.env.EGGCAT_HOSTILE || '';
 const HISTORY = process.env.EGGCAT_HISTORY || '';
 const SHOTS = process.env.EGGCAT_SCREENSHOTS || '';
+const CORPUS_REQUIRED = process.env.EGGCAT_CORPUS === 'require';
+const CORPUS_REPOS = (process.env.EGGCAT_CORPUS_REPOS || '').split(',').filter(Boolean);
 let browser;
 
 before(async () => {
@@ -169,6 +176,15 @@ function aGame(items) {
 
 for (const base of URLS) {
   const host = new URL(base).host;
+
+  test(`${host}: the real corpus is in the catalog (EGGCAT_CORPUS=require)`, { skip: !CORPUS_REQUIRED && 'EGGCAT_CORPUS is not require' }, async () => {
+    const items = await summary(base);
+    assert.ok(CORPUS_REPOS.length > 0, 'EGGCAT_CORPUS=require but no corpus repository was given (EGGCAT_CORPUS_REPOS)');
+    const repos = new Set(items.filter((i) => i.owner === 'pelican-eggs').map((i) => i.repo));
+    const missing = CORPUS_REPOS.filter((r) => !repos.has(r));
+    assert.deepEqual(missing, [], 'every corpus repository has eggs in the catalog');
+    assert.ok(items.length > 60, `EGGCAT_CORPUS=require but the catalog has ${items.length} eggs, not the corpus`);
+  });
 
   test(`${host}: search, filters, URL state and back`, async () => {
     const items = await summary(base);
@@ -502,6 +518,7 @@ for (const base of URLS) {
     await page.goto(base + '/');
     const listed = await page.$$eval('#eggs > li', (lis) => lis.length);
     assert.equal(listed, Math.min(items.length, 60), 'the first 60 by name');
+    assert.ok(items.length > 60 || !CORPUS_REQUIRED, 'EGGCAT_CORPUS=require but the catalog is demo-sized: "Show all" would go unchecked');
     if (items.length > 60) {
       assert.equal(await page.textContent('#all'), `Show all ${items.length} eggs`);
       // Without JavaScript "Show all" is a link: wait for the page it leads to.

@@ -3,7 +3,8 @@
 //! generated rules serving an `eggcat build --out` tree. The catalog is the bundled demo
 //! (demo/upstream.bundle, always there) plus a hostile egg and an egg with four versions in git made
 //! here (they live only in this test), plus the ten shared repositories when
-//! `../shared/upstream` is beside the checkout.
+//! `../shared/upstream` is beside the checkout (required under `EGGCAT_CORPUS=require`, as CI
+//! sets it: then a missing corpus fails the test instead of leaving its part out).
 //!
 //! Skips with a message when node, Chromium, nginx or tests/browser/node_modules are missing,
 //! unless `EGGCAT_BROWSER_TESTS=require` (CI), which turns every missing piece into a failure.
@@ -354,17 +355,25 @@ fn the_web_catalog_in_chromium() {
         demo.display()
     ));
     // The real corpus when it is beside the checkout (looked for here, not through
-    // `shared_upstream`: these tests run on the demo without it, in every mode).
+    // `shared_upstream`: without it these tests still run, on the demo). In strict mode
+    // (`EGGCAT_CORPUS=require`) a missing corpus fails the test, and catalog.test.js, which
+    // inherits the variable, checks that the catalog it is given holds the corpus.
     let shared = workspace().join("../shared/upstream/pelican-eggs");
     let mut names: Vec<String> = match std::fs::read_dir(&shared) {
         Ok(dir) => dir
             .map(|e| e.unwrap().file_name().into_string().unwrap())
             .collect(),
         Err(_) => {
-            eprintln!(
-                "browser tests: {} is missing; running on the demo catalog only",
+            assert!(
+                !strict("EGGCAT_CORPUS"),
+                "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder \
+                 (the browser tests' corpus part)",
                 shared.display()
             );
+            skip_test(&format!(
+                "the corpus part: {} is missing; running on the demo catalog only",
+                shared.display()
+            ));
             Vec::new()
         }
     };
@@ -467,6 +476,7 @@ fn the_web_catalog_in_chromium() {
             .env("EGGCAT_HOSTILE", &hostile_slug)
             .env("EGGCAT_HISTORY", &history_slug)
             .env("EGGCAT_SCREENSHOTS", &shots)
+            .env("EGGCAT_CORPUS_REPOS", names.join(","))
             .env("CHROMIUM", CHROMIUM)
             .output()
             .unwrap()
