@@ -10,7 +10,9 @@
 //! panel. The `pcre2` crate sets `i`, `m`, `s`, `x` and `u` as PHP does; the others are
 //! written into the compiled text: `n`, `U` and `J` as the inline options `(?n)`, `(?U)`,
 //! `(?J)` (the same options, set before the first character of the pattern), the limits as
-//! `(*LIMIT_MATCH=…)` and `(*LIMIT_DEPTH=…)`, and `A` and `D` are applied to the match itself
+//! `(*LIMIT_MATCH=…)` and `(*LIMIT_DEPTH=…)` after the pattern's own start items (`(*UTF)`...;
+//! `(*NOTEMPTY)` is dropped, as PHP's direct call of the JIT ignores it), and `A` and `D` are
+//! applied to the match itself
 //! ([`Compiled::preg_match`]). Two corners stay unjudged, each named: `\K` inside a lookaround
 //! (PHP turns on `PCRE2_EXTRA_ALLOW_LOOKAROUND_BSK`, which the crate cannot) and `A` with `\K`.
 
@@ -74,8 +76,38 @@ pub enum PregMatch {
 const MODIFIERS: &str = "imsxnADSUXJu \n\r";
 
 /// PHP's defaults for `pcre.backtrack_limit` and `pcre.recursion_limit`, which it sets on its
-/// match context; a start-of-pattern item can only lower a limit, so these hold as PHP's do.
-const LIMITS: &str = "(*LIMIT_MATCH=1000000)(*LIMIT_DEPTH=100000)";
+/// match context. A pattern's own `(*LIMIT_MATCH=…)` can only lower them there; here they are
+/// start items written after the pattern's own (the last one counts), holding the lower value.
+const MATCH_LIMIT: u32 = 1_000_000;
+const DEPTH_LIMIT: u32 = 100_000;
+
+/// PCRE2's start-of-pattern items (`pso_list` in `pcre2_compile.c`), each a name after `(*`:
+/// PCRE2 reads them only before anything else, so what eggcat adds goes after them.
+const START_ITEMS: &[&str] = &[
+    "UTF8)",
+    "UTF)",
+    "UCP)",
+    "NOTEMPTY)",
+    "NOTEMPTY_ATSTART)",
+    "NO_AUTO_POSSESS)",
+    "NO_DOTSTAR_ANCHOR)",
+    "NO_JIT)",
+    "NO_START_OPT)",
+    "CASELESS_RESTRICT)",
+    "TURKISH_CASING)",
+    "LIMIT_HEAP=",
+    "LIMIT_MATCH=",
+    "LIMIT_DEPTH=",
+    "LIMIT_RECURSION=",
+    "CR)",
+    "LF)",
+    "CRLF)",
+    "ANY)",
+    "NUL)",
+    "ANYCRLF)",
+    "BSR_ANYCRLF)",
+    "BSR_UNICODE)",
+];
 
 /// PHP's JIT stack: 32 KiB growing to 192 KiB (`PCRE_JIT_STACK_MAX_SIZE`); the crate starts
 /// at 32 KiB too.
@@ -172,7 +204,7 @@ impl PhpRegex {
     /// the reason values cannot be judged against it.
     pub fn compile(&self) -> Result<Compiled, PhpRegexError> {
         let has = |flag: char| self.flags.contains(flag);
-        let (text, head) = self.compiled_text();
+        let (text, prefix, written) = self.compiled_text();
         let regex = RegexBuilder::new()
             .caseless(has('i'))
             .multi_line(has('m'))
@@ -183,7 +215,7 @@ impl PhpRegex {
             .jit_if_available(true)
             .max_jit_stack_size(Some(JIT_STACK))
             .build(&text)
-            .map_err(|e| self.compile_error(&e, head))?;
+            .map_err(|e| self.compile_error(&e, prefix, written))?;
         if has('A') && self.pattern.contains("\\K") {
             return Err(PhpRegexError::Unchecked(
                 "the anchored modifier `A` with `\\K`".to_owned(),
@@ -196,14 +228,20 @@ impl PhpRegex {
         })
     }
 
-    /// The text PCRE2 compiles: the limits, the pattern's own start-of-pattern items, the
-    /// inline options of `n`, `U` and `J`, then the rest of the pattern; with the length of
-    /// the pattern's start items, to map an error offset back.
-    fn compiled_text(&self) -> (String, usize) {
+    /// The text PCRE2 compiles: the pattern's own start items, PHP's limits, the inline options
+    /// of `n`, `U` and `J`, then the rest of the pattern; with the length of what stands
+    /// before the rest, there and in the pattern as written, to map an error offset back.
+    fn compiled_text(&self) -> (String, usize, usize) {
         let head = start_items(&self.pattern);
-        let inline = self.inline_options();
-        let (items, rest) = self.pattern.split_at(head);
-        (format!("{LIMITS}{items}{inline}{rest}"), head)
+        let match_limit = head.match_limit.unwrap_or(u32::MAX).min(MATCH_LIMIT);
+        let depth_limit = head.depth_limit.unwrap_or(u32::MAX).min(DEPTH_LIMIT);
+        let prefix = format!(
+            "{}(*LIMIT_MATCH={match_limit})(*LIMIT_DEPTH={depth_limit}){}",
+            head.kept,
+            self.inline_options()
+        );
+        let text = format!("{prefix}{}", &self.pattern[head.len..]);
+        (text, prefix.len(), head.len)
     }
 
     /// `(?nUJ)` for the modifiers the `pcre2` crate has no option for, or nothing.
@@ -216,8 +254,9 @@ impl PhpRegex {
         }
     }
 
-    /// PCRE2's compile error as PHP words it, its offset counted in the pattern as written.
-    fn compile_error(&self, error: &pcre2::Error, head: usize) -> PhpRegexError {
+    /// PCRE2's compile error as PHP words it, its offset counted in the pattern as written
+    /// (`prefix` bytes of the compiled text stand for `written` bytes of the pattern).
+    fn compile_error(&self, error: &pcre2::Error, prefix: usize, written: usize) -> PhpRegexError {
         if error.code() == LOOKAROUND_BSK {
             return PhpRegexError::Unchecked(
                 "`\\K` inside a lookaround (PHP allows it, PCRE2 does not by default)".to_owned(),
@@ -229,38 +268,63 @@ impl PhpRegex {
         let message = message.split_once(": ").map_or(message, |(_, m)| m);
         match error.offset() {
             Some(offset) => {
-                let at = offset.saturating_sub(LIMITS.len());
-                let inline = self.inline_options().len();
-                let at = if at <= head {
-                    at
-                } else {
-                    head.max(at.saturating_sub(inline))
+                let offset = match offset.checked_sub(prefix) {
+                    Some(in_rest) => written + in_rest,
+                    None => offset.min(written),
                 };
-                PhpRegexError::Syntax(format!("{message} at offset {at}"))
+                PhpRegexError::Syntax(format!("{message} at offset {offset}"))
             }
             None => PhpRegexError::Syntax(message.to_owned()),
         }
     }
 }
 
-/// The length of the start-of-pattern items at the head of `pattern` (`(*UTF)`,
-/// `(*LIMIT_MATCH=10)`, `(*CRLF)`...): PCRE2 reads them only before anything else, so the
-/// inline options go after them. Anything of that shape is skipped (a verb such as `(*FAIL)`
-/// too): an inline option changes nothing before it.
-fn start_items(pattern: &str) -> usize {
-    let bytes = pattern.as_bytes();
-    let mut end = 0;
-    while bytes[end..].starts_with(b"(*") {
-        let name = bytes[end + 2..]
-            .iter()
-            .take_while(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b"_=".contains(b))
-            .count();
-        if name == 0 || bytes.get(end + 2 + name) != Some(&b')') {
-            break;
+/// The start-of-pattern items at the head of a pattern: their length, the limits they set (the
+/// last setting of each counts, as in PCRE2), and the items eggcat keeps. It drops `(*NOTEMPTY)`
+/// and `(*NOTEMPTY_ATSTART)`: `pcre2_match` turns them into match options before it runs the
+/// JIT, but PHP calls `pcre2_jit_match` directly, so with the JIT (PHP's default) they do
+/// nothing in `preg_match`.
+#[derive(Debug, Default)]
+struct Head {
+    len: usize,
+    kept: String,
+    match_limit: Option<u32>,
+    depth_limit: Option<u32>,
+}
+
+/// Reads the start-of-pattern items at the head of `pattern` as PCRE2 does (each name tried in
+/// `pso_list`'s order, a limit's digits up to `)`), stopping at anything else.
+fn start_items(pattern: &str) -> Head {
+    let mut head = Head::default();
+    'items: while pattern[head.len..].starts_with("(*") {
+        let rest = &pattern[head.len + 2..];
+        for name in START_ITEMS {
+            let Some(after) = rest.strip_prefix(name) else {
+                continue;
+            };
+            let mut len = 2 + name.len();
+            if name.ends_with('=') {
+                let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+                if digits == 0 || after.as_bytes().get(digits) != Some(&b')') {
+                    break 'items;
+                }
+                let value = after[..digits].parse().ok();
+                match *name {
+                    "LIMIT_MATCH=" => head.match_limit = value,
+                    "LIMIT_DEPTH=" | "LIMIT_RECURSION=" => head.depth_limit = value,
+                    _ => {}
+                }
+                len += digits + 1;
+            }
+            if !name.starts_with("NOTEMPTY") {
+                head.kept.push_str(&pattern[head.len..head.len + len]);
+            }
+            head.len += len;
+            continue 'items;
         }
-        end += name + 3;
+        break;
     }
-    end
+    head
 }
 
 impl Compiled {

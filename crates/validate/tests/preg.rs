@@ -267,6 +267,12 @@ fn hostile() -> Vec<(String, String)> {
         "/(*UCP)^\\w$/u",
         "/(*UTF)(*UCP)^\\w+$/U",
         "/(*LIMIT_MATCH=10)^a/",
+        "/(*FAIL)|a/",
+        "/(*ACCEPT)a/U",
+        "/(*CRLF)(*NO_JIT)^a$/",
+        "/(*LIMIT_MATCH=x)a/",
+        "/(*NOTEMPTY_ATSTART)a?/n",
+        "/(*UTF)(*NOTEMPTY)a?/",
         // PCRE features regex-syntax could not read.
         "/^(?!admin).+$/",
         "/^(?=a)/",
@@ -338,12 +344,15 @@ fn hostile() -> Vec<(String, String)> {
     let mut out = cases(&patterns, &subjects);
     let long_a = format!("{}b", "a".repeat(40));
     let words = format!("{}!", "word ".repeat(30));
+    // A pattern's own limit counts only below PHP's.
     for pattern in [
         "/^(a+)+$/",
         "/^(\\w+\\s?)*$/",
         "/(a|aa)*c/",
         "/^(?:a|b)*$/",
         "/(a)*$/",
+        "/(*LIMIT_MATCH=5000000)^(a+)+$/",
+        "/(*LIMIT_DEPTH=900000)(*LIMIT_MATCH=3000)(a)*$/",
     ] {
         for subject in [&long_a, &words, &"ab".repeat(20_000)] {
             out.push((pattern.to_owned(), subject.clone()));
