@@ -1,10 +1,15 @@
 # shellcheck shell=bash
-# Shared helpers for bench/build.sh and bench/serve.sh; sourced, not run.
+# Shared helpers of the bench/ scripts; sourced, not run.
 #
 # It locates the repository and the shared upstream snapshot, installs missing tools, builds
 # the release binary, and turns the ten snapshot folders into real git repositories (one commit
-# each) with an eggcat config that lists them, the way a real deployment would fetch them.
+# each) with an eggcat config that lists them, the way a real deployment would fetch them; it
+# checks that a snapshot shows the build it was for, and that a figure is a number.
 # The caller must set `set -euo pipefail` and define TMP (a scratch directory it owns).
+#
+# Every script that judges figures exits 1 when a target is missed or a figure is missing
+# (empty or not a number: a figure that could not be measured FAILs, never reads as 0), so
+# that a run that printed FAIL can never pass for one that met its targets.
 
 BENCH_REPO_NAMES=()
 
@@ -59,8 +64,15 @@ bench_need_tools() {
     fi
 }
 
-# Builds the release binary; exits with cargo's output on failure.
+# Builds the release binary; exits with cargo's output on failure. With EGGCAT_BIN set, builds
+# nothing and measures that binary instead (an older eggcat, or one built already).
 bench_build_binary() {
+    if [[ -n "${EGGCAT_BIN:-}" ]]; then
+        [[ -x "$EGGCAT_BIN" ]] || die "EGGCAT_BIN=$EGGCAT_BIN is not an executable"
+        BIN=$EGGCAT_BIN
+        say "measuring $BIN (EGGCAT_BIN)"
+        return 0
+    fi
     say "building eggcat (cargo build --release -p eggcat)"
     if ! (cd "$ROOT" && cargo build --release -p eggcat) >"$TMP/cargo.log" 2>&1; then
         tail -n 40 "$TMP/cargo.log" >&2
@@ -120,4 +132,38 @@ bench_write_config() {
             printf 'branch = "main"\n'
         done
     } >"$conf"
+}
+
+# Checks that the current snapshot of DATA_DIR shows a build of the repositories named, each a
+# git repository under REPOS_DIR: the build report lists exactly them, each read with status
+# `ok` at its repository's HEAD commit (a source that failed fast would make a quick build that
+# built nothing), and the catalog has eggs. Prints "EGGS BUILD_ID"; on a mismatch, says why on
+# stderr and returns 1.
+# Usage: bench_check_sources DATA_DIR REPOS_DIR REPO...
+bench_check_sources() {
+    python3 - "$@" <<'PY'
+import json, os, subprocess, sys
+
+data, repos, names = sys.argv[1], sys.argv[2], sys.argv[3:]
+with open(os.path.join(data, "current", "api/v1/_status.json"), encoding="utf-8") as f:
+    status = json.load(f)
+seen = sorted(s["repo"] for s in status["sources"])
+if seen != sorted(names):
+    sys.exit(f"the report lists {len(seen)} sources, not the {len(names)} repositories: "
+             f"missing {sorted(set(names) - set(seen))}, not asked for {sorted(set(seen) - set(names))}")
+for s in status["sources"]:
+    head = subprocess.run(["git", "-C", os.path.join(repos, s["repo"]), "rev-parse", "HEAD"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    if s["status"] != "ok" or s["commit"] != head:
+        sys.exit(f"{s['repo']}: status {s['status']} at {s['commit']} (HEAD {head}): {s.get('error')}")
+if not status["eggs"]:
+    sys.exit("the catalog has no egg")
+print(status["eggs"], status["buildId"])
+PY
+}
+
+# True when $1 is a figure: a number (digits, at most one decimal point). An empty value, `?`
+# or `inf` is a figure that was not measured.
+bench_is_num() {
+    [[ "${1:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]]
 }

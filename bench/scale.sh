@@ -326,28 +326,10 @@ timed_build() {
 }
 
 # Checks that the current snapshot of DATA_DIR holds every repository named, `ok` at its HEAD,
-# and prints "EGGS BUILD_ID".
+# and prints "EGGS BUILD_ID" (bench_check_sources, shared with bench/build.sh).
 # Usage: check_snapshot DATA_DIR REPO...
 check_snapshot() {
-    python3 - "$@" <<'PY'
-import json, os, subprocess, sys
-
-data, names = sys.argv[1], sys.argv[2:]
-repos = os.path.join(os.path.dirname(data), "repos")
-with open(os.path.join(data, "current", "api/v1/_status.json"), encoding="utf-8") as f:
-    status = json.load(f)
-seen = sorted(s["repo"] for s in status["sources"])
-if seen != sorted(names):
-    sys.exit(f"the report lists {len(seen)} sources, not the {len(names)} repositories")
-for s in status["sources"]:
-    head = subprocess.run(["git", "-C", os.path.join(repos, s["repo"]), "rev-parse", "HEAD"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    if s["status"] != "ok" or s["commit"] != head:
-        sys.exit(f"{s['repo']}: status {s['status']} at {s['commit']} (HEAD {head}): {s.get('error')}")
-if not status["eggs"]:
-    sys.exit("the catalog has no egg")
-print(status["eggs"], status["buildId"])
-PY
+    bench_check_sources "$1" "$TMP/repos" "${@:2}"
 }
 
 # Prints "FILES BYTES" of the current snapshot of DATA_DIR (see the header for what counts).
