@@ -25,7 +25,8 @@
 # Run from anywhere:  bash bench/depth.sh     EGGCAT_BIN=/path/to/eggcat to use another binary
 # (default: target/release/eggcat, built when missing); DEPTH, COMMITS, EGGS, RUNS to change
 # the sizes; KEEP_TMP=1 keeps the temp dir. A measurement: no target, exits 0 unless the check
-# fails.
+# fails or lacks its figures (no version listed, or the check's counts missing: nothing would
+# have been checked), which exits 1.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -188,9 +189,13 @@ for kind in linear merges; do
     fetched=$(git -C "$mirror" rev-list --count main)
     reached=$(git -C "$mirror" rev-list --first-parent --count main)
     kib=$(du -sk "$mirror" | cut -f1)
-    read -r versions older bad < <(check_window "$repo" "$data")
+    read -r versions older bad < <(check_window "$repo" "$data") || true
     verdict=PASS
-    if ((bad > 0)); then verdict="FAIL ($bad versions outside the window or not touching their file)" status=1; fi
+    if [[ ! "${versions:-}" =~ ^[0-9]+$ || ! "${bad:-}" =~ ^[0-9]+$ ]] || ((versions == 0)); then
+        verdict="FAIL (figure missing: no version checked)" status=1
+    elif ((bad > 0)); then
+        verdict="FAIL ($bad versions outside the window or not touching their file)" status=1
+    fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$kind" "$COMMITS" "$DEPTH" \
         "$(printf '%s\n' "${fetches[@]}" | median)" "$fetched" "$reached" "$kib" \
         "$(printf '%s\n' "${builds[@]}" | median)" "$versions" "$older" "$verdict"

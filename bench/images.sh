@@ -14,7 +14,9 @@
 #
 # and prints the wall time of each build, the time the image step took (its log line), the
 # answers (every reference must be unknown, none missing), and PASS when every build with
-# images took at most the budget more than the median build without them.
+# images took at most the budget more than the median build without them. Exits 1 otherwise,
+# and when a figure is missing (a build whose time or answers could not be read, or with no
+# reference unknown: the registries were not asked), never read as 0.
 #
 # Run from anywhere:  bash bench/images.sh   (EGGCAT_BIN=path to skip the release build;
 # BUDGET=60s TIMEOUT=10s for the defaults, RUNS=3)
@@ -108,6 +110,15 @@ PY
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
+# Dies (FAIL) unless the build's figures were read: a build run in `< <(build ...)` cannot stop
+# this script itself, and an empty figure would read as 0 in arithmetic.
+figures_read() {
+    local f
+    for f in "${wall:-}" "${p:-}" "${m:-}" "${u:-}"; do
+        bench_is_num "$f" || die "$1: a figure is missing (wall '${wall:-}', present '${p:-}', missing '${m:-}', unknown '${u:-}'): FAIL"
+    done
+}
+
 budget_ms=$(python3 -c "
 import re,sys
 t='$BUDGET'; m={'ms':1,'s':1000,'m':60000,'h':3600000}
@@ -118,28 +129,31 @@ off=()
 for i in $(seq "$RUNS"); do
     rm -rf "$TMP/data"
     config "$TMP/data" 'enabled = false'
-    read -r wall image p m u < <(build "$TMP/data")
-    printf 'off\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "$wall" "$image" "$p" "$m" "$u"
+    read -r wall image p m u < <(build "$TMP/data") || true
+    printf 'off\t%s\t%s\t%s\t%s\t%s\t%s\n' "$i" "${wall:-missing}" "${image:--}" "${p:-missing}" "${m:-missing}" "${u:-missing}"
+    figures_read "off $i"
     off+=("$wall")
 done
 base=$(printf '%s\n' "${off[@]}" | median)
 worst=0
-missing=0
+not_unknown=0
 for i in $(seq "$RUNS"); do
     rm -rf "$TMP/data"
     config "$TMP/data" "budget = \"$BUDGET\"
 timeout = \"$TIMEOUT\""
     for scenario in budget again; do
-        read -r wall image p m u < <(build "$TMP/data")
-        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scenario" "$i" "$wall" "$image" "$p" "$m" "$u"
+        read -r wall image p m u < <(build "$TMP/data") || true
+        printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scenario" "$i" "${wall:-missing}" "${image:--}" "${p:-missing}" "${m:-missing}" "${u:-missing}"
+        figures_read "$scenario $i"
+        ((u > 0)) || die "$scenario $i: no image reference unknown with every registry down: the registries were not asked (FAIL)"
         ((wall - base > worst)) && worst=$((wall - base))
-        missing=$((missing + m + p))
+        not_unknown=$((not_unknown + m + p))
     done
 done
 verdict=PASS
 ((worst <= budget_ms + 1000)) || verdict=FAIL
-((missing == 0)) || verdict=FAIL
+((not_unknown == 0)) || verdict=FAIL
 printf '\nmedian build without images: %s ms; most a build with every registry down took beyond it: %s ms (budget %s ms): %s\n' \
     "$base" "$worst" "$budget_ms" "$verdict"
-printf 'answers other than unknown with every registry down: %s\n' "$missing"
+printf 'answers other than unknown with every registry down: %s\n' "$not_unknown"
 [[ $verdict == PASS ]]

@@ -7,6 +7,10 @@
 #      uploaded: the egg, and every document of that repository, since each carries the
 #      repository's commit, plus the lists).
 #
+# No target: it prints its figures. Exits 1 when a figure is missing (a time or peak memory
+# /usr/bin/time did not give, a publish whose summary line does not say what it uploaded),
+# never printing one as 0.
+#
 # Run from anywhere:  bash bench/publish.sh      (KEEP_TMP=1 keeps the temp dir)
 # Needs: cargo, git, /usr/bin/time, and moto: set EGGCAT_MOTO to a moto_server binary, or have
 # target/venv-moto/bin/moto_server, which .ci/install puts there.
@@ -77,10 +81,15 @@ timed_publish() {
         die "eggcat publish $* failed"
     fi
     read -r secs kib <"$TMP/time.out" || true
+    if ! bench_is_num "${secs:-}" || ! bench_is_num "${kib:-}"; then
+        die "eggcat publish $*: could not read /usr/bin/time's output: $(cat "$TMP/time.out")"
+    fi
     MS=$(awk -v s="$secs" 'BEGIN { printf "%d", s * 1000 + 0.5 }')
     KIB=$kib
     if ((KIB > PEAK_KIB)); then PEAK_KIB=$KIB; fi
     LINE=$(tail -n 1 "$TMP/publish.out")
+    [[ "$LINE" =~ :\ [0-9]+\ uploaded\ \([^\)]*\),\ [0-9]+\ unchanged ]] ||
+        die "eggcat publish $*: its last line does not say what it uploaded: $LINE"
 }
 # "published snapshot ID to URL: N uploaded (B), M unchanged, D deleted in T s"
 uploaded() { sed -E 's/.*: ([0-9]+) uploaded.*/\1/' <<<"$LINE"; }

@@ -127,7 +127,9 @@ printf 'operations: %s\n' "${operations:-0}"
 printf '5xx:        %s\n' "$server_errors"
 printf 'failures:   %s\n' "$failures"
 grep -E '^\s+[0-9]+ generated' "$TMP/run.txt" | sed 's/^ */test cases: /' || true
-if [[ $status -ne 0 || $failures -ne 0 || $server_errors -ne 0 || -z $operations ]]; then
+# A count that could not be read (empty) or no request answered is a failure, never a 0.
+if [[ $status -ne 0 || ! $failures =~ ^[0-9]+$ || $failures -ne 0 || $server_errors -ne 0 || -z $operations ]] ||
+    ((requests <= 0)); then
     echo "FAIL (schemathesis exit status $status)"
     exit 1
 fi

@@ -41,12 +41,17 @@
 # tell the servers apart in this case (not measured: this workplace has 2 cores).
 #
 # Run from anywhere:  bash bench/serve.sh        (KEEP_TMP=1 keeps the temp dir and logs)
+# EGGCAT_BIN=/path/to/eggcat measures that binary instead of building this tree's release one.
 # Needs: cargo, git, curl, python3, gzip, nginx, wrk (nginx and wrk installed with apt-get
 # when missing, as root). Takes about 5 minutes. Absolute numbers drift from run to run and
 # machine to machine: compare the ratios, measured side by side. Nothing else should run
-# meanwhile. Exits 1 when a check of what the servers answer fails (a wrong status, encoding or
-# body, a socket error: the figures would measure something else), 0 otherwise, even when a row
-# fails on speed or memory: those are measurements.
+# meanwhile. Exits 1 when a row fails: on speed (eggcat's requests/s below nginx's, or its p99
+# above), on memory (VmRSS or VmHWM over TARGET_RSS_MIB, default 96), on a missing figure (a
+# requests/s, p99 or CPU figure wrk or /proc did not give, in any round: compared as a
+# number, never as text or 0), or on a check of what the servers answer (a wrong status,
+# encoding or body, a socket error: the figures would measure something else); 0 only when
+# every row, the memory line and the bodies line pass. TARGET_RSS_MIB=1 fails on purpose;
+# DURATION and ROUNDS set the load.
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
@@ -74,7 +79,8 @@ DURATION=${DURATION:-5s}
 WARMUP=2s
 # Each case runs ROUNDS times, the servers alternating; the table shows the medians.
 ROUNDS=${ROUNDS:-3}
-TARGET_RSS_MIB=96
+TARGET_RSS_MIB=${TARGET_RSS_MIB:-96}
+[[ "$TARGET_RSS_MIB" =~ ^[1-9][0-9]*$ ]] || die "TARGET_RSS_MIB is a whole number of MiB, not '$TARGET_RSS_MIB'"
 READY_TIMEOUT_S=60
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/eggcat-bench-serve.XXXXXX")
@@ -380,12 +386,17 @@ load() {
     fi
     RPS_ALL[$key]+="$rps "
     P99_ALL[$key]+="$p99 "
+    # Without a request count (wrk printed none) the figure is missing ("?"), never 0.
     CPU_ALL[$key]+="$(awk -v t=$((after - before)) -v hz="$(getconf CLK_TCK)" -v n="${requests:-0}" \
-        'BEGIN { if (n > 0) printf "%.1f", t * 1000 / hz / (n / 1000); else print 0 }') "
+        'BEGIN { if (n > 0) printf "%.1f", t * 1000 / hz / (n / 1000); else print "?" }') "
 }
 
-# The median of the numbers given as arguments.
+# The median of the numbers given as arguments; nothing (a missing figure) when one of them is
+# not a number (a p99 wrk did not print reads "?": the median of the others would hide it).
 median() {
+    local v
+    for v in "$@"; do bench_is_num "$v" || return 0; done
+    (($# > 0)) || return 0
     printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'
 }
 
@@ -522,33 +533,52 @@ FMT='%-20s %13s %12s %13s %14s %13s  %-6s %14s %13s\n'
     printf "$FMT" ---- ------------ ----------- ------------ ------------- ------------ ------ \
         ------------- ------------
 }
+FAILS=0
 for case in "${CASES[@]}"; do
     for enc in identity gzip; do
         e="eggcat|$case|$enc"
         n="nginx|$case|$enc"
         label=$case
         [[ "$enc" == gzip ]] && label="$case, gzip"
-        ratio=$(awk -v a="${RPS[$e]}" -v b="${RPS[$n]}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
+        ratio=$(awk -v a="${RPS[$e]:-}" -v b="${RPS[$n]:-}" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')
         # PASS: both servers answered what the row claims (status, encoding, body, no socket
-        # error), at least nginx's requests/s, and a p99 no worse than nginx's.
-        result=$(awk -v a="${RPS[$e]}" -v b="${RPS[$n]}" -v pa="${P99[$e]}" -v pb="${P99[$n]}" \
-            'BEGIN { print (a >= b && pa <= pb) ? "PASS" : "FAIL" }')
+        # error), at least nginx's requests/s, and a p99 no worse than nginx's, every figure a
+        # number (awk would compare a "?" with a number as text).
+        missing_figure=""
+        for v in "${RPS[$e]:-}" "${RPS[$n]:-}" "${P99[$e]:-}" "${P99[$n]:-}" "${CPU[$e]:-}" "${CPU[$n]:-}"; do
+            bench_is_num "$v" || missing_figure=1
+        done
+        if [[ -n "$missing_figure" ]]; then
+            result="FAIL (figure missing)"
+        else
+            result=$(awk -v a="${RPS[$e]}" -v b="${RPS[$n]}" -v pa="${P99[$e]}" -v pb="${P99[$n]}" \
+                'BEGIN { print (a + 0 >= b + 0 && pa + 0 <= pb + 0) ? "PASS" : "FAIL" }')
+        fi
         if [[ -n "${ROW_PROBLEMS["$case|$enc"]:-}" ]]; then
             result=FAIL
         fi
+        [[ "$result" == PASS ]] || FAILS=$((FAILS + 1))
         # shellcheck disable=SC2059 # the format is a constant
-        printf "$FMT" "$label" "${RPS[$e]}" "${RPS[$n]}" "$ratio" "${P99[$e]}" "${P99[$n]}" "$result" \
-            "${CPU[$e]}" "${CPU[$n]}"
+        printf "$FMT" "$label" "${RPS[$e]:-missing}" "${RPS[$n]:-missing}" "$ratio" "${P99[$e]:-missing}" \
+            "${P99[$n]:-missing}" "$result" "${CPU[$e]:-missing}" "${CPU[$n]:-missing}"
     done
 done
 echo
-# Prints PASS when KiB is within the memory target, FAIL otherwise.
+# Sets MEM_VERDICT to PASS when KiB is within the memory target, FAIL otherwise; counts a FAIL.
 verdict() {
-    if (($1 <= TARGET_RSS_MIB * 1024)); then echo PASS; else echo FAIL; fi
+    if (($1 <= TARGET_RSS_MIB * 1024)); then
+        MEM_VERDICT=PASS
+    else
+        MEM_VERDICT=FAIL
+        FAILS=$((FAILS + 1))
+    fi
 }
+verdict "$RSS_KIB"
+RSS_VERDICT=$MEM_VERDICT
+verdict "$HWM_KIB"
 printf 'eggcat memory (target %d MiB): %.1f MiB resident after the load: %s; %.1f MiB peak (VmHWM): %s\n' \
-    "$TARGET_RSS_MIB" "$(awk -v k="$RSS_KIB" 'BEGIN { print k / 1024 }')" "$(verdict "$RSS_KIB")" \
-    "$(awk -v k="$HWM_KIB" 'BEGIN { print k / 1024 }')" "$(verdict "$HWM_KIB")"
+    "$TARGET_RSS_MIB" "$(awk -v k="$RSS_KIB" 'BEGIN { print k / 1024 }')" "$RSS_VERDICT" \
+    "$(awk -v k="$HWM_KIB" 'BEGIN { print k / 1024 }')" "$MEM_VERDICT"
 if ((BODY_FAILURES == 0)); then BODY_VERDICT=PASS; else BODY_VERDICT=FAIL; fi
 printf 'bodies: %d published files, %d requests (each file from both servers, without and with gzip), %d not the file'"'"'s bytes after decoding: %s\n' \
     "$BODY_PATHS" "$BODY_REQUESTS" "$BODY_FAILURES" "$BODY_VERDICT"
@@ -561,4 +591,10 @@ if ((${#PROBLEMS[@]} > 0)); then
     printf '  %s\n' "${PROBLEMS[@]}"
     exit 1
 fi
+if ((FAILS > 0)); then
+    echo
+    echo "FAIL: $FAILS of $((${#CASES[@]} * 2 + 2)) rows and memory figures missed their target or lack a figure."
+    exit 1
+fi
+echo "PASS: every row and both memory figures met their targets."
 exit 0

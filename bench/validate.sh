@@ -10,17 +10,24 @@
 #
 # Run from anywhere:  bash bench/validate.sh        (KEEP_TMP=1 keeps the temp dir)
 # Needs: cargo, python3, /usr/bin/time (installed with apt-get when missing, as root).
-# Exits 0 even on FAIL: it is a measurement.
+# Exits 1 when a target is missed or a figure is missing (a time or peak memory that
+# /usr/bin/time did not give FAILs its row, never reads as 0 ms), and when the run on the ten
+# repositories found no diagnostic (it would not have read them); 0 only when every row passes.
+# TARGET_CORPUS_MS, TARGET_HOSTILE_MS and TARGET_RSS_MIB set the targets (TARGET_CORPUS_MS=1
+# fails on purpose); RUNS the runs on the ten repositories.
 set -euo pipefail
 
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 bench_locate
 
-TARGET_CORPUS_MS=1000
-TARGET_HOSTILE_MS=2000
-TARGET_RSS_MIB=512
-RUNS=5
+TARGET_CORPUS_MS=${TARGET_CORPUS_MS:-1000}
+TARGET_HOSTILE_MS=${TARGET_HOSTILE_MS:-2000}
+TARGET_RSS_MIB=${TARGET_RSS_MIB:-512}
+RUNS=${RUNS:-5}
+for n in "$TARGET_CORPUS_MS" "$TARGET_HOSTILE_MS" "$TARGET_RSS_MIB" "$RUNS"; do
+    [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "targets and RUNS are whole numbers of at least 1, not '$n'"
+done
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/eggcat-bench-validate.XXXXXX")
 # shellcheck disable=SC2317 # called by the trap
@@ -36,37 +43,70 @@ trap cleanup EXIT
 bench_need_tools time cargo python3
 bench_build_binary
 
-# Runs `eggcat validate` with the given arguments under /usr/bin/time; sets MS and KIB.
+# Runs `eggcat validate` with the given arguments under /usr/bin/time; sets MS and KIB, each
+# empty when /usr/bin/time did not give it (a missing figure, which FAILs its row).
 # stdout goes to $TMP/out.jsonl. Exit status 1 (errors found) is expected.
 measure() {
-    local rc=0
+    local rc=0 secs kib
     /usr/bin/time -f '%e %M' -o "$TMP/time" "$BIN" validate --format json "$@" >"$TMP/out.jsonl" 2>"$TMP/err" || rc=$?
     [[ $rc -le 1 ]] || { cat "$TMP/err" >&2; die "eggcat validate exited with $rc"; }
     # /usr/bin/time writes "Command exited with non-zero status 1" first when errors are found.
-    read -r secs KIB < <(tail -n 1 "$TMP/time")
-    MS=$(awk -v s="$secs" 'BEGIN { printf "%d", s * 1000 + 0.5 }')
+    read -r secs kib < <(tail -n 1 "$TMP/time") || true
+    MS="" KIB=""
+    if bench_is_num "${secs:-}" && bench_is_num "${kib:-}"; then
+        MS=$(awk -v s="$secs" 'BEGIN { printf "%d", s * 1000 + 0.5 }')
+        KIB=$kib
+    else
+        say "could not read /usr/bin/time's output for validate $*: $(cat "$TMP/time")"
+    fi
 }
 
 mib() {
-    awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'
+    if bench_is_num "${1:-}"; then awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; else echo missing; fi
 }
 
-verdict() { # value target
-    if [[ $1 -le $2 ]]; then echo PASS; else echo FAIL; fi
+FAILS=0
+# Prints PASS when every VALUE is at most its TARGET, FAIL otherwise, and "FAIL (figure
+# missing)" when a value is not a number; counts a FAIL in FAILS.
+# Usage: verdict VALUE TARGET [VALUE TARGET]...
+verdict() {
+    local result=PASS
+    while (($# >= 2)); do
+        if ! bench_is_num "$1"; then
+            result="FAIL (figure missing)"
+            break
+        fi
+        awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }' || result=FAIL
+        shift 2
+    done
+    [[ "$result" == PASS ]] || FAILS=$((FAILS + 1))
+    RESULT=$result
 }
 
 say "validating $SHARED/pelican-eggs ($RUNS runs)"
 WALLS=()
 PEAK=0
+MISSING=0
 for _ in $(seq "$RUNS"); do
     measure "$SHARED/pelican-eggs"
+    if [[ -z "$MS" ]]; then
+        MISSING=$((MISSING + 1))
+        continue
+    fi
     WALLS+=("$MS")
-    [[ $KIB -gt $PEAK ]] && PEAK=$KIB
+    ((KIB > PEAK)) && PEAK=$KIB
 done
 cp "$TMP/out.jsonl" "$TMP/corpus.jsonl"
-read -r MED MAX < <(printf '%s\n' "${WALLS[@]}" | sort -n | awk '{ v[NR] = $1 } END { printf "%d %d\n", v[int((NR + 1) / 2)], v[NR] }')
+# One run without its figures leaves the row without them: a median of the others would hide it.
+MED="" MAX=""
+if ((MISSING == 0)); then
+    read -r MED MAX < <(printf '%s\n' "${WALLS[@]}" | sort -n | awk '{ v[NR] = $1 } END { printf "%d %d\n", v[int((NR + 1) / 2)], v[NR] }')
+else
+    PEAK=""
+fi
+DIAGNOSTICS=$(grep -c . "$TMP/corpus.jsonl" || true)
 
-echo "Diagnostics per code on the ten repositories ($(grep -c . "$TMP/corpus.jsonl" || true) in all; $(tail -n 1 "$TMP/err")):"
+echo "Diagnostics per code on the ten repositories ($DIAGNOSTICS in all; $(tail -n 1 "$TMP/err")):"
 python3 - "$TMP/corpus.jsonl" <<'PY'
 import collections, json, sys
 rows = [json.loads(line) for line in open(sys.argv[1])]
@@ -105,13 +145,29 @@ PY
 
 ROW_FMT="%-40s %10s %10s %14s %10s %8s\n"
 echo
-printf "$ROW_FMT" scenario "median ms" "max ms" "peak RSS MiB" target result
-printf "$ROW_FMT" -------- --------- ------ ------------ ------ ------
-printf "$ROW_FMT" "ten repositories ($RUNS runs)" "$MED" "$MAX" "$(mib "$PEAK")" "$TARGET_CORPUS_MS ms" "$(verdict "$MED" "$TARGET_CORPUS_MS")"
+# shellcheck disable=SC2059 # the format is a constant
+{
+    printf "$ROW_FMT" scenario "median ms" "max ms" "peak RSS MiB" target result
+    printf "$ROW_FMT" -------- --------- ------ ------------ ------ ------
+}
+verdict "$MED" "$TARGET_CORPUS_MS"
+# A run on the ten repositories that reports nothing did not read them (they hold errors).
+if [[ "$RESULT" == PASS ]] && ((DIAGNOSTICS == 0)); then
+    RESULT="FAIL (no diagnostic)"
+    FAILS=$((FAILS + 1))
+fi
+# shellcheck disable=SC2059 # the format is a constant
+printf "$ROW_FMT" "ten repositories ($RUNS runs)" "${MED:-missing}" "${MAX:-missing}" "$(mib "$PEAK")" "$TARGET_CORPUS_MS ms" "$RESULT"
 for f in egg-50mb.json egg-one-line.json egg-100k-variables.json; do
     measure "$TMP/hostile/$f"
-    ok=$(verdict "$MS" "$TARGET_HOSTILE_MS")
-    [[ $(( KIB / 1024 )) -le $TARGET_RSS_MIB ]] || ok=FAIL
-    printf "$ROW_FMT" "$f ($(du -m "$TMP/hostile/$f" | cut -f1) MB)" "$MS" "$MS" "$(mib "$KIB")" "$TARGET_HOSTILE_MS ms" "$ok"
+    verdict "$MS" "$TARGET_HOSTILE_MS" "$KIB" $((TARGET_RSS_MIB * 1024))
+    # shellcheck disable=SC2059 # the format is a constant
+    printf "$ROW_FMT" "$f ($(du -m "$TMP/hostile/$f" | cut -f1) MB)" "${MS:-missing}" "${MS:-missing}" "$(mib "$KIB")" "$TARGET_HOSTILE_MS ms" "$RESULT"
 done
 echo "Wall time from /usr/bin/time (10 ms resolution); hostile rows also need peak RSS <= $TARGET_RSS_MIB MiB."
+if ((FAILS > 0)); then
+    echo "FAIL: $FAILS of 4 rows missed their target or lack a figure."
+    exit 1
+fi
+echo "PASS: all 4 rows met their targets."
+exit 0
