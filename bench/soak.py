@@ -2,10 +2,19 @@
 """The moving parts of bench/soak.sh: upstream commits, the consistency checker, the load's paths.
 
 Subcommands (each prints one JSON object of figures on stdout when it ends):
-  paths BASE OUT         writes the load's request lines (path and headers) for bench/soak.lua
+  paths BASE OUT         writes the load's paths for bench/soak.lua, one per line, and beside
+                         them OUT.json: for each path, whether the catalog published it and the
+                         egg it belongs to (repository, file), as the first build's summary and
+                         egg documents say; then requests each once (its figures name every path
+                         that answered otherwise than they say)
   mutate REPOS SECONDS   commits to the upstream git repositories every few seconds until killed
+                         (its figures list each egg file it removed, with when)
   check BASE SECONDS     checks until killed that what one build serves holds together
   memory PID SECONDS     samples the resident memory (VmRSS) of PID until killed
+  judge PATHS_JSON MUTATE_JSON WRK_OUT START
+                         names every path the load got 404 or 410 for, each with why it was
+                         expected, or that it should exist (published, and its egg not removed
+                         upstream, or not yet); exits 1 on one that should exist
 
 The checker reads `_status.json` (the build id), `_summary.json`, a few listed eggs' documents
 and import files and page, then `_status.json` again. When both status reads name the same build,
@@ -72,6 +81,8 @@ def mutate(repos_dir, every):
     files = {r: egg_files(r) for r in repos}
     added = {r: [] for r in repos}
     counts = {"changed": 0, "added": 0, "removed": 0}
+    # Each egg file removed, as [repository, path in it, Unix time of the commit].
+    removed = []
     n = 0
     while not STOP:
         time.sleep(every)
@@ -102,6 +113,7 @@ def mutate(repos_dir, every):
             files[repo].remove(path)
             git(repo, "rm", "-q", path)
             git(repo, "commit", "-q", "-m", f"soak {n}: remove")
+            removed.append([os.path.basename(repo), os.path.relpath(path, repo), time.time()])
             counts["removed"] += 1
             continue
         with open(path, "w", encoding="utf-8") as fh:
@@ -109,7 +121,7 @@ def mutate(repos_dir, every):
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", f"soak {n}: {kind}")
         counts[kind] += 1
-    print(json.dumps({"commits": sum(counts.values()), **counts}))
+    print(json.dumps({"commits": sum(counts.values()), **counts, "removed_files": removed}))
 
 
 class Client:
@@ -226,34 +238,98 @@ def memory(pid, every):
 
 
 def paths(base, out):
-    """The load's request lines: `PATH<TAB>HEADER...` for bench/soak.lua, one per line."""
+    """The load's paths for bench/soak.lua, one per line, and `OUT.json`: for each path, whether
+    the first build published it (`exists`: for an import file, whether the egg's document
+    names it) and the egg it belongs to (`egg`: repository and file, or null)."""
     client = Client(base)
     status, body = client.get("/api/v1/eggs/_summary.json")
     assert status == 200, status
     summary = json.loads(body)
     rng = random.Random(3)
-    lines = []
+    expected = {}
     for p in ["/api/v1/eggs/_index.json", "/api/v1/eggs/_summary.json", "/api/v1/_status.json",
               "/api/v1/compat/pelican.json", "/api/v1/compat/pterodactyl.json", "/",
               "/eggs/", "/feed.atom", "/api/v1/openapi.json"]:
-        lines.append(p)
+        expected[p] = {"exists": True, "egg": None}
     for item in rng.sample(summary, min(200, len(summary))):
         s = item["slug"]
-        lines += [f"/api/v1/eggs/{s}.json", f"/api/v1/eggs/{s}/pelican.json",
-                  f"/api/v1/eggs/{s}/pterodactyl.json", f"/api/v1/eggs/{s}/pelican.yaml",
-                  f"/eggs/{s}/"]
+        egg = [item["repo"], item["path"]]
+        # The import files the egg's document names (`meta.import`: a file Pelican cannot
+        # import at all is not written, its URL null or left out) are the ones published.
+        status, body = client.get(f"/api/v1/eggs/{s}.json")
+        assert status == 200, f"/api/v1/eggs/{s}.json answered {status}, the summary lists it"
+        imports = json.loads(body)["meta"]["import"]
+        pelican, pterodactyl = imports.get("pelican") or {}, imports.get("pterodactyl") or {}
+        for p, exists in [(f"/api/v1/eggs/{s}.json", True),
+                          (f"/api/v1/eggs/{s}/pelican.json", bool(pelican.get("json"))),
+                          (f"/api/v1/eggs/{s}/pterodactyl.json", bool(pterodactyl.get("json"))),
+                          (f"/api/v1/eggs/{s}/pelican.yaml", bool(pelican.get("yaml"))),
+                          (f"/eggs/{s}/", True)]:
+            expected[p] = {"exists": exists, "egg": egg}
     # 404s, each about 2 % of the load together.
-    lines += ["/api/v1/eggs/no-such-egg.json", "/eggs/no-such-egg/", "/nope"]
+    for p in ["/api/v1/eggs/no-such-egg.json", "/eggs/no-such-egg/", "/nope"]:
+        expected[p] = {"exists": False, "egg": None}
+    lines = list(expected)
     with open(out, "w", encoding="utf-8") as fh:
         fh.write("\n".join(lines) + "\n")
+    with open(out + ".json", "w", encoding="utf-8") as fh:
+        json.dump(expected, fh, indent=1)
     # One request to each, over one connection (about a second), so that the memory baseline
     # taken right after holds what serving them allocates, before the first rebuild (10 s after
-    # the first build) can start.
+    # the first build) can start. Each must answer as the catalog says: 200, or 404 for a path
+    # not published.
     started = time.monotonic()
+    unlike = []
     for p in lines:
-        client.get(p)
+        status, _ = client.get(p)
+        if status != (200 if expected[p]["exists"] else 404):
+            unlike.append(f"{p} answered {status}, the catalog says it is {'' if expected[p]['exists'] else 'not '}published")
     print(json.dumps({"paths": len(lines), "eggs": len(summary),
-                      "warm_s": round(time.monotonic() - started, 2)}))
+                      "warm_s": round(time.monotonic() - started, 2), "unlike_catalog": unlike}))
+
+
+def judge(paths_json, mutate_json, wrk_out, start):
+    """Names every path the load got 404 or 410 for, and why each was expected; a path the
+    first build published whose egg was not removed upstream (or not yet, at the second it
+    first answered) should exist: exits 1 naming it. Times are printed in seconds from `start`
+    (Unix seconds, when the load began)."""
+    with open(paths_json, encoding="utf-8") as fh:
+        expected = json.load(fh)
+    with open(mutate_json, encoding="utf-8") as fh:
+        removed = {(repo, path): at for repo, path, at in json.load(fh)["removed_files"]}
+    gone = []
+    with open(wrk_out, encoding="utf-8") as fh:
+        for line in fh:
+            m = re.match(r"^gone (\d+) (\d+) (\d+) (\d+) (.*)$", line.rstrip("\n"))
+            if m:
+                gone.append((int(m[1]), int(m[2]), int(m[3]), int(m[4]), m[5]))
+    fine, wrong = [], []
+    for status, count, first, last, path in gone:
+        what = f"{status} {path}: {count} times, at {first - start}-{last - start} s"
+        want = expected.get(path)
+        egg = tuple(want["egg"]) if want and want["egg"] else None
+        # Lua's seconds are whole: the commit's second counts as after it.
+        removed_at = removed.get(egg) if egg else None
+        if want is None:
+            wrong.append(f"{what}: not a path of the load")
+        elif removed_at is not None and first >= int(removed_at):
+            fine.append(f"{what}: its egg {egg[0]}/{egg[1]} was removed upstream at {int(removed_at) - start} s")
+        elif removed_at is not None:
+            wrong.append(f"{what}: before its egg {egg[0]}/{egg[1]} was removed upstream (at {int(removed_at) - start} s)")
+        elif not want["exists"] and status == 404:
+            fine.append(f"{what}: not published (no such egg, or an import file the egg's document does not name)")
+        elif not want["exists"]:
+            wrong.append(f"{what}: never published, but its egg was not removed either")
+        elif egg:
+            wrong.append(f"{what}: published by the first build and its egg not removed: should exist")
+        else:
+            wrong.append(f"{what}: published by the first build: should exist")
+    for line in fine:
+        print(f"  expected  {line}")
+    for line in wrong:
+        print(f"  FAIL      {line}")
+    print(json.dumps({"gone_paths": len(gone), "expected": len(fine), "should_exist": len(wrong)}))
+    sys.exit(1 if wrong else 0)
 
 
 def main():
@@ -266,6 +342,8 @@ def main():
         check(args[0], float(args[1]))
     elif cmd == "memory":
         memory(int(args[0]), float(args[1]))
+    elif cmd == "judge":
+        judge(args[0], args[1], args[2], int(args[3]))
     else:
         sys.exit(f"unknown subcommand {cmd}")
 

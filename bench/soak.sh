@@ -5,19 +5,28 @@
 # `eggcat serve --refresh 10s`: a rebuild every 10 s. While it runs, for MINUTES (default 10):
 #   - upstream: a commit every 3 s in a random repository (an egg's description changed, an egg
 #     added, an egg removed: `soak.py mutate`);
-#   - load: wrk (1 thread, 16 connections) over a mix of the index, summary, status, both
-#     compat indexes, the web pages, feed, OpenAPI, and 200 eggs' documents, import files and
-#     pages, plus three 404 paths; a third of the requests ask for gzip, br or zstd, one in ten
-#     is conditional (`soak.lua`);
+#   - load: wrk (16 connections, one per thread, so that each answer is known by its path)
+#     over a mix of the index, summary, status, both compat indexes, the web pages, feed,
+#     OpenAPI, and 200 eggs' documents, import files and pages, plus three 404 paths; a third of
+#     the requests ask for gzip, br or zstd, one in ten is conditional (`soak.lua`), and every
+#     path that answered 404 or 410 is named;
 #   - the checker (`soak.py check`): rounds of status, summary, eight listed eggs' document,
 #     import file and page, status again; in a round that one build answered whole, every listed
 #     egg must answer 200 with the name and `indexedAt` the summary gives (no response mixes two builds);
 #   - memory: VmRSS of the server every 5 s, against its value once the first build is served.
 #
-# Pass (exit 0): no socket error, no status outside 200/304/404/410 (404 is expected of the
-# three 404 paths and the pages of eggs removed during the run, 410 of their documents), no
-# mixed round, no checker error, every rebuild the server logged succeeded, and resident memory
-# at most 1.3x its first value at every sample. Prints the figures either way.
+# Pass (exit 0): no socket error, no status outside 200/304/404/410, and a 404 or 410 only
+# where one is expected: every path that answered one is listed with why (`soak.py judge`), and
+# a path the first build published (a document or page of an egg its summary listed, an import
+# file the egg's document names) whose egg was not removed upstream, or not yet at the second
+# it answered, should exist and FAILs the run (a rebuild that loses import files); 404 is
+# expected of the three 404 paths and of import files the egg's document does not name (no file
+# is written for an egg Pelican cannot import), 404 or 410 of the paths of an egg removed during
+# the run. Also: each path answered, before the load, as the catalog says it should;
+# no mixed round, no checker error, every rebuild the server logged succeeded, and resident
+# memory at most 1.3x its first value at every sample. Exits 1 on any of these, and when a
+# figure is missing (no request, no rebuild, no conclusive checker round, no upstream commit).
+# Prints the figures either way.
 #
 # Run: bash bench/soak.sh [MINUTES]   (KEEP_TMP=1 keeps the temp dir and logs)
 # Needs: cargo, git, curl, python3, wrk (installed with apt-get when missing, as root).
@@ -35,6 +44,7 @@ MAX_RATIO=1.3
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/eggcat-bench-soak.XXXXXX")
 PIDS=()
 
+# shellcheck disable=SC2317 # called by the trap
 cleanup() {
     local pid
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
@@ -61,7 +71,7 @@ done
 curl -sf "$BASE/readyz" >/dev/null || die "not ready after 60 s"
 # One pass over every path first (soak.py paths), so that the baseline holds what serving
 # them allocates; the baseline is sampled right after, before the first rebuild.
-python3 "$(dirname "$0")/soak.py" paths "$BASE" "$TMP/paths.txt" >"$TMP/paths.json"
+python3 "$(dirname "$0")/soak.py" paths "$BASE" "$TMP/paths.txt" >"$TMP/paths.out"
 
 python3 "$(dirname "$0")/soak.py" memory "$SERVER" 5 >"$TMP/memory.json" &
 PIDS+=($!)
@@ -73,8 +83,9 @@ python3 "$(dirname "$0")/soak.py" check "$BASE" 0.5 >"$TMP/check.json" 2>"$TMP/c
 PIDS+=($!)
 CHECK=$!
 
-say "load for $MINUTES min (wrk -t1 -c16; a commit every 3 s, a rebuild every 10 s)"
-SOAK_PATHS="$TMP/paths.txt" wrk -t1 -c16 -d"${SECONDS_TOTAL}s" --timeout 5s --latency \
+say "load for $MINUTES min (wrk -t16 -c16; a commit every 3 s, a rebuild every 10 s)"
+LOAD_START=$(date +%s)
+SOAK_PATHS="$TMP/paths.txt" wrk -t16 -c16 -d"${SECONDS_TOTAL}s" --timeout 5s --latency \
     -s "$(dirname "$0")/soak.lua" "$BASE" >"$TMP/wrk.out" 2>&1 || {
     cat "$TMP/wrk.out" >&2
     die "wrk failed"
@@ -84,11 +95,13 @@ wait "$MUTATE" "$CHECK" "$MEMORY" 2>/dev/null || true
 kill -0 "$SERVER" 2>/dev/null || die "eggcat serve died during the soak (log: $TMP/serve.log)"
 
 export TMP MAX_RATIO MINUTES
-python3 - <<'EOF'
+status=0
+python3 - <<'EOF' || status=1
 import json, os, re, sys
 tmp = os.environ["TMP"]
 wrk = open(f"{tmp}/wrk.out").read()
 statuses = json.loads(re.search(r"^statuses (\{.*\})$", wrk, re.M).group(1))
+warm = json.loads(open(f"{tmp}/paths.out").read())
 lat = dict((k, int(v)) for k, v in re.findall(r"(p50|p90|p99|p999|max)=(\d+)", wrk))
 errs = dict((k, int(v)) for k, v in re.findall(r"(connect|read|write|timeout)=(\d+)", wrk))
 rps = float(re.search(r"Requests/sec:\s+([\d.]+)", wrk).group(1))
@@ -105,6 +118,7 @@ ratio = mem["max_ratio"]
 limit = float(os.environ["MAX_RATIO"])
 rows = [
     ("minutes", os.environ["MINUTES"], ""),
+    ("paths loaded", warm["paths"], f"of {warm['eggs']} eggs; answered unlike the catalog before the load: {len(warm['unlike_catalog'])}"),
     ("requests (wrk)", total, f"{rps:.0f}/s"),
     ("statuses", json.dumps(statuses, sort_keys=True), "unexpected: " + (json.dumps(unexpected) if unexpected else "none")),
     ("socket errors", sum(errs.values()), json.dumps(errs)),
@@ -119,7 +133,11 @@ rows = [
 ]
 for name, value, note in rows:
     print(f"{name:<34} {value!s:<44} {note}")
+for line in warm["unlike_catalog"]:
+    print(f"  before the load: {line}")
 fails = []
+if warm["unlike_catalog"]: fails.append("paths answered unlike the catalog before the load")
+if total == 0: fails.append("no request answered")
 if unexpected: fails.append("unexpected statuses")
 if sum(errs.values()): fails.append("socket errors")
 if failed: fails.append("rebuild errors")
@@ -131,3 +149,15 @@ if ratio > limit: fails.append(f"memory ratio {ratio:.2f} > {limit}")
 print("FAIL: " + ", ".join(fails) if fails else "PASS")
 sys.exit(1 if fails else 0)
 EOF
+echo
+echo "paths that answered 404 or 410 under the load (seconds from its start):"
+if ! python3 "$(dirname "$0")/soak.py" judge "$TMP/paths.txt.json" "$TMP/mutate.json" "$TMP/wrk.out" "$LOAD_START" >"$TMP/judge.out"; then
+    status=1
+fi
+cat "$TMP/judge.out"
+if ((status != 0)); then
+    echo "soak: FAIL (above)"
+    exit 1
+fi
+echo "soak: PASS"
+exit 0
