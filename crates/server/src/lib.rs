@@ -6,6 +6,7 @@
 //! reads top to bottom in [`App::handle`].
 
 mod app;
+mod bodies;
 mod conditional;
 mod encoding;
 mod error;

@@ -60,6 +60,8 @@ pub(crate) struct Catalog {
     pub(crate) built: u64,
     /// Its distinct image references present, missing and unknown.
     pub(crate) images: [usize; 3],
+    /// Bytes of its bodies held in memory ([`crate::bodies`]).
+    pub(crate) cached: u64,
 }
 
 /// All metrics of one server.
@@ -165,6 +167,8 @@ impl Metrics {
             for (status, n) in ["present", "missing", "unknown"].iter().zip(c.images) {
                 let _ = writeln!(o, "eggcat_images{{status=\"{status}\"}} {n}");
             }
+            o.push_str("# HELP eggcat_body_cache_bytes Bytes of the served snapshot's bodies held in memory (at most 16 MiB).\n# TYPE eggcat_body_cache_bytes gauge\n");
+            let _ = writeln!(o, "eggcat_body_cache_bytes {}", c.cached);
         }
         o.push_str("# HELP eggcat_snapshot_damaged_files Files of the served snapshot that did not match its manifest when it was loaded (not served).\n# TYPE eggcat_snapshot_damaged_files gauge\n");
         let _ = writeln!(

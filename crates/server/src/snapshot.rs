@@ -1,9 +1,10 @@
 //! A published snapshot being served: an index of its files in memory, their bodies on disk.
 //!
 //! Architecture invariant: the server holds what it needs to route and answer (each file's
-//! path, length, ETag, and which precompressed forms it has), never the bodies. A body is read
-//! from the snapshot's folder when a request wants it, through the page cache, which the
-//! kernel shares with every process and gives back under pressure. Opening a snapshot reads its
+//! path, length, ETag, and which precompressed forms it has), and of the bodies only a bounded
+//! cache of those asked for most ([`crate::bodies`]: at most 16 MiB, whatever the catalog's
+//! size). Any other body is read from the snapshot's folder when a request wants it, through
+//! the page cache, which the kernel shares with every process and gives back under pressure. Opening a snapshot reads its
 //! manifest, not its files, so a restart is ready in the time that takes; the files are then
 //! checked against the manifest in the background ([`Snapshot::verify`]), and each file is
 //! checked on its first read, so a damaged file is answered 404, never half a document.
@@ -27,6 +28,7 @@ use eggcat_store::{Damaged, Served};
 use http::HeaderValue;
 use sha2::{Digest, Sha256};
 
+use crate::bodies::Bodies;
 use crate::encoding::Coding;
 use crate::error::ServerError;
 
@@ -64,6 +66,8 @@ struct Files {
     names: String,
     /// Sorted by path.
     entries: Vec<Entry>,
+    /// The bodies asked for most, in memory.
+    bodies: Bodies,
 }
 
 impl Files {
@@ -92,6 +96,10 @@ impl Files {
     /// snapshot's files are never written to once published) and read exactly its length, so a
     /// truncated file is still found.
     fn read(&self, entry: &Entry, coding: Coding) -> Result<Bytes, Damaged> {
+        let key = (entry.name, coding.index() as u8);
+        if let Some(body) = self.bodies.get(key) {
+            return Ok(body);
+        }
         let (rel, size) = self.form(entry, coding);
         let damaged = |problem: String| Damaged {
             path: rel.clone(),
@@ -111,11 +119,12 @@ impl Files {
         if body.len() != size as usize {
             return Err(damaged(format!("{} bytes, expected {size}", body.len())));
         }
-        if verified {
-            return Ok(Bytes::from(body));
+        if !verified {
+            Files::verified(entry, coding, &Sha256::digest(&body)).map_err(damaged)?;
         }
-        Files::verified(entry, coding, &Sha256::digest(&body)).map_err(damaged)?;
-        Ok(Bytes::from(body))
+        let body = Bytes::from(body);
+        self.bodies.offer(key, &body);
+        Ok(body)
     }
 
     /// Checks `entry`'s form in `coding` against the manifest without holding it: read through
@@ -345,6 +354,7 @@ impl Snapshot {
             _pin: pin,
             names: index.names,
             entries: index.entries,
+            bodies: Bodies::new(),
         };
         let read_checked = |path: &str| -> Option<Result<Bytes, Damaged>> {
             let entry = files_.find(path)?;
@@ -429,6 +439,11 @@ impl Snapshot {
             }
         }
         (self.files.entries.len(), bytes)
+    }
+
+    /// Bytes of its bodies held in memory.
+    pub(crate) fn cached(&self) -> u64 {
+        self.files.bodies.held()
     }
 
     /// Why `slug` answers `410 Gone`, when it was removed from the catalog.
