@@ -14,9 +14,10 @@
 # (`cargo install cargo-fuzz --locked`, into ~/.cargo/bin) when missing. The seed corpora are
 # written by fuzz/seed.py under fuzz/corpus/ (not committed); what a run adds stays there for
 # the next run. A crash input is written to fuzz/artifacts/TARGET/ and the exit status is 1.
+# A target that stopped before DURATION without a finding (its run ended early: it fuzzed less
+# than asked, which a passing run must not hide) also makes the exit status 1.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROOT=$PWD
 
 duration=${1:?usage: bench/fuzz.sh DURATION [TARGET...]}
 shift
@@ -100,6 +101,10 @@ for t in "${targets[@]}"; do
         echo "--- $t: exit status $status; the end of its log:" >&2
         grep -v '^#\|^INFO\|^stat::' "$log" | tail -40 >&2
         find "fuzz/artifacts/$t" -type f -newer "$logs/started" >&2
+    elif ((ran < seconds)); then
+        failed=1
+        echo "--- $t: ran $ran s, not the $seconds s asked; the end of its log:" >&2
+        grep -v '^#\|^INFO\|^stat::' "$log" | tail -20 >&2
     fi
 done
 
