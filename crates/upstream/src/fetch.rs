@@ -1,5 +1,7 @@
-//! Fetching one source: from its location to a scanned tree, or to "unchanged" when its tip
-//! commit is the one the previous catalog was built from.
+//! Fetching one source: from its location to its tree read at the tip ([`fetch_tree`]), or to
+//! "unchanged" when its tip commit is the one the previous catalog was built from, and the
+//! history of its egg files ([`read_history`]). Scanning the tree for eggs is the caller's
+//! (`eggcat-pipeline` runs the scans of every source on one pool).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -7,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use eggcat_catalog::history::{SourceHistory, walk};
 use eggcat_catalog::wire::VersionEvent;
-use eggcat_catalog::{Fetched, MAX_FILE_SIZE, TreeEntry, needs_content, scan};
+use eggcat_catalog::{MAX_FILE_SIZE, TreeEntry, needs_content};
 
 use crate::process::RunLimits;
 use crate::source::{Location, Source};
@@ -74,35 +76,6 @@ impl HistoryDepth {
 impl Default for HistoryDepth {
     fn default() -> Self {
         HistoryDepth::Commits(Self::DEFAULT_COMMITS)
-    }
-}
-
-/// Fetches `source` into its mirror under `mirrors_dir` and scans it. `previous_commit` is the
-/// commit the previous catalog holds for the source: when the upstream tip is still that commit,
-/// nothing is fetched or parsed. Never fails: a failure is [`Fetched::Failed`] with the reason.
-/// The three steps ([`fetch_tree`], scanning, [`read_history`]) are also called one by one, so
-/// that a caller fetching many sources runs the scans on one pool and the git commands on its
-/// own threads.
-pub fn fetch(
-    source: &Source,
-    mirrors_dir: &Path,
-    previous_commit: Option<&str>,
-    limits: Limits,
-) -> Fetched {
-    match fetch_tree(source, mirrors_dir, previous_commit, limits) {
-        Tree::Read(tree) => {
-            let scan = scan(&tree.entries);
-            let paths: Vec<&str> = scan.eggs.iter().map(|e| e.path.as_str()).collect();
-            let history = read_history(source, &tree, &paths, limits);
-            Fetched::Scanned {
-                branch: tree.branch,
-                commit: tree.commit,
-                scan,
-                history: Box::new(history),
-            }
-        }
-        Tree::Unchanged => Fetched::Unchanged,
-        Tree::Failed { branch, error } => Fetched::Failed { branch, error },
     }
 }
 

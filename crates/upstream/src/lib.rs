@@ -14,7 +14,7 @@ mod source;
 mod window;
 
 pub use fetch::{
-    HISTORY_BYTES, HistoryDepth, Limits, ReadTree, Tree, fetch, fetch_tree, read_history,
+    HISTORY_BYTES, HistoryDepth, Limits, ReadTree, Tree, fetch_tree, read_history,
 };
 pub use source::{ConfigError, Location, Source, SourceSpec, default_sources};
 
