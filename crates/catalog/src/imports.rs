@@ -6,8 +6,8 @@
 use eggcat_panels::{Database, PerDatabase};
 use serde_json::Value;
 
-use crate::build::{Derived, PreviousFiles};
 use crate::paths::{self, import};
+use crate::stages::{Derived, PreviousFiles};
 use crate::text::rfc3339;
 use crate::wire::{DatabaseFiles, Imports, PanelImport};
 

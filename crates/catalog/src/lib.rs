@@ -9,7 +9,6 @@
 //! parsed eggs plus the files it skipped and why. [`build`] then merges every source with the
 //! previous catalog (kept eggs, `indexedAt`), assigns slugs, and renders the documents.
 
-mod build;
 mod compat;
 pub mod history;
 mod identity;
@@ -21,13 +20,10 @@ pub mod paths;
 mod raw_url;
 mod scan;
 mod slug;
+mod stages;
 mod text;
 pub mod wire;
 
-pub use build::{
-    BuildContext, Catalog, Derived, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous,
-    PreviousError, PreviousFiles, PreviousSource, SourceInfo, SourceInput, build,
-};
 pub use images::{ImageFinding, ImageFindings};
 pub use name::{display_name, sort_names};
 pub use raw_url::render_raw_url;
@@ -36,6 +32,10 @@ pub use scan::{
     scan,
 };
 pub use slug::{SlugKey, assign_slugs, kebab, stem};
+pub use stages::{
+    BuildContext, Catalog, Derived, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous,
+    PreviousError, PreviousFiles, PreviousSource, SourceInfo, SourceInput, build,
+};
 pub use text::{hex, rfc3339};
 
 /// The interface version the published documents follow.
