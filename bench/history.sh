@@ -32,9 +32,7 @@ RUNS=${RUNS:-5}
 FIRST_RUNS=${FIRST_RUNS:-3}
 TARGET_RATIO=${TARGET_RATIO:-2.0}
 TARGET_NOCHANGE_MS=${TARGET_NOCHANGE_MS:-300}
-for n in "$COMMITS" "$RUNS" "$FIRST_RUNS" "$TARGET_NOCHANGE_MS"; do
-    [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "COMMITS, RUNS, FIRST_RUNS and TARGET_NOCHANGE_MS are whole numbers of at least 1, not '$n'"
-done
+bench_need_counts COMMITS RUNS FIRST_RUNS TARGET_NOCHANGE_MS
 bench_is_num "$TARGET_RATIO" || die "TARGET_RATIO is a number, not '$TARGET_RATIO'"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/eggcat-bench-history.XXXXXX")

@@ -167,3 +167,12 @@ PY
 bench_is_num() {
     [[ "${1:-}" =~ ^[0-9]+(\.[0-9]+)?$ ]]
 }
+
+# Dies unless each variable named is a whole number of at least 1 (a count or a target), naming
+# the one that is not.
+bench_need_counts() {
+    local name
+    for name in "$@"; do
+        [[ "${!name:-}" =~ ^[1-9][0-9]*$ ]] || die "$name is a whole number of at least 1, not '${!name:-}'"
+    done
+}

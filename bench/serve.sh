@@ -81,7 +81,7 @@ WARMUP=2s
 # Each case runs ROUNDS times, the servers alternating; the table shows the medians.
 ROUNDS=${ROUNDS:-3}
 TARGET_RSS_MIB=${TARGET_RSS_MIB:-96}
-[[ "$TARGET_RSS_MIB" =~ ^[1-9][0-9]*$ ]] || die "TARGET_RSS_MIB is a whole number of MiB, not '$TARGET_RSS_MIB'"
+bench_need_counts TARGET_RSS_MIB
 READY_TIMEOUT_S=60
 # The requests/s eggcat must reach, as a multiple of nginx's (issue 28): 1.2x on the small
 # documents, the 404 and every compressed row; 1.0x on the two large indexes uncompressed
@@ -89,6 +89,8 @@ READY_TIMEOUT_S=60
 # sendfile and eggcat copies it.
 TARGET_RATIO=${TARGET_RATIO:-1.2}
 TARGET_RATIO_LARGE=${TARGET_RATIO_LARGE:-1.0}
+bench_is_num "$TARGET_RATIO" || die "TARGET_RATIO is a number, not '$TARGET_RATIO'"
+bench_is_num "$TARGET_RATIO_LARGE" || die "TARGET_RATIO_LARGE is a number, not '$TARGET_RATIO_LARGE'"
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/eggcat-bench-serve.XXXXXX")
 EGGCAT_PID=""

@@ -25,9 +25,7 @@ TARGET_CORPUS_MS=${TARGET_CORPUS_MS:-1000}
 TARGET_HOSTILE_MS=${TARGET_HOSTILE_MS:-2000}
 TARGET_RSS_MIB=${TARGET_RSS_MIB:-512}
 RUNS=${RUNS:-5}
-for n in "$TARGET_CORPUS_MS" "$TARGET_HOSTILE_MS" "$TARGET_RSS_MIB" "$RUNS"; do
-    [[ "$n" =~ ^[1-9][0-9]*$ ]] || die "targets and RUNS are whole numbers of at least 1, not '$n'"
-done
+bench_need_counts TARGET_CORPUS_MS TARGET_HOSTILE_MS TARGET_RSS_MIB RUNS
 
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/eggcat-bench-validate.XXXXXX")
 # shellcheck disable=SC2317 # called by the trap
