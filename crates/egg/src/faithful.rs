@@ -14,6 +14,8 @@ use std::fmt;
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
+use crate::spans::{Spans, spans};
+
 /// Deepest nesting of arrays and objects accepted in JSON: serde_json's own limit (it refuses the
 /// 128th level).
 pub const MAX_JSON_DEPTH: usize = 127;
@@ -104,6 +106,14 @@ pub fn parse(bytes: &[u8], syntax: SyntaxKind) -> Result<Parsed, ParseError> {
     }
 }
 
+/// [`parse`], and where each node of the document is in the text ([`Spans`]): what validate
+/// places its findings with.
+pub fn parse_with_spans(bytes: &[u8], syntax: SyntaxKind) -> Result<(Parsed, Spans), ParseError> {
+    let parsed = parse(bytes, syntax)?;
+    let text = std::str::from_utf8(bytes).expect("the parser accepted it as UTF-8");
+    Ok((parsed, spans(text, syntax)))
+}
+
 fn parse_json(text: &str) -> Result<Parsed, ParseError> {
     let mut de = serde_json::Deserializer::from_str(text);
     let duplicates = RefCell::new(Vec::new());
@@ -138,6 +148,8 @@ fn parse_json(text: &str) -> Result<Parsed, ParseError> {
 
 fn parse_yaml(text: &str) -> Result<Parsed, ParseError> {
     let options = serde_saphyr::options! {
+        // The key lookahead is also `yaml_parser_options`': `spans_yaml.rs` reads the events of
+        // the text serde-saphyr accepted with the same limit.
         budget: serde_saphyr::budget! {
             max_depth: MAX_YAML_DEPTH,
             max_nodes: MAX_YAML_NODES,
@@ -157,6 +169,12 @@ fn parse_yaml(text: &str) -> Result<Parsed, ParseError> {
         value: value.0,
         warnings: Vec::new(),
     })
+}
+
+/// The options of the YAML parser serde-saphyr runs (granit-parser) that change what it reads,
+/// for the walk over its events that finds each node's place (`spans_yaml.rs`).
+pub(crate) fn yaml_parser_options() -> serde_saphyr::granit_parser::Options {
+    serde_saphyr::granit_parser::options! { simple_key_max_lookahead: MAX_YAML_KEY_CHARS }
 }
 
 /// The YAML library's message, reworded for an egg maintainer where it speaks to a programmer.

@@ -6,15 +6,23 @@
 //! order, same values), must refuse what it cannot represent (byte-order marks, invalid UTF-8,
 //! nesting deeper than [`MAX_JSON_DEPTH`] or [`MAX_YAML_DEPTH`], YAML alias bombs), and must treat
 //! duplicate keys the way the panel that imports the egg does (see `faithful.rs`).
+//! [`parse_with_spans`] also gives where each node is in the text ([`Spans`], `spans.rs`), which
+//! validate places its diagnostics with: the positions come from here, with the parser's own
+//! options and line counting, so no other crate reads an egg's text.
 
 mod faithful;
 mod images;
 pub mod panel;
+mod spans;
+mod spans_json;
+mod spans_yaml;
 mod view;
 
 pub use faithful::{
     MAX_JSON_DEPTH, MAX_YAML_DEPTH, MAX_YAML_KEY_CHARS, MAX_YAML_NODES, ParseError, Parsed,
-    SyntaxKind, parse,
+    SyntaxKind, parse, parse_with_spans,
 };
 pub use images::{ImageRole, ImageUse, images};
+pub use spans::{Located, Span, Spans, push_token, spans};
+pub use spans_yaml::lf_position;
 pub use view::{EggInfo, ShapeError, inspect};
