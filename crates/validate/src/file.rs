@@ -1,13 +1,12 @@
 //! One file from bytes to sorted diagnostics: parse with the catalog's own parser (so a file is
 //! refused here exactly when the catalog refuses it), read the format, run the egg checks, then
-//! place every finding in the source with the span mapper.
+//! place every finding in the source where that parse found its node.
 
-use eggcat_egg::{ParseError, SyntaxKind, parse};
+use eggcat_egg::{ParseError, Spans, SyntaxKind, parse_with_spans};
 use serde_json::Value;
 
 use crate::checks::check_egg;
-use crate::span::{LineIndex, Span, locate, parent};
-use crate::span_yaml::LfLines;
+use crate::span::{LineIndex, Span, parent};
 use crate::vocab::diagnostic::sort;
 use crate::vocab::{Code, Diagnostic, Family, Finding, family, kind};
 
@@ -29,7 +28,7 @@ pub fn check_file(path: &str, bytes: &[u8]) -> Vec<Diagnostic> {
 
 /// [`check_file`] with the syntax given.
 pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
-    let parsed = match parse(bytes, syntax) {
+    let (parsed, spans) = match parse_with_spans(bytes, syntax) {
         Ok(p) => p,
         Err(e) => {
             let f = parse_finding(bytes, &e);
@@ -54,7 +53,7 @@ pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
         left_out = findings.len() - MAX_DIAGNOSTICS;
         findings.truncate(MAX_DIAGNOSTICS);
     }
-    let mut diags = place_all(text, syntax, findings);
+    let mut diags = place_all(text, &spans, findings);
     if left_out > 0 {
         diags.push(place(
             Finding::new(
@@ -68,14 +67,15 @@ pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
     diags
 }
 
-/// Every finding placed in `text` (the JSON or YAML source it was found in), sorted by position.
-pub(crate) fn place_all(text: &str, syntax: SyntaxKind, findings: Vec<Finding>) -> Vec<Diagnostic> {
+/// Every finding placed in `text` (the JSON or YAML source it was found in, whose nodes are at
+/// `spans`), sorted by position.
+pub(crate) fn place_all(text: &str, spans: &Spans, findings: Vec<Finding>) -> Vec<Diagnostic> {
     let pointers: Vec<&str> = findings
         .iter()
         .filter(|f| f.at.is_none())
         .flat_map(|f| ancestors(&f.pointer))
         .collect();
-    let found = locate(text, syntax, &pointers);
+    let found = spans.locate(text, &pointers);
     let lines = findings
         .iter()
         .any(|f| f.needle.is_some())
@@ -205,13 +205,11 @@ fn parse_finding(bytes: &[u8], e: &ParseError) -> Finding {
 }
 
 /// A YAML parser's position (line and column 1-based) with lines counted at `\n` only, when the
-/// file has a lone `\r` that YAML counts as a line break (see [`LfLines`]).
+/// file has a lone `\r` that YAML counts as a line break (see [`eggcat_egg::lf_position`]).
 fn by_newlines(bytes: &[u8], (line, column): (u32, u32)) -> Option<(u32, u32)> {
     let text = std::str::from_utf8(bytes).ok()?;
-    let lines = LfLines::for_yaml(text)?;
-    let index = LfLines::yaml_index(text, line as usize, column.saturating_sub(1) as usize);
-    let (line, column) = lines.position(index);
-    Some((clamp(line), clamp(column + 1)))
+    let (line, column) = eggcat_egg::lf_position(text, line as usize, column as usize)?;
+    Some((clamp(line), clamp(column)))
 }
 
 /// `line L column C` or `line L, column C` in a parser message.

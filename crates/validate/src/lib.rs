@@ -4,9 +4,10 @@
 //!
 //! The crate does no IO. [`check_file`] takes a file's name and bytes and returns its
 //! diagnostics, sorted; [`check_catalog`] runs the checks that need every egg at once (one uuid
-//! shared by several eggs). Parsing goes through `eggcat_egg::parse`, the catalog's own parser,
-//! so a file is refused here exactly when the catalog refuses it. `docs/validate.md` lists every
-//! check with its reasons.
+//! shared by several eggs). Parsing goes through `eggcat_egg::parse_with_spans`, the catalog's own
+//! parser, so a file is refused here exactly when the catalog refuses it, and every diagnostic
+//! is placed where that parse found its node. `docs/validate.md` lists every check with its
+//! reasons.
 
 mod catalog;
 mod checks;
@@ -19,8 +20,6 @@ mod registry;
 mod render;
 mod rules;
 mod span;
-mod span_json;
-mod span_yaml;
 mod vocab;
 
 pub use catalog::{CatalogEgg, SHARED_UUID, check_catalog};

@@ -3,7 +3,7 @@
 //! caller's IO (the `eggcat-images` crate, on request only); this is a pure function of the
 //! file and the answers, placed in the source like every other finding.
 
-use eggcat_egg::{ImageRole, SyntaxKind, images, parse};
+use eggcat_egg::{ImageRole, SyntaxKind, images, parse_with_spans};
 
 use crate::file::place_all;
 use crate::reference::ImageReference;
@@ -36,7 +36,7 @@ pub fn check_registry_answers(
             _ => SyntaxKind::Yaml,
         }
     });
-    let Ok(parsed) = parse(bytes, syntax) else {
+    let Ok((parsed, spans)) = parse_with_spans(bytes, syntax) else {
         return Vec::new();
     };
     let text = std::str::from_utf8(bytes).expect("the parser accepted it as UTF-8");
@@ -69,7 +69,7 @@ pub fn check_registry_answers(
             Some(RegistryAnswer::Present) | None => {}
         }
     }
-    place_all(text, syntax, findings)
+    place_all(text, &spans, findings)
 }
 
 #[cfg(test)]

@@ -1,93 +1,20 @@
-//! Positions: from RFC 6901 JSON pointers into the parsed egg to line and column spans in the
-//! source text. The parsed value keeps no positions, so the text is walked a second time, only
-//! down the paths a diagnostic asked for, by a JSON scanner of our own (`span_json.rs`) or by the
-//! YAML parser's event stream with its markers (`span_yaml.rs`). Both run only on text the
-//! faithful parser has already accepted, so they never meet a syntax error they must report.
+//! Positions: where each finding goes in the source. The places of the egg's nodes come from
+//! `eggcat_egg`, which finds them with its parse (`eggcat_egg::parse_with_spans`); this module
+//! adds the pointer helpers the checks build pointers with, and the search for a needle (one
+//! rule of a rules string, a placeholder) inside a value's span.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use eggcat_egg::SyntaxKind;
+pub(crate) use eggcat_egg::push_token;
+pub use eggcat_egg::{Located, Span};
 
-/// A range of the source, 1-based, columns in characters, end exclusive.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct Span {
-    /// Line of the first character.
-    pub line: u32,
-    /// Column of the first character.
-    pub column: u32,
-    /// Line of the position just after the last character.
-    pub end_line: u32,
-    /// Column of the position just after the last character.
-    pub end_column: u32,
-}
-
-/// Where a pointer's node is: its key (for an object member) and its value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Located {
-    /// The member's key, quotes included in JSON; `None` for the root and array items.
-    pub key: Option<Span>,
-    /// The value, the whole of it for an object or array.
-    pub value: Span,
-}
-
-/// Finds every pointer of `pointers` that exists in `text`. A pointer absent from the text
-/// (a missing key, or a node built by a YAML alias or merge key) is absent from the map: the
-/// caller falls back to its nearest ancestor.
+/// Finds every pointer of `pointers` that exists in `text`, a document written in `syntax`.
+/// A pointer absent from the text (a missing key, or a node built by a YAML alias or merge
+/// key) is absent from the map: the caller falls back to its nearest ancestor. For a caller
+/// that has only the text; a file being checked is placed with the spans its parse gave.
 pub fn locate(text: &str, syntax: SyntaxKind, pointers: &[&str]) -> HashMap<String, Located> {
-    let wanted = Wanted::new(pointers);
-    match syntax {
-        SyntaxKind::Json => crate::span_json::locate(text, &wanted),
-        SyntaxKind::Yaml => crate::span_yaml::locate(text, &wanted),
-    }
-}
-
-/// The pointers asked for, and every prefix of them: a walker descends into a node only when
-/// its pointer is a prefix, and records it only when it is a target.
-#[derive(Debug)]
-pub(crate) struct Wanted {
-    targets: HashSet<String>,
-    prefixes: HashSet<String>,
-}
-
-impl Wanted {
-    fn new(pointers: &[&str]) -> Wanted {
-        let mut prefixes = HashSet::new();
-        for p in pointers {
-            let mut end = 0;
-            prefixes.insert(String::new());
-            while !p.is_empty()
-                && let Some(i) = p[end + 1..].find('/').map(|i| i + end + 1)
-            {
-                prefixes.insert(p[..i].to_owned());
-                end = i;
-            }
-            prefixes.insert((*p).to_owned());
-        }
-        Wanted {
-            targets: pointers.iter().map(|p| (*p).to_owned()).collect(),
-            prefixes,
-        }
-    }
-
-    pub(crate) fn is_target(&self, pointer: &str) -> bool {
-        self.targets.contains(pointer)
-    }
-
-    pub(crate) fn descend(&self, pointer: &str) -> bool {
-        self.prefixes.contains(pointer)
-    }
-}
-
-/// Appends one reference token to a pointer, escaped per RFC 6901 (`~` as `~0`, `/` as `~1`).
-pub(crate) fn push_token(pointer: &mut String, token: &str) {
-    pointer.push('/');
-    for c in token.chars() {
-        match c {
-            '~' => pointer.push_str("~0"),
-            '/' => pointer.push_str("~1"),
-            c => pointer.push(c),
-        }
-    }
+    eggcat_egg::spans(text, syntax).locate(text, pointers)
 }
 
 /// The pointer of a child: `parent` plus one token.
@@ -100,49 +27,6 @@ pub(crate) fn child(parent: &str, token: &str) -> String {
 /// The parent of a pointer (`None` for the root).
 pub(crate) fn parent(pointer: &str) -> Option<&str> {
     pointer.rfind('/').map(|i| &pointer[..i])
-}
-
-/// Converts byte ranges of `text` into spans in one pass over the text, so that many
-/// diagnostics on one huge line cost one scan, not one each.
-pub(crate) fn spans_of_ranges(text: &str, ranges: &[(usize, usize)]) -> Vec<Span> {
-    let mut offsets: Vec<usize> = ranges.iter().flat_map(|&(a, b)| [a, b]).collect();
-    offsets.sort_unstable();
-    offsets.dedup();
-    let mut positions: HashMap<usize, (u32, u32)> = HashMap::with_capacity(offsets.len());
-    let (mut line, mut column) = (1u32, 1u32);
-    let mut next = offsets.iter().peekable();
-    for (i, c) in text.char_indices() {
-        while next.peek().is_some_and(|&&o| o <= i) {
-            if let Some(&o) = next.next() {
-                positions.insert(o, (line, column));
-            }
-        }
-        if next.peek().is_none() {
-            break;
-        }
-        if c == '\n' {
-            line = line.saturating_add(1);
-            column = 1;
-        } else {
-            column = column.saturating_add(1);
-        }
-    }
-    for &o in next {
-        positions.insert(o, (line, column));
-    }
-    ranges
-        .iter()
-        .map(|(a, b)| {
-            let (line, column) = positions[a];
-            let (end_line, end_column) = positions[b];
-            Span {
-                line,
-                column,
-                end_line,
-                end_column,
-            }
-        })
-        .collect()
 }
 
 /// Longest line searched for a finding's needle, in bytes.
@@ -247,40 +131,5 @@ mod tests {
         assert!(lines.find_in(text, value, "str").is_none());
         let found = lines.find_in(text, value, "|in").expect("found");
         assert_eq!(found.column, 10);
-    }
-
-    #[test]
-    fn byte_ranges_become_character_columns() {
-        let text = "ab\né€x\n";
-        // `é` is two bytes and `€` three: `x` starts at byte 8 and is the third character of
-        // line 2.
-        let spans = spans_of_ranges(text, &[(8, 9), (0, 2), (3, 9)]);
-        assert_eq!(
-            spans[0],
-            Span {
-                line: 2,
-                column: 3,
-                end_line: 2,
-                end_column: 4
-            }
-        );
-        assert_eq!(
-            spans[1],
-            Span {
-                line: 1,
-                column: 1,
-                end_line: 1,
-                end_column: 3
-            }
-        );
-        assert_eq!(
-            spans[2],
-            Span {
-                line: 2,
-                column: 1,
-                end_line: 2,
-                end_column: 4
-            }
-        );
     }
 }

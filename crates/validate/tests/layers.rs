@@ -9,8 +9,6 @@ use std::path::{Path, PathBuf};
 const BELOW_THE_CHECKS: &[&str] = &[
     "vocab",
     "span",
-    "span_json",
-    "span_yaml",
     "rules",
     "php_regex",
     "default_value",
