@@ -103,7 +103,9 @@ impl Scanner<'_> {
                     self.pos += 1;
                     return;
                 }
-                Some(b',') => {
+                // A `}` here (only in text the parser refused) would be an item that never
+                // ends: skip it like a stray comma.
+                Some(b',' | b'}') => {
                     self.pos += 1;
                     continue;
                 }
@@ -192,6 +194,25 @@ mod tests {
         let found = spans(text, SyntaxKind::Json).locate(text, &["/kA/0/x", "/t"]);
         assert_eq!(found["/kA/0/x"].value, span(1, 34, 1, 37));
         assert_eq!(found["/t"].value, span(1, 46, 1, 47));
+    }
+
+    // Regression: `[}` made an item that never ended, one node each turn, until memory ran out
+    // (`spans` is public; validate only gives it text the parser accepted).
+    #[test]
+    fn refused_text_gives_what_it_can_and_ends() {
+        let deep = "[".repeat(100_000);
+        for text in [
+            "[}",
+            "[1, }, 2]",
+            "{\"a\": }",
+            "{\"",
+            "\"\\",
+            "{\"a\\",
+            deep.as_str(),
+        ] {
+            let found = spans(text, SyntaxKind::Json).locate(text, &["", "/0", "/a"]);
+            assert!(found.contains_key(""), "{text:.20}");
+        }
     }
 
     #[test]

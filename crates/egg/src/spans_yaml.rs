@@ -222,6 +222,24 @@ mod tests {
     }
 
     #[test]
+    fn refused_text_gives_what_it_can_and_ends() {
+        let deep = "[".repeat(100_000);
+        let items = "- ".repeat(10_000);
+        for text in [
+            "a: [1, 2",
+            "a: b: c",
+            "- a\nb: c",
+            deep.as_str(),
+            items.as_str(),
+        ] {
+            let _ = spans(text, SyntaxKind::Yaml).locate(text, &["", "/0", "/a"]);
+        }
+        let text = "a: 1\nb: [2, \n";
+        let found = spans(text, SyntaxKind::Yaml).locate(text, &["/a", "/b"]);
+        assert_eq!(found["/a"].value, span(1, 4, 1, 5));
+    }
+
+    #[test]
     fn block_scalars_start_at_their_content() {
         let text = "scripts:\n  script: |-\n    #!/bin/bash\n    echo\nafter: 1\n";
         let found = spans(text, SyntaxKind::Yaml).locate(text, &["/scripts/script", "/after"]);
