@@ -146,7 +146,11 @@ pub(crate) fn fetch(
         ])
         .arg(url)
         .arg(format!("+{local_ref}:{local_ref}"));
-        run("fetch", cmd, None, limits)
+        run("fetch", cmd, None, limits).inspect_err(|e| {
+            if matches!(e, FetchError::Timeout { .. } | FetchError::TooLarge { .. }) {
+                remove_locks(mirror, &local_ref);
+            }
+        })
     };
     match depth {
         // One commit more than the window: the commit before the oldest one read, so that what
@@ -188,6 +192,28 @@ pub(crate) fn fetch(
         },
     )?;
     Ok(String::from_utf8_lossy(&out).trim().to_owned())
+}
+
+/// Removes the lock files of a `git fetch` that was killed for a limit: killed, git cannot
+/// remove them itself, and every later fetch into the mirror would fail on them (`Unable to
+/// create '.../shallow.lock': File exists`) until the mirror was deleted by hand. The process that
+/// held them is gone (it was waited for), and no other git runs in the mirror: it is the one
+/// source's, and one build runs at a time.
+fn remove_locks(mirror: &Path, local_ref: &str) {
+    for lock in [
+        "shallow.lock".to_owned(),
+        "packed-refs.lock".to_owned(),
+        format!("{local_ref}.lock"),
+    ] {
+        let path = mirror.join(lock);
+        match std::fs::remove_file(&path) {
+            Ok(()) => tracing::debug!(path = %path.display(), "removed the lock of a killed fetch"),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                tracing::warn!(path = %path.display(), error = %e, "cannot remove the lock of a killed fetch")
+            }
+        }
+    }
 }
 
 /// Every entry of the tree at `commit` (recursively, submodules listed but not entered), with
