@@ -246,3 +246,21 @@ fn methods_are_checked_after_the_path_and_before_the_query() {
         assert_eq!(problem(&r, "/api/v1/eggs")["detail"], detail, "{query}");
     }
 }
+
+#[test]
+fn the_snapshots_own_files_beside_the_published_tree_are_not_served() {
+    let site = Site::new("a");
+    for file in ["state.json", "manifest.json"] {
+        assert!(
+            site.snapshot_dir().join(file).exists(),
+            "{file}: the fixture no longer tests this"
+        );
+        let r = site.get(&format!("/{file}"), &[]);
+        assert_eq!(r.status(), StatusCode::NOT_FOUND, "{file}");
+        assert_eq!(
+            r.body().as_ref(),
+            site.on_disk("404.html").as_slice(),
+            "{file}"
+        );
+    }
+}
