@@ -160,3 +160,28 @@ fn a_snapshot_without_its_manifest_is_served_from_its_files_as_they_are_and_repo
     let detail = ready["problems"][0]["detail"].as_str().unwrap();
     assert!(detail.contains("manifest.json"), "{detail}");
 }
+
+#[test]
+fn the_background_check_finds_a_damaged_file_no_request_asked_for() {
+    let site = damaged_site(|dir| replace(dir, "eggs/paper/index.html", b"<html>half"));
+    // The check runs on its own thread after the snapshot is opened: its finding wakes
+    // `damage_found`, awaited here (the time limit only ends a test that would hang).
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap();
+    runtime
+        .block_on(async {
+            tokio::time::timeout(std::time::Duration::from_secs(30), site.app.damage_found()).await
+        })
+        .expect("the background check reported nothing");
+    let ready: serde_json::Value = serde_json::from_slice(site.get("/readyz", &[]).body()).unwrap();
+    assert_eq!(ready["status"], "degraded");
+    let detail = ready["problems"][0]["detail"].as_str().unwrap();
+    assert!(
+        detail.starts_with(
+            "1 damaged file(s) not served until the next build: eggs/paper/index.html ("
+        ),
+        "{detail}"
+    );
+}
