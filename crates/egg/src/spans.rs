@@ -2,13 +2,14 @@
 //! for an object member, of its key, kept in a tree beside the parsed value ([`Spans`]), so that
 //! a caller (validate) places what it finds by JSON pointer without reading the text again.
 //!
-//! The tree is made by one walk over text the faithful parser has accepted (neither serde_json
-//! nor serde-saphyr tells its visitor where a value is): for JSON a scanner of our own, which
-//! only has to find token boundaries in valid JSON (`spans_json.rs`); for YAML the event stream
-//! of granit-parser, the parser serde-saphyr itself runs, with the options `faithful.rs` gives
-//! serde-saphyr (`spans_yaml.rs`). Positions come out as lines counted at `\n` only and columns
-//! in characters, as every other position eggcat shows (the excerpt under a finding, a script's
-//! lines), whatever line breaks the file uses.
+//! The tree is made by one walk over text the faithful parser has accepted, as the parse's
+//! libraries do not say where a value is (serde_json tells its visitor nothing of it, and
+//! serde-saphyr's `Spanned` only where a node starts, not where a collection ends): for JSON a
+//! scanner of our own, which only has to find token boundaries in valid JSON (`spans_json.rs`);
+//! for YAML the event stream of granit-parser, the parser serde-saphyr itself runs, with the
+//! options `faithful.rs` gives serde-saphyr (`spans_yaml.rs`). Positions come out as lines
+//! counted at `\n` only and columns in characters, as every other position eggcat shows (the
+//! excerpt under a finding, a script's lines), whatever line breaks the file uses.
 
 use std::collections::{HashMap, HashSet};
 
@@ -40,8 +41,8 @@ pub struct Located {
 pub(crate) type Range = (usize, usize);
 
 /// Where every node of a document is in its source, by byte range: made by [`spans`], or with
-/// the parse by [`crate::parse_with_spans`]. A node built by a YAML alias or merge key has no
-/// place of its own and is absent (its pointer finds the alias or the `<<` member instead).
+/// the parse by [`crate::parse_with_spans`]. A node a YAML alias or merge key copied has no
+/// place of its own: its nearest placed ancestor is the alias, or the mapping with the `<<`.
 #[derive(Debug, Clone, Default)]
 pub struct Spans {
     /// The nodes in document order, each followed by its descendants.
