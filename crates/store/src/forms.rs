@@ -6,13 +6,11 @@
 
 use std::fs;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use eggcat_catalog::paths;
-use eggcat_codings::{Coding, Compressor, MIN_SIZE};
+use eggcat_codings::{Coding, MIN_SIZE};
 
 use crate::manifest::{Entry, Manifest};
-use crate::{StoreError, io_error};
 
 /// Whether the file at `path` gets precompressed forms: a compressible media type, and large
 /// enough for compression to matter.
@@ -39,42 +37,4 @@ pub(crate) fn link_previous(
         }
     }
     (!linked.is_empty()).then_some(linked)
-}
-
-/// Compresses each file of `files` into every coding that makes it smaller and writes those
-/// forms under `tmp`, on up to four threads (the build that writes a snapshot waits for it);
-/// returns their manifest entries.
-pub(crate) fn compress_all(
-    tmp: &Path,
-    files: &[(&str, &[u8])],
-) -> Result<Vec<(String, Entry)>, StoreError> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .clamp(1, 4)
-        .min(files.len().max(1));
-    let next = AtomicUsize::new(0);
-    let work = || -> Result<Vec<(String, Entry)>, StoreError> {
-        let mut compressor = Compressor::new();
-        let mut written = Vec::new();
-        while let Some((path, bytes)) = files.get(next.fetch_add(1, Ordering::Relaxed)) {
-            for coding in Coding::ALL {
-                let Some(packed) = compressor.smaller(coding, bytes) else {
-                    continue;
-                };
-                let form = coding.path(path);
-                let target = tmp.join(&form);
-                fs::write(&target, &packed).map_err(io_error("write", &target))?;
-                written.push((form, Entry::of(&packed)));
-            }
-        }
-        Ok(written)
-    };
-    std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads).map(|_| scope.spawn(work)).collect();
-        let mut all = Vec::new();
-        for worker in workers {
-            all.extend(worker.join().expect("a compression thread panicked")?);
-        }
-        Ok(all)
-    })
 }

@@ -21,11 +21,13 @@
 mod forms;
 mod manifest;
 mod snapshot;
+mod staging;
 
 pub use manifest::Damaged;
 pub use snapshot::{
     CurrentFiles, Served, SnapshotFiles, SnapshotReader, Store, remove_all, write_tree,
 };
+pub use staging::{Staging, Verified};
 
 /// Why reading or writing snapshots failed.
 #[derive(Debug, thiserror::Error)]

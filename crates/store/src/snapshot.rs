@@ -7,12 +7,11 @@ use std::path::{Path, PathBuf};
 
 use eggcat_catalog::{Catalog, paths};
 
-use crate::forms;
-use crate::manifest::{Damaged, Entry, MANIFEST_FILE, Manifest, check_sizes};
+use crate::manifest::{Damaged, MANIFEST_FILE, Manifest, check_sizes};
 use crate::{StoreError, io_error};
 
 /// The file beside the published tree that carries [`State`].
-const STATE_FILE: &str = "state.json";
+pub(crate) const STATE_FILE: &str = "state.json";
 
 /// A `data_dir`.
 #[derive(Debug, Clone)]
@@ -184,7 +183,7 @@ impl Store {
         self.data_dir.join("images.json")
     }
 
-    fn snapshots_dir(&self) -> PathBuf {
+    pub(crate) fn snapshots_dir(&self) -> PathBuf {
         self.data_dir.join("snapshots")
     }
 
@@ -375,113 +374,30 @@ impl Store {
         }
     }
 
-    /// Writes `catalog` as a new snapshot and makes it current; returns its id and folder. Files
-    /// identical to the current snapshot's are hard-linked instead of written again (snapshots
-    /// are never written to once published, so sharing their files keeps each immutable); the
-    /// manifest (every file's size and SHA-256) is written last. When writing fails (a full
-    /// disk, ...), the half-written folder is removed and the current snapshot stays.
+    /// Writes `catalog` as a new snapshot and makes it current; returns its id and folder, as a
+    /// [`Staging`](crate::Staging) the files are put into one by one does (files identical to
+    /// the current snapshot's are hard-linked, the manifest is written last, a failure removes
+    /// the half-written folder and leaves the current snapshot as it was). For a catalog made
+    /// in memory; a build streams its files into [`Store::stage`] instead.
     ///
     /// `read` holds the paths of files of the current snapshot that the caller has read already
-    /// and found intact, matching its manifest (a rebuild reads most of them to reuse what they
-    /// derived): they are compared by the hash that manifest gives them instead of being read
-    /// again. A file not in `read` is read to be compared.
+    /// and found intact, matching its manifest: they are compared by the hash that manifest
+    /// gives them instead of being read again. A file not in `read` is read to be compared.
     pub fn publish(
         &self,
         catalog: &Catalog,
         read: &HashSet<String>,
     ) -> Result<(String, PathBuf), StoreError> {
-        let snapshots = self.snapshots_dir();
-        fs::create_dir_all(&snapshots).map_err(io_error("create", &snapshots))?;
-        let mut id = catalog.report.build_id.clone();
-        for n in 2.. {
-            if !snapshots.join(&id).exists() {
-                break;
-            }
-            id = format!("{}-{n}", catalog.report.build_id);
+        let verified = |path: &str| read.contains(path);
+        let staging = self.stage(&catalog.report.build_id, &verified)?;
+        for (path, bytes) in &catalog.files {
+            staging.put(path, bytes.clone());
         }
-        let tmp = snapshots.join(format!(".tmp-{id}"));
-        if tmp.exists() {
-            fs::remove_dir_all(&tmp).map_err(io_error("remove", &tmp))?;
-        }
-        if let Err(e) = self.write_snapshot(catalog, read, &tmp) {
-            // Best effort: what cannot be removed now is pruned by the next build.
-            let _ = fs::remove_dir_all(&tmp);
-            return Err(e);
-        }
-        let dir = snapshots.join(&id);
-        if let Err(e) = fs::rename(&tmp, &dir) {
-            let _ = fs::remove_dir_all(&tmp);
-            return Err(io_error("rename", &tmp)(e));
-        }
-        self.point_current_at(&id)?;
-        Ok((id, dir))
-    }
-
-    /// Writes the files of `catalog`, its state and then its manifest into `tmp`.
-    fn write_snapshot(
-        &self,
-        catalog: &Catalog,
-        read: &HashSet<String>,
-        tmp: &Path,
-    ) -> Result<(), StoreError> {
-        let previous = self.current_dir();
-        let mut files: Vec<(&str, &[u8])> = catalog
-            .files
-            .iter()
-            .map(|(p, b)| (p.as_str(), b.as_slice()))
-            .collect();
-        let state = serde_json::to_vec(&catalog.state).expect("state always serializes");
-        files.push((STATE_FILE, &state));
-        let mut manifest = Manifest {
-            version: 1,
-            files: BTreeMap::new(),
-        };
-        let previous_manifest = previous.as_deref().and_then(|p| Manifest::read(p).ok());
-        let mut folders = Folders::new(tmp);
-        // The files whose precompressed forms are made anew, once every file is in place.
-        let mut to_compress: Vec<(&str, &[u8])> = Vec::new();
-        for (path, bytes) in files {
-            let target = tmp.join(path);
-            folders.make_parent(path)?;
-            let entry = Entry::of(bytes);
-            let known = read
-                .contains(path)
-                .then(|| previous_manifest.as_ref()?.files.get(path))
-                .flatten();
-            let same = previous
-                .as_ref()
-                .map(|p| p.join(path))
-                .filter(|p| match known {
-                    Some(old) => *old == entry,
-                    None => same_content(p, bytes),
-                });
-            let linked = same.is_some_and(|old| fs::hard_link(old, &target).is_ok());
-            if !linked {
-                fs::write(&target, bytes).map_err(io_error("write", &target))?;
-            }
-            manifest.files.insert(path.to_owned(), entry);
-            if path == STATE_FILE || !forms::wanted(path, bytes.len()) {
-                continue;
-            }
-            let reused = match (linked, previous.as_deref(), previous_manifest.as_ref()) {
-                (true, Some(dir), Some(listed)) => forms::link_previous(dir, listed, tmp, path),
-                _ => None,
-            };
-            match reused {
-                Some(entries) => manifest.files.extend(entries),
-                None => to_compress.push((path, bytes)),
-            }
-        }
-        manifest
-            .files
-            .extend(forms::compress_all(tmp, &to_compress)?);
-        let target = tmp.join(MANIFEST_FILE);
-        let bytes = serde_json::to_vec(&manifest).expect("a manifest serializes");
-        fs::write(&target, bytes).map_err(io_error("write", &target))
+        staging.finish(&catalog.state)
     }
 
     /// Moves `current` to `snapshots/<id>` with one atomic rename.
-    fn point_current_at(&self, id: &str) -> Result<(), StoreError> {
+    pub(crate) fn point_current_at(&self, id: &str) -> Result<(), StoreError> {
         let link = self.current_link();
         let tmp_link = self
             .data_dir
@@ -615,54 +531,6 @@ fn remove_stale(
         }
     }
     Ok(())
-}
-
-/// The folders of a snapshot being written, each made once: a tree of a few thousand files in
-/// a few thousand folders would otherwise ask for every file's folder again.
-struct Folders<'a> {
-    root: &'a Path,
-    made: HashSet<String>,
-}
-
-impl<'a> Folders<'a> {
-    fn new(root: &'a Path) -> Folders<'a> {
-        Folders {
-            root,
-            made: HashSet::new(),
-        }
-    }
-
-    /// Makes the folder of `path` (relative to the root, `/`-separated) and its parents.
-    fn make_parent(&mut self, path: &str) -> Result<(), StoreError> {
-        let Some((folder, _)) = path.rsplit_once('/') else {
-            return self.make("");
-        };
-        self.make(folder)
-    }
-
-    fn make(&mut self, folder: &str) -> Result<(), StoreError> {
-        if self.made.contains(folder) {
-            return Ok(());
-        }
-        if let Some((parent, _)) = folder.rsplit_once('/') {
-            self.make(parent)?;
-        } else if !folder.is_empty() {
-            self.make("")?;
-        }
-        let dir = self.root.join(folder);
-        match fs::create_dir(&dir) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => {}
-            Err(e) => return Err(io_error("create", &dir)(e)),
-        }
-        self.made.insert(folder.to_owned());
-        Ok(())
-    }
-}
-
-fn same_content(path: &Path, bytes: &[u8]) -> bool {
-    fs::metadata(path).is_ok_and(|m| m.len() == bytes.len() as u64)
-        && fs::read(path).is_ok_and(|old| old == bytes)
 }
 
 /// Lists the files under `dir`, as `/`-separated paths after `prefix`, into `out`.
