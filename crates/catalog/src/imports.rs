@@ -18,16 +18,6 @@ pub(crate) struct EggImports {
     pub(crate) files: Vec<(String, Vec<u8>)>,
 }
 
-impl EggImports {
-    /// No import files: for an egg that cannot be converted at all.
-    pub(crate) fn none() -> EggImports {
-        EggImports {
-            meta: Imports::default(),
-            files: Vec::new(),
-        }
-    }
-}
-
 /// One egg to convert, with what its inputs are.
 #[derive(Debug)]
 pub(crate) struct EggToConvert<'a> {
@@ -42,19 +32,15 @@ pub(crate) struct EggToConvert<'a> {
     pub(crate) previous: Option<&'a Derived>,
 }
 
-/// The import files of every egg, in order: the previous snapshot's files where the egg's inputs
-/// are unchanged, else converted anew, on every core.
-pub(crate) fn convert_all(
-    eggs: Vec<EggToConvert<'_>>,
+/// The import files of `e`: the previous snapshot's where its inputs are unchanged, else
+/// converted anew.
+pub(crate) fn convert(
+    e: &EggToConvert<'_>,
     base_url: &str,
     previous_files: PreviousFiles<'_>,
-) -> Vec<EggImports> {
-    let one = |e: &EggToConvert<'_>| {
-        reuse(e, base_url, previous_files).unwrap_or_else(|| {
-            import_files(e.egg, e.slug, e.uuid, base_url, &atom_time(e.indexed_at))
-        })
-    };
-    crate::par::map(&eggs, one)
+) -> EggImports {
+    reuse(e, base_url, previous_files)
+        .unwrap_or_else(|| import_files(e.egg, e.slug, e.uuid, base_url, &atom_time(e.indexed_at)))
 }
 
 /// The previous snapshot's import files of `e`, when they were made from the same inputs and can

@@ -33,8 +33,8 @@ pub use scan::{
 };
 pub use slug::{SlugKey, assign_slugs, kebab, stem};
 pub use stages::{
-    BuildContext, Catalog, Derived, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous,
-    PreviousError, PreviousFiles, PreviousSource, SourceInfo, SourceInput, build,
+    BuildContext, Built, Catalog, Derived, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous,
+    PreviousError, PreviousFiles, PreviousSource, Sink, SourceInfo, SourceInput, build, build_into,
 };
 pub use text::{hex, rfc3339};
 

@@ -5,10 +5,9 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::Value;
 use serde_json::value::RawValue;
 
-use super::{BuildContext, Catalog, EggRecord, MergedSource, Previous, to_json};
+use super::{BuildContext, Built, EggRecord, MergedSource, Previous, Sink, to_json};
 use crate::name::sort_names;
 use crate::raw_url::render_raw_url;
 use crate::text::rfc3339;
@@ -22,8 +21,6 @@ use eggcat_panels::{Database, PerDatabase};
 pub(super) struct Parts {
     pub(super) sources: Vec<MergedSource>,
     pub(super) eggs: Vec<EggRecord>,
-    /// One history document per record, in order.
-    pub(super) histories: Vec<Vec<u8>>,
     /// Warnings of [`super::identify`], by source index.
     pub(super) unreadable: Vec<(usize, Problem)>,
 }
@@ -46,51 +43,48 @@ struct Listed<'e> {
     images: crate::images::Tally,
 }
 
-/// Every published document, the report and the state.
-pub(super) fn assemble(parts: Parts, previous: &Previous, ctx: &BuildContext) -> Catalog {
+/// Puts every egg's document and the catalog-wide documents; returns the report and the state.
+pub(super) fn assemble(
+    parts: Parts,
+    previous: &Previous,
+    ctx: &BuildContext,
+    sink: Sink<'_>,
+) -> Built {
     let Parts {
         sources,
         mut eggs,
-        histories,
         unreadable,
     } = parts;
-    let mut files = BTreeMap::new();
-    files.extend(eggs.iter().map(|r| paths::history(&r.slug)).zip(histories));
-    let mut listed = egg_documents(&sources, &mut eggs, &mut files, &ctx.images);
+    let mut listed = egg_documents(&sources, &mut eggs, sink);
     listed
         .warnings
         .extend(unreadable.into_iter().map(|(s, p)| tag(&sources[s], p)));
     for (db, eggs) in listed.compat_pelican.iter() {
-        files.insert(
+        sink(
             paths::compat_pelican(db).to_owned(),
             compat::index("Pelican", "PLCN_v3", eggs),
         );
     }
-    files.insert(
+    sink(
         paths::COMPAT_PTERODACTYL.to_owned(),
         compat::index("Pterodactyl", "PTDL_v2", &listed.compat_pterodactyl),
     );
     listed.index.sort_by(|a, b| a.slug.cmp(&b.slug));
     let names = sort_names(listed.index.iter().map(|i| i.name.as_str()));
-    files.insert(paths::NAMES.to_owned(), to_json(&names));
-    files.insert(paths::INDEX.to_owned(), to_json(&listed.index));
+    sink(paths::NAMES.to_owned(), to_json(&names));
+    sink(paths::INDEX.to_owned(), to_json(&listed.index));
     let removed = removed(previous, &listed.index, &rfc3339(ctx.now_ms));
-    files.insert(paths::REMOVED.to_owned(), to_json(&removed));
+    sink(paths::REMOVED.to_owned(), to_json(&removed));
     let (report, state) = report_and_state(&sources, listed, removed, ctx);
-    files.insert(paths::STATUS.to_owned(), to_json(&report));
-    Catalog {
-        files,
-        report,
-        state,
-    }
+    sink(paths::STATUS.to_owned(), to_json(&report));
+    Built { report, state }
 }
 
-/// Writes each egg's document and import files into `files`, in catalog order.
+/// Puts each egg's document, in catalog order.
 fn egg_documents<'e>(
     sources: &'e [MergedSource],
     eggs: &'e mut [EggRecord],
-    files: &mut BTreeMap<String, Vec<u8>>,
-    images: &crate::ImageFindings,
+    sink: Sink<'_>,
 ) -> Listed<'e> {
     let mut listed = Listed {
         slugs_by_source: vec![Vec::new(); sources.len()],
@@ -98,7 +92,12 @@ fn egg_documents<'e>(
         ..Listed::default()
     };
     for r in eggs.iter_mut() {
-        let imports = r.imports.take().expect("the derive stage ran");
+        let facts = r.facts.as_mut().expect("the derive stage ran");
+        let import = std::mem::take(&mut facts.import);
+        let (images, runs_on) = (
+            std::mem::take(&mut facts.images),
+            std::mem::take(&mut facts.runs_on),
+        );
         let r: &'e EggRecord = r;
         let source = &sources[r.source];
         if let Some(note) = &r.collision {
@@ -110,22 +109,19 @@ fn egg_documents<'e>(
         }
         let mut meta = meta(source, r);
         meta.diagnostics.extend(r.shared.iter().cloned());
-        if let Some(value) = &r.value {
-            (meta.images, meta.runs_on) = crate::images::meta_images(value, images);
-        }
+        (meta.images, meta.runs_on) = (images, runs_on);
         listed.images.add(&r.slug, &meta.images);
         let refs = meta.images.iter().filter_map(|i| i.reference.clone());
         listed.images_by_source[r.source].extend(refs);
         listed.counts.add(&source.name(), &meta.diagnostics);
-        files.extend(imports.files);
-        meta.import = imports.meta;
-        let description = r.value.as_ref().and_then(|v| v.get("description"));
+        meta.import = import;
+        let description = r.facts.as_ref().map_or("", |f| f.description.as_str());
         let entry = |url: &str| compat::CompatEgg {
             owner: &source.info.owner,
             repo: &source.info.repo,
             name: &r.egg.name,
             slug: r.slug.clone(),
-            description: description.and_then(Value::as_str).unwrap_or(""),
+            description,
             download_url: url.to_owned(),
         };
         // The JSON files: Pelican's update check can find them up to date for every egg it
@@ -146,7 +142,7 @@ fn egg_documents<'e>(
             meta: &meta,
             readme: r.egg.readme.as_deref(),
         };
-        files.insert(paths::egg(&r.slug), to_json(&doc));
+        sink(paths::egg(&r.slug), to_json(&doc));
         listed.slugs_by_source[r.source].push(r.slug.clone());
         listed.index.push(IndexItem {
             slug: r.slug.clone(),

@@ -1,41 +1,60 @@
 //! Stage 4, derive: each egg's import files for the panels, taken from the previous snapshot when
 //! it made them from the same inputs under the same derivation, else converted anew (rules in
-//! [`crate::imports`] and `eggcat_panels`), on every core.
+//! [`crate::imports`] and `eggcat_panels`), and what its document says of its images, on every
+//! core. Each egg's files go to the build's sink as soon as they are made.
 
 use std::collections::HashMap;
 
-use super::{Derived, EggRecord, PreviousFiles};
-use crate::imports::{self, EggImports, EggToConvert};
+use serde_json::Value;
 
-/// Sets `imports` of every record. `reusable` is what the previous snapshot derived, by slug,
-/// when it was made under this build's derivation (else empty). An egg with no value (see
-/// [`super::identify`]) gets no import files.
-pub(super) fn derive(
-    eggs: &mut [EggRecord],
-    reusable: &HashMap<String, Derived>,
-    base_url: &str,
-    previous_files: PreviousFiles<'_>,
-) {
-    let work: Vec<EggToConvert<'_>> = eggs
-        .iter()
-        .filter_map(|r| {
-            Some(EggToConvert {
-                egg: r.value.as_ref()?,
-                slug: &r.slug,
-                uuid: &r.uuid,
-                sha256: &r.egg.sha256,
-                indexed_at: r.first.indexed_at,
-                previous: reusable.get(&r.slug),
-            })
-        })
-        .collect();
-    let mut converted = imports::convert_all(work, base_url, previous_files).into_iter();
-    for r in eggs.iter_mut() {
-        r.imports = Some(match r.value {
-            Some(_) => converted
-                .next()
-                .expect("one conversion per egg with a value"),
-            None => EggImports::none(),
-        });
+use super::{Derived, EggFacts, EggRecord, PreviousFiles, Sink};
+use crate::ImageFindings;
+use crate::imports::{self, EggToConvert};
+
+/// What the stage is given besides the eggs.
+pub(super) struct Inputs<'a> {
+    /// What the previous snapshot derived, by slug, when it was made under this build's
+    /// derivation (else empty).
+    pub(super) reusable: &'a HashMap<String, Derived>,
+    pub(super) base_url: &'a str,
+    pub(super) images: &'a ImageFindings,
+    pub(super) previous_files: PreviousFiles<'a>,
+}
+
+/// Sets `facts` of every record and puts its import files. An unreadable egg (see
+/// [`super::identify`]) gets no import files and no images.
+pub(super) fn derive(eggs: &mut [EggRecord], inputs: &Inputs<'_>, sink: Sink<'_>) {
+    let facts = crate::par::map(eggs, |r| {
+        // The egg is read as a value again, here and for this egg only (see identify).
+        let value = r
+            .readable
+            .then(|| serde_json::from_str::<Value>(r.egg.egg.get()).ok())
+            .flatten();
+        let Some(value) = value else {
+            return EggFacts::default();
+        };
+        let egg = EggToConvert {
+            egg: &value,
+            slug: &r.slug,
+            uuid: &r.uuid,
+            sha256: &r.egg.sha256,
+            indexed_at: r.first.indexed_at,
+            previous: inputs.reusable.get(&r.slug),
+        };
+        let made = imports::convert(&egg, inputs.base_url, inputs.previous_files);
+        for (path, bytes) in made.files {
+            sink(path, bytes);
+        }
+        let (images, runs_on) = crate::images::meta_images(&value, inputs.images);
+        let description = value.get("description").and_then(Value::as_str);
+        EggFacts {
+            import: made.meta,
+            images,
+            runs_on,
+            description: description.unwrap_or("").to_owned(),
+        }
+    });
+    for (r, facts) in eggs.iter_mut().zip(facts) {
+        r.facts = Some(facts);
     }
 }

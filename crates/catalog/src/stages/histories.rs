@@ -1,54 +1,70 @@
 //! Stage 5, histories: each egg's history document (`api/v1/eggs/{slug}/history.json`). Made
 //! from its source's history when the source was scanned in this build; else the previous
 //! snapshot's document for the egg (its slug put right if it changed); else one that says there
-//! is none.
+//! is none. Each document goes to the build's sink as soon as it is made, and the sources'
+//! histories (every version of every egg file read from git) are let go once all are made.
 
 use std::collections::HashMap;
 
-use super::{EggRecord, MergedSource, Previous, PreviousFiles, to_json};
+use super::{EggRecord, MergedSource, Previous, PreviousFiles, Sink, to_json};
 use crate::history::{self, SourceHistory};
 use crate::paths;
 use crate::wire::History;
 
-/// The history document of every record, in order, made on every core.
+/// Puts the history document of every record, made on every core, then drops the sources'
+/// histories.
 pub(super) fn documents(
-    sources: &[MergedSource],
+    sources: &mut [MergedSource],
     eggs: &[EggRecord],
     previous: &Previous,
-    previous_files: PreviousFiles<'_>,
-) -> Vec<Vec<u8>> {
+    (previous_files, sink): (PreviousFiles<'_>, Sink<'_>),
+) {
     // Where the previous catalog published each (source, path): a kept egg's old document.
     let previous_slug: HashMap<(&str, &str), &str> = previous
         .published
         .iter()
         .map(|(slug, (origin, path))| ((origin.as_str(), path.as_str()), slug.as_str()))
         .collect();
+    let read_only: &[MergedSource] = sources;
     crate::par::map(eggs, |r| {
-        let m = &sources[r.source];
-        let source = m.name();
-        let at = history::EggRef {
-            slug: &r.slug,
-            source: &source,
-            branch: m.state.as_ref().map_or("", |st| st.branch.as_str()),
-            path: &r.egg.path,
-        };
-        if let Some(h) = &m.history {
-            return to_json(&history::document(h, at));
-        }
-        let old = previous_slug.get(&(source.as_str(), r.egg.path.as_str()));
-        let kept = old.and_then(|old| Some((*old, previous_files(&paths::history(old))?)));
-        match kept {
-            Some((old, bytes)) if old == r.slug => bytes,
-            Some((_, bytes)) => match serde_json::from_slice::<History>(&bytes) {
-                Ok(mut doc) => {
-                    doc.slug = r.slug.clone();
-                    to_json(&doc)
-                }
-                Err(_) => to_json(&history::document(&no_history(), at)),
-            },
-            None => to_json(&history::document(&no_history(), at)),
-        }
-    })
+        let document = document(&read_only[r.source], r, &previous_slug, previous_files);
+        sink(paths::history(&r.slug), document);
+    });
+    for source in sources {
+        source.history = None;
+    }
+}
+
+/// The history document of one record of `m`.
+fn document(
+    m: &MergedSource,
+    r: &EggRecord,
+    previous_slug: &HashMap<(&str, &str), &str>,
+    previous_files: PreviousFiles<'_>,
+) -> Vec<u8> {
+    let source = m.name();
+    let at = history::EggRef {
+        slug: &r.slug,
+        source: &source,
+        branch: m.state.as_ref().map_or("", |st| st.branch.as_str()),
+        path: &r.egg.path,
+    };
+    if let Some(h) = &m.history {
+        return to_json(&history::document(h, at));
+    }
+    let old = previous_slug.get(&(source.as_str(), r.egg.path.as_str()));
+    let kept = old.and_then(|old| Some((*old, previous_files(&paths::history(old))?)));
+    match kept {
+        Some((old, bytes)) if old == r.slug => bytes,
+        Some((_, bytes)) => match serde_json::from_slice::<History>(&bytes) {
+            Ok(mut doc) => {
+                doc.slug = r.slug.clone();
+                to_json(&doc)
+            }
+            Err(_) => to_json(&history::document(&no_history(), at)),
+        },
+        None => to_json(&history::document(&no_history(), at)),
+    }
 }
 
 /// The history of eggs kept from a previous catalog that has no history document for them.

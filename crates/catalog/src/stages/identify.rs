@@ -8,21 +8,27 @@ use super::EggRecord;
 use crate::identity;
 use crate::wire::Problem;
 
-/// Sets `value`, `uuid`, `collision` and `shared` of every record (in catalog order: the first
-/// egg to hold an upstream uuid keeps it). Returns a warning for each egg whose parsed JSON
-/// cannot be read back as a value: not expected (the scan wrote it from a value, and a kept egg
-/// from a document that parsed), but reported rather than hidden. Such an egg is listed, with a
-/// derived uuid and no import files.
+/// Sets `readable`, `uuid`, `collision` and `shared` of every record (in catalog order: the
+/// first egg to hold an upstream uuid keeps it). Each egg is read as a value here, on every
+/// core, for its upstream uuid, and not kept: [`super::derive`] reads it again egg by egg, so
+/// that the whole catalog's values are never in memory at once. Returns a warning for each egg
+/// whose parsed JSON cannot be read back as a value: not expected (the scan wrote it from a
+/// value, and a kept egg from a document that parsed), but reported rather than hidden. Such an
+/// egg is listed, with a derived uuid and no import files.
 pub(super) fn identify(eggs: &mut [EggRecord]) -> Vec<(usize, Problem)> {
+    let read: Vec<Result<Option<String>, String>> = crate::par::map(eggs, |r| {
+        let value = serde_json::from_str::<Value>(r.egg.egg.get()).map_err(|e| e.to_string())?;
+        Ok(value.get("uuid").and_then(Value::as_str).map(str::to_owned))
+    });
     let mut unreadable = Vec::new();
-    for r in eggs.iter_mut() {
-        match serde_json::from_str::<Value>(r.egg.egg.get()) {
-            Ok(value) => r.value = Some(value),
-            Err(e) => unreadable.push((r.source, r.egg.path.clone(), e.to_string())),
+    for (r, read) in eggs.iter_mut().zip(&read) {
+        r.readable = read.is_ok();
+        if let Err(e) = read {
+            unreadable.push((r.source, r.egg.path.clone(), e.clone()));
         }
     }
     let origins: Vec<&str> = eggs.iter().map(|r| r.origin.as_str()).collect();
-    let upstream: Vec<Option<&str>> = eggs.iter().map(upstream_uuid).collect();
+    let upstream: Vec<Option<&str>> = read.iter().map(|r| r.as_ref().ok()?.as_deref()).collect();
     let identities = identity::assign(&origins, &upstream);
     let catalog: Vec<eggcat_validate::CatalogEgg<'_>> = origins
         .iter()
@@ -48,9 +54,4 @@ pub(super) fn identify(eggs: &mut [EggRecord]) -> Vec<(usize, Problem)> {
             (source, Problem { path, message })
         })
         .collect()
-}
-
-/// The egg's upstream `uuid` field, when it is a string.
-fn upstream_uuid(r: &EggRecord) -> Option<&str> {
-    r.value.as_ref()?.get("uuid").and_then(Value::as_str)
 }

@@ -13,6 +13,13 @@
 //! 6. [`assemble`]: the egg documents, the index, names, compat indexes, removals, the report
 //!    and the state the next build reads.
 //!
+//! Every published file goes to a [`Sink`] the caller gives as soon as it is made (the store
+//! writes it into the snapshot being staged), and the build keeps only what later stages read:
+//! its memory is the records and the files in flight, not the catalog's files (`build_into`;
+//! [`build`] collects them in memory, for tests and small callers). Reading the previous
+//! snapshot's files and writing the new one's are the caller's IO, through the two functions it
+//! gives: the build stays a function of its inputs.
+//!
 //! Architecture invariant: nothing upstream can empty the catalog. A source that failed to fetch,
 //! or that suddenly has no eggs where it had some, keeps its eggs from the previous catalog, and
 //! the report says so.
@@ -28,15 +35,14 @@ mod previous;
 mod tests;
 
 use std::collections::{BTreeMap, HashMap};
+use std::sync::{Mutex, PoisonError};
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::history::SourceHistory;
-use crate::imports::EggImports;
 use crate::scan::{ParsedEgg, SourceScan};
 use crate::wire::{
-    Diagnostic, Imports, Problem, Removed, Report, SourceReport, SourceState, State,
+    Diagnostic, ImageInfo, Imports, Problem, Removed, Report, SourceReport, SourceState, State,
 };
 
 pub use previous::PreviousError;
@@ -154,6 +160,10 @@ pub struct Derived {
 /// derivation. Reading is the caller's IO: the build stays a function of what it is given.
 pub type PreviousFiles<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
 
+/// Takes each published file (its path under the output root, its bytes) as soon as the build
+/// has made it, from any of the build's threads; each path once. Writing it is the caller's IO.
+pub type Sink<'a> = &'a (dyn Fn(String, Vec<u8>) + Sync);
+
 /// The build's identity, the times it runs at (the clock is read by the caller), and where the
 /// catalog will be reachable.
 #[derive(Debug, Clone)]
@@ -175,6 +185,15 @@ pub struct BuildContext {
     /// caller): an input like the sources, shown in `meta.images` and the report. An image
     /// without a finding is `unknown`.
     pub images: crate::ImageFindings,
+}
+
+/// What a build says of the catalog whose files it put ([`build_into`]).
+#[derive(Debug)]
+pub struct Built {
+    /// The build report (also put as [`crate::paths::STATUS`]).
+    pub report: Report,
+    /// What the next build needs to reuse this one.
+    pub state: State,
 }
 
 /// A complete catalog, ready to publish.
@@ -222,29 +241,66 @@ struct EggRecord {
     origin: String,
     /// [`order`]: its slug.
     slug: String,
-    /// [`identify`]: the upstream egg as a JSON value; `None` when it cannot be read back (see
+    /// [`identify`]: whether the upstream egg can be read back as a JSON value (see
     /// [`identify`]).
-    value: Option<Value>,
+    readable: bool,
     /// [`identify`]: the uuid its import files carry.
     uuid: String,
     /// [`identify`]: why upstream's uuid was not kept, when another egg kept it first.
     collision: Option<String>,
     /// [`identify`]: catalog-wide findings (E017, a uuid shared with other eggs).
     shared: Vec<Diagnostic>,
-    /// [`derive`]: its import files and `meta.import`.
-    imports: Option<EggImports>,
+    /// [`derive`]: what its document says that is read from the egg's value.
+    facts: Option<EggFacts>,
 }
 
-/// Builds the catalog from every source's outcome and the previous catalog. An egg whose import
-/// files the previous snapshot already holds, made from the same inputs under the same
-/// derivation, gets those files (read through `previous_files`) instead of being converted again.
+/// What [`derive`] reads from an egg's value for its document, so that no later stage needs the
+/// value (`Default`: an unreadable egg's).
+#[derive(Debug, Default)]
+struct EggFacts {
+    /// `meta.import`: its import files (put by [`derive`]) and the panels' verdicts.
+    import: Imports,
+    /// `meta.images`.
+    images: Vec<ImageInfo>,
+    /// `meta.runsOn`.
+    runs_on: Vec<String>,
+    /// Its `description`, or "": for the compat indexes.
+    description: String,
+}
+
+/// Builds the catalog from every source's outcome and the previous catalog, in memory: every
+/// file [`build_into`] puts, collected.
 pub fn build(
+    inputs: Vec<SourceInput>,
+    previous: Previous,
+    ctx: &BuildContext,
+    previous_files: PreviousFiles<'_>,
+) -> Catalog {
+    let files = Mutex::new(BTreeMap::new());
+    let sink = |path: String, bytes: Vec<u8>| {
+        let mut files = files.lock().unwrap_or_else(PoisonError::into_inner);
+        files.insert(path, bytes);
+    };
+    let Built { report, state } = build_into(inputs, previous, ctx, previous_files, &sink);
+    Catalog {
+        files: files.into_inner().unwrap_or_else(PoisonError::into_inner),
+        report,
+        state,
+    }
+}
+
+/// Builds the catalog from every source's outcome and the previous catalog, putting each of its
+/// files into `sink` as it is made. An egg whose import files the previous snapshot already
+/// holds, made from the same inputs under the same derivation, gets those files (read through
+/// `previous_files`) instead of being converted again.
+pub fn build_into(
     inputs: Vec<SourceInput>,
     mut previous: Previous,
     ctx: &BuildContext,
     previous_files: PreviousFiles<'_>,
-) -> Catalog {
-    let (sources, eggs) = merge::merge(inputs, &mut previous, ctx.now_ms);
+    sink: Sink<'_>,
+) -> Built {
+    let (mut sources, eggs) = merge::merge(inputs, &mut previous, ctx.now_ms);
     let mut eggs = order::order(&sources, eggs);
     let unreadable = identify::identify(&mut eggs);
     let reusable = if previous.derivation == ctx.derivation {
@@ -252,15 +308,21 @@ pub fn build(
     } else {
         HashMap::new()
     };
-    derive::derive(&mut eggs, &reusable, &ctx.base_url, previous_files);
-    let histories = histories::documents(&sources, &eggs, &previous, previous_files);
+    let derive_inputs = derive::Inputs {
+        reusable: &reusable,
+        base_url: &ctx.base_url,
+        images: &ctx.images,
+        previous_files,
+    };
+    derive::derive(&mut eggs, &derive_inputs, sink);
+    drop(reusable);
+    histories::documents(&mut sources, &eggs, &previous, (previous_files, sink));
     let parts = assemble::Parts {
         sources,
         eggs,
-        histories,
         unreadable,
     };
-    assemble::assemble(parts, &previous, ctx)
+    assemble::assemble(parts, &previous, ctx, sink)
 }
 
 /// How the error of a source that suddenly has no eggs ends (the report already says the

@@ -30,11 +30,11 @@ pub(super) fn order(sources: &[MergedSource], mut eggs: Vec<SourceEgg>) -> Vec<E
             egg,
             first,
             slug,
-            value: None,
+            readable: false,
             uuid: String::new(),
             collision: None,
             shared: Vec::new(),
-            imports: None,
+            facts: None,
         })
         .collect()
 }
