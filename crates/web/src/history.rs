@@ -34,15 +34,15 @@ pub(crate) enum Loaded {
 
 impl Loaded {
     /// The history of `slug` in the published `files`.
-    pub(crate) fn read(files: &std::collections::BTreeMap<String, Vec<u8>>, slug: &str) -> Loaded {
-        let Some(bytes) = files.get(&eggcat_catalog::paths::history(slug)) else {
+    pub(crate) fn read(files: crate::SnapshotFiles<'_>, slug: &str) -> Loaded {
+        let Some(bytes) = files(&eggcat_catalog::paths::history(slug)) else {
             return Loaded::Missing;
         };
-        match serde_json::from_slice::<History>(bytes) {
+        match serde_json::from_slice::<History>(&bytes) {
             Ok(h) => Loaded::Doc(h),
             Err(_) => Loaded::Unreadable {
                 // A document of a newer or broken shape may still say why in words.
-                note: serde_json::from_slice::<serde_json::Value>(bytes)
+                note: serde_json::from_slice::<serde_json::Value>(&bytes)
                     .ok()
                     .and_then(|v| v.get("note")?.as_str().map(str::to_owned)),
             },

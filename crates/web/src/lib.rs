@@ -43,8 +43,8 @@ mod updated;
 mod versions;
 mod words;
 
-pub use eggcat_catalog::PreviousFiles;
 pub use eggcat_catalog::paths::SUMMARY;
+pub use eggcat_catalog::{PreviousFiles, Sink};
 pub use readme::render_readme;
 
 /// How the site is addressed.
@@ -59,21 +59,46 @@ const CSS: &str = include_str!("../assets/eggcat.css");
 /// The script, as shipped.
 const JS: &str = include_str!("../assets/eggcat.js");
 
-/// Every web file for the published snapshot `files` (path -> bytes), from its documents.
-/// Egg documents that do not parse are left out of the pages (they stay in the JSON API).
+/// Reads a file of the snapshot the pages are rendered for, by its published path; `None` when
+/// it has none (the caller's IO, as for [`PreviousFiles`]).
+pub type SnapshotFiles<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
+
+/// Every web file for the published snapshot `files` (path -> bytes), from its documents: what
+/// [`render_into`] puts, collected.
+pub fn render(
+    files: &BTreeMap<String, Vec<u8>>,
+    options: &SiteOptions<'_>,
+    previous: PreviousFiles<'_>,
+) -> BTreeMap<String, Vec<u8>> {
+    let out = std::sync::Mutex::new(BTreeMap::new());
+    let sink = |path: String, bytes: Vec<u8>| {
+        let mut out = out
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        out.insert(path, bytes);
+    };
+    render_into(&|path| files.get(path).cloned(), options, previous, &sink);
+    out.into_inner()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Puts every web file for the snapshot whose files `files` reads into `sink`, from its
+/// documents. Egg documents that do not parse are left out of the pages (they stay in the JSON
+/// API). The eggs are rendered one game at a time (the eggs [`siblings`] groups), and only that
+/// game's documents are in memory meanwhile: a page shows its game's eggs, never another's.
 ///
 /// `previous` reads the previous snapshot's files, made by the same code with the same options
 /// (the caller sees to that, and gives a reader that reads nothing otherwise): an egg page whose
 /// inputs are unchanged (its egg document, its history document and the build report's
 /// warnings about its file) is taken from there instead of being rendered again, when its
 /// siblings (their slugs and egg documents) are unchanged too.
-pub fn render(
-    files: &BTreeMap<String, Vec<u8>>,
+pub fn render_into(
+    files: SnapshotFiles<'_>,
     options: &SiteOptions<'_>,
     previous: PreviousFiles<'_>,
-) -> BTreeMap<String, Vec<u8>> {
+    sink: Sink<'_>,
+) {
     let base = options.base_url.trim_end_matches('/');
-    let mut out = BTreeMap::new();
     let assets = layout::Assets {
         css: format!(
             "{}/eggcat-{:016x}.css",
@@ -86,8 +111,8 @@ pub fn render(
             fnv1a(JS.as_bytes())
         ),
     };
-    out.insert(assets.css.clone(), CSS.as_bytes().to_vec());
-    out.insert(assets.js.clone(), JS.as_bytes().to_vec());
+    sink(assets.css.clone(), CSS.as_bytes().to_vec());
+    sink(assets.js.clone(), JS.as_bytes().to_vec());
 
     let status: model::Status = read(files, eggcat_catalog::paths::STATUS).unwrap_or_default();
     let removed: Vec<model::Removed> =
@@ -99,87 +124,86 @@ pub fn render(
         .and_then(|bytes| serde_json::from_slice(&bytes).ok());
 
     let mut readmes = readme::Renderer::new();
-    let docs: Vec<model::EggDoc> = index
-        .iter()
-        .filter_map(|entry| {
-            model::EggDoc::decode(files.get(&eggcat_catalog::paths::egg(&entry.slug))?)
-        })
-        .collect();
     // Each page shows the egg's siblings (other eggs for the same game): siblings.rs groups
     // them, versions.rs splits each game into versions, diffs them and says whether a page
     // still holds.
-    let mut siblings = versions::Siblings::new(&docs, files, previous);
-    let mut items = Vec::with_capacity(docs.len());
+    let mut siblings = versions::Siblings::new(&index, files, previous);
+    let mut items = Vec::with_capacity(index.len());
     let mut versions = BTreeMap::new();
     let mut sha256 = BTreeMap::new();
-    for doc in &docs {
-        let icon = icon::from_egg(&doc.egg).map(|i| {
-            let path = icon::path(&doc.meta.slug, &i);
-            out.insert(path.clone(), i.bytes);
-            path
-        });
-        let history = history::Loaded::read(files, &doc.meta.slug);
-        let updated = updated::Updated::of(&history, doc.meta.indexed_at);
-        let mut item = summary::item(doc, icon, updated);
-        siblings.set_game(&mut item);
-        let page_path = eggcat_catalog::paths::egg_page(&doc.meta.slug);
-        let same = |path: &str| previous(path).as_deref() == files.get(path).map(Vec::as_slice);
-        let unchanged = previous_status.as_ref().is_some_and(|before| {
-            egg_page::file_warnings(before, &doc.meta)
-                == egg_page::file_warnings(&status, &doc.meta)
-        }) && siblings.doc_unchanged(&doc.meta.slug)
-            && siblings.siblings_unchanged(&doc.meta.slug)
-            && same(&eggcat_catalog::paths::history(&doc.meta.slug));
-        let page = unchanged
-            .then(|| previous(&page_path))
-            .flatten()
-            .unwrap_or_else(|| {
-                let others = siblings.of(&doc.meta.slug);
-                let related = egg_page::Related {
-                    siblings: &others,
-                    history: &history,
-                };
-                egg_page::render(doc, &item, related, &status, &assets, base, &mut readmes)
-                    .into_bytes()
+    for game in siblings.games() {
+        siblings.load(&game);
+        for slug in &game {
+            let Some(doc) = siblings.doc(slug) else {
+                continue;
+            };
+            let icon = icon::from_egg(&doc.egg).map(|i| {
+                let path = icon::path(&doc.meta.slug, &i);
+                sink(path.clone(), i.bytes);
+                path
             });
-        out.insert(page_path, page);
-        versions.insert(doc.meta.slug.clone(), history.into_recent());
-        sha256.insert(doc.meta.slug.clone(), doc.meta.sha256.clone());
-        items.push(item);
+            let history = history::Loaded::read(files, slug);
+            let updated = updated::Updated::of(&history, doc.meta.indexed_at);
+            let mut item = summary::item(doc, icon, updated);
+            let file_warnings = egg_page::file_warnings(&status, &doc.meta);
+            let unchanged_warnings = previous_status
+                .as_ref()
+                .is_some_and(|before| egg_page::file_warnings(before, &doc.meta) == file_warnings);
+            sha256.insert(slug.clone(), doc.meta.sha256.clone());
+            siblings.set_game(&mut item);
+            let page_path = eggcat_catalog::paths::egg_page(slug);
+            let history_path = eggcat_catalog::paths::history(slug);
+            let unchanged = unchanged_warnings
+                && siblings.doc_unchanged(slug)
+                && siblings.siblings_unchanged(slug)
+                && previous(&history_path) == files(&history_path);
+            let page = unchanged
+                .then(|| previous(&page_path))
+                .flatten()
+                .unwrap_or_else(|| {
+                    let (doc, others) = siblings.of(slug);
+                    let related = egg_page::Related {
+                        siblings: &others,
+                        history: &history,
+                    };
+                    egg_page::render(doc, &item, related, &status, &assets, base, &mut readmes)
+                        .into_bytes()
+                });
+            sink(page_path, page);
+            versions.insert(slug.clone(), history.into_recent());
+            items.push(item);
+        }
     }
+    drop(siblings);
     items.sort_by(|a, b| a.slug.cmp(&b.slug));
     summary::mark_lookalikes(&mut items);
 
     let summary = serde_json::to_vec(&items).expect("the summary serializes");
-    out.insert(SUMMARY.to_owned(), summary);
-    out.insert(
+    sink(SUMMARY.to_owned(), summary);
+    sink(
         eggcat_catalog::paths::CATALOG_PAGE.to_owned(),
         catalog_page::render(&items, &status, &assets, base).into_bytes(),
     );
-    out.insert(
+    sink(
         eggcat_catalog::paths::ALL_EGGS_PAGE.to_owned(),
         catalog_page::all(&items, &assets).into_bytes(),
     );
-    out.insert(
+    sink(
         eggcat_catalog::paths::NOT_FOUND_PAGE.to_owned(),
         not_found_page::render(base, &assets).into_bytes(),
     );
-    out.insert(
+    sink(
         eggcat_catalog::paths::STATUS_PAGE.to_owned(),
         status_page::render(&status, &removed, &items, &assets).into_bytes(),
     );
-    out.insert(
+    sink(
         eggcat_catalog::paths::FEED.to_owned(),
         feed::render(&items, &versions, &sha256, base).into_bytes(),
     );
-    out
 }
 
-fn read<T: serde::de::DeserializeOwned>(
-    files: &BTreeMap<String, Vec<u8>>,
-    path: &str,
-) -> Option<T> {
-    serde_json::from_slice(files.get(path)?).ok()
+fn read<T: serde::de::DeserializeOwned>(files: SnapshotFiles<'_>, path: &str) -> Option<T> {
+    serde_json::from_slice(&files(path)?).ok()
 }
 
 /// FNV-1a, 64 bits: names the assets by their content (a cache key, not a security measure).

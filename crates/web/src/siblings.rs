@@ -85,6 +85,11 @@ impl Groups {
             .unwrap_or(&[])
     }
 
+    /// Every group, sorted by first slug.
+    pub(crate) fn all(&self) -> &[Vec<String>] {
+        &self.groups
+    }
+
     /// The group's key: its first slug (the summary's `game`). An egg alone is its own group.
     pub(crate) fn key<'a>(&'a self, slug: &'a str) -> &'a str {
         self.group(slug).first().map_or(slug, String::as_str)

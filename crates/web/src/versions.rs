@@ -15,6 +15,9 @@
 //! [`MAX_COMPARED`] of them, so that splitting a game costs at most that many diffs per egg,
 //! and a page at most [`crate::compare::LISTED`] + [`MAX_COMPARED`] - 1 more.
 //!
+//! The documents of one game are read at a time ([`Siblings::load`]), with what is learnt
+//! from them (the eggs read for the diff, the diffs): a game's pages need no other game's eggs.
+//!
 //! An egg page shows its siblings, so it depends on more than its own egg document: it is
 //! taken from the previous snapshot only when its group has the same slugs as there (read from
 //! the previous `_summary.json`, whose `game` fields name the groups) and every egg document of
@@ -23,9 +26,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
+use eggcat_catalog::wire::IndexItem;
 use eggcat_catalog::{PreviousFiles, paths};
 use eggcat_diff::{Change, Kind, Prepared};
 
+use crate::SnapshotFiles;
 use crate::compare::{Compared, LISTED, Others, Sibling, Version};
 use crate::model::{EggDoc, egg_str};
 use crate::siblings::{Groups, Member};
@@ -39,8 +44,9 @@ pub(crate) const MAX_COMPARED: usize = 12;
 /// The groups of a render and what it has learnt about them.
 pub(crate) struct Siblings<'a> {
     groups: Groups,
-    docs: BTreeMap<&'a str, &'a EggDoc>,
-    files: &'a BTreeMap<String, Vec<u8>>,
+    /// The documents of the game loaded last ([`Siblings::load`]), by slug.
+    docs: BTreeMap<String, EggDoc>,
+    files: SnapshotFiles<'a>,
     previous: PreviousFiles<'a>,
     /// Slug to whether its egg document is byte-identical to the previous snapshot's.
     unchanged: BTreeMap<String, bool>,
@@ -49,9 +55,10 @@ pub(crate) struct Siblings<'a> {
     /// Each game's versions, by the game's key (its first slug); `None` for a game of more than
     /// [`MAX_COMPARED`] versions.
     versions: BTreeMap<String, Option<Rc<Versions>>>,
-    /// The changes from the first slug to the second.
+    /// The changes from the first slug to the second, in the game loaded.
     diffs: BTreeMap<(String, String), Vec<Change>>,
-    /// Eggs read for the diff, each once however many eggs it is compared with.
+    /// Eggs of the game loaded read for the diff, each once however many eggs it is compared
+    /// with.
     prepared: BTreeMap<String, Prepared>,
 }
 
@@ -63,23 +70,28 @@ struct Versions {
 }
 
 impl<'a> Siblings<'a> {
-    /// The groups of `docs`, the published tree `files` and the previous snapshot's reader.
+    /// The groups of the eggs of `index` whose documents in `files` can be read (each read
+    /// here once, and let go), and the previous snapshot's reader.
     pub(crate) fn new(
-        docs: &'a [EggDoc],
-        files: &'a BTreeMap<String, Vec<u8>>,
+        index: &[IndexItem],
+        files: SnapshotFiles<'a>,
         previous: PreviousFiles<'a>,
     ) -> Siblings<'a> {
-        let members: Vec<Member<'_>> = docs
+        let read: Vec<(String, String, String)> = index
             .iter()
-            .map(|d| Member {
-                slug: &d.meta.slug,
-                name: &d.meta.name,
-                uuid: egg_str(&d.egg, "uuid"),
+            .filter_map(|entry| {
+                let doc = EggDoc::decode(&files(&paths::egg(&entry.slug))?)?;
+                let uuid = egg_str(&doc.egg, "uuid").to_owned();
+                Some((doc.meta.slug, doc.meta.name, uuid))
             })
+            .collect();
+        let members: Vec<Member<'_>> = read
+            .iter()
+            .map(|(slug, name, uuid)| Member { slug, name, uuid })
             .collect();
         Siblings {
             groups: Groups::new(&members),
-            docs: docs.iter().map(|d| (d.meta.slug.as_str(), d)).collect(),
+            docs: BTreeMap::new(),
             files,
             previous,
             unchanged: BTreeMap::new(),
@@ -88,6 +100,30 @@ impl<'a> Siblings<'a> {
             diffs: BTreeMap::new(),
             prepared: BTreeMap::new(),
         }
+    }
+
+    /// Every game (each a group of slugs, sorted), in order.
+    pub(crate) fn games(&self) -> Vec<Vec<String>> {
+        self.groups.all().to_vec()
+    }
+
+    /// Reads the documents of `game`, in place of the game loaded before and what was learnt
+    /// from its eggs.
+    pub(crate) fn load(&mut self, game: &[String]) {
+        self.docs.clear();
+        self.prepared.clear();
+        self.diffs.clear();
+        for slug in game {
+            let doc = (self.files)(&paths::egg(slug)).and_then(|b| EggDoc::decode(&b));
+            if let Some(doc) = doc {
+                self.docs.insert(slug.clone(), doc);
+            }
+        }
+    }
+
+    /// The document of an egg of the game loaded.
+    pub(crate) fn doc(&self, slug: &str) -> Option<&EggDoc> {
+        self.docs.get(slug)
     }
 
     /// Sets the summary item's `game` and `gameEggs`.
@@ -102,7 +138,7 @@ impl<'a> Siblings<'a> {
             return known;
         }
         let path = paths::egg(slug);
-        let same = (self.previous)(&path).as_deref() == self.files.get(&path).map(Vec::as_slice);
+        let same = (self.previous)(&path) == (self.files)(&path);
         self.unchanged.insert(slug.to_owned(), same);
         same
     }
@@ -209,14 +245,21 @@ impl<'a> Siblings<'a> {
         Some(Versions { list })
     }
 
-    /// The egg page's siblings: the first [`LISTED`] other eggs of its version and each other
-    /// version, with the changes from this egg to each.
-    pub(crate) fn of(&mut self, slug: &str) -> Others<'_> {
+    /// The egg's document (of the game loaded) and its page's siblings: the first [`LISTED`]
+    /// other eggs of its version and each other version, with the changes from this egg to
+    /// each.
+    pub(crate) fn of(&mut self, slug: &str) -> (&EggDoc, Others<'_>) {
+        self.learn(slug);
+        (&self.docs[slug], self.others(slug))
+    }
+
+    /// Splits the egg's game into versions, once, and diffs the egg with the eggs its page
+    /// compares it with.
+    fn learn(&mut self, slug: &str) {
         let group = self.groups.group(slug);
         if group.len() < 2 {
-            return Others::Alone;
+            return;
         }
-        let eggs = group.len();
         let key = group[0].clone();
         if !self.versions.contains_key(&key) {
             let group = group.to_vec();
@@ -224,31 +267,30 @@ impl<'a> Siblings<'a> {
             self.versions.insert(key.clone(), split);
         }
         let Some(versions) = self.versions[&key].clone() else {
-            return Others::TooMany(eggs);
+            return;
         };
-        let Some(mine) = versions
-            .list
-            .iter()
-            .position(|v| v.binary_search_by(|s| s.as_str().cmp(slug)).is_ok())
-        else {
-            return Others::Alone;
+        let Some((same, firsts)) = compared(&versions, slug) else {
+            return;
         };
-        // The eggs this page compares with: a few of its own version, the first of each other.
-        let same: Vec<&String> = versions.list[mine]
-            .iter()
-            .filter(|s| *s != slug)
-            .take(LISTED)
-            .collect();
-        let firsts: Vec<&String> = versions
-            .list
-            .iter()
-            .enumerate()
-            .filter(|(v, _)| *v != mine)
-            .map(|(_, members)| &members[0])
-            .collect();
         for other in same.iter().chain(&firsts) {
             self.changes(slug, other);
         }
+    }
+
+    /// The egg page's siblings, once [`Siblings::learn`] has run for it.
+    fn others(&self, slug: &str) -> Others<'_> {
+        let group = self.groups.group(slug);
+        if group.len() < 2 {
+            return Others::Alone;
+        }
+        let eggs = group.len();
+        let Some(versions) = &self.versions[&group[0]] else {
+            return Others::TooMany(eggs);
+        };
+        let Some((same, _)) = compared(versions, slug) else {
+            return Others::Alone;
+        };
+        let mine = mine(versions, slug).expect("compared found it");
         let (docs, diffs) = (&self.docs, &self.diffs);
         let changes = |other: &str| diffs[&(slug.to_owned(), other.to_owned())].as_slice();
         let others = versions
@@ -257,7 +299,7 @@ impl<'a> Siblings<'a> {
             .enumerate()
             .filter(|(v, _)| *v != mine)
             .map(|(_, members)| Version {
-                doc: docs[members[0].as_str()],
+                doc: &docs[members[0].as_str()],
                 more: (members[1..].iter().take(LISTED))
                     .map(|s| &docs[s.as_str()].meta)
                     .collect(),
@@ -279,6 +321,33 @@ impl<'a> Siblings<'a> {
             others,
         })
     }
+}
+
+/// The index of the version of `slug`.
+fn mine(versions: &Versions, slug: &str) -> Option<usize> {
+    versions
+        .list
+        .iter()
+        .position(|v| v.binary_search_by(|s| s.as_str().cmp(slug)).is_ok())
+}
+
+/// The eggs the page of `slug` compares it with: a few of its own version, and the first of
+/// each other; `None` when `slug` is in no version.
+fn compared<'v>(versions: &'v Versions, slug: &str) -> Option<(Vec<&'v String>, Vec<&'v String>)> {
+    let mine = mine(versions, slug)?;
+    let same = versions.list[mine]
+        .iter()
+        .filter(|s| *s != slug)
+        .take(LISTED)
+        .collect();
+    let firsts = versions
+        .list
+        .iter()
+        .enumerate()
+        .filter(|(v, _)| *v != mine)
+        .map(|(_, members)| &members[0])
+        .collect();
+    Some((same, firsts))
 }
 
 /// Whether eggs with these changes between them run servers the same way: the changes touch
