@@ -20,8 +20,8 @@ mod previous;
 use std::path::PathBuf;
 
 use eggcat_catalog::wire::{Report, SourceStatus};
-use eggcat_catalog::{BuildContext, Previous, SourceInfo, SourceInput, build};
-use eggcat_store::{SnapshotFiles, Store, StoreError, remove_all};
+use eggcat_catalog::{BuildContext, Previous, SourceInfo, SourceInput, build_into};
+use eggcat_store::{Store, StoreError, remove_all};
 use eggcat_upstream::{Limits, Source};
 
 pub use fetch::{FetchProgress, Progress};
@@ -62,8 +62,8 @@ pub struct Outcome {
     pub report: Report,
     /// The folder of the new current snapshot.
     pub snapshot_dir: PathBuf,
-    /// The published documents, with the snapshot's id.
-    pub snapshot: SnapshotFiles,
+    /// The snapshot's id (its folder's name).
+    pub id: String,
 }
 
 /// Why a rebuild failed as a whole. A failing source is not an error: it is in the report and
@@ -163,7 +163,9 @@ pub fn rebuild(
 
 /// Builds the catalog from the sources' outcomes and the previous catalog (with the reader of
 /// the folder it was read from), renders the pages, and publishes the snapshot, unless there is
-/// nothing to publish. `inputs` goes into the state when no source failed.
+/// nothing to publish. `inputs` goes into the state when no source failed. Every file goes into
+/// the snapshot being staged as soon as it is made: the build holds its records and the files
+/// in flight, never the whole catalog.
 fn build_and_publish(
     store: &Store,
     options: &BuildOptions,
@@ -178,34 +180,32 @@ fn build_and_publish(
     // against that snapshot's manifest, and a damaged one is made anew.
     let reusable = previous.derivation == ctx.derivation;
     let read_previous = |path: &str| reusable.then(|| reads.read(path).ok()).flatten();
-    let mut catalog = build(sources, previous, ctx, &read_previous);
+    let current = store.current_dir();
+    let verified = |path: &str| reads.read_intact(path, current.as_deref());
+    let staging = store.stage(&ctx.build_id, &verified)?;
+    let sink = |path: String, bytes: Vec<u8>| staging.put(&path, bytes);
+    let mut built = build_into(sources, previous, ctx, &read_previous, &sink);
     clock.lap("build");
     // The web pages, feed and search summary are files of the same snapshot, rendered from its
-    // documents, so every host of the tree shows them and a rebuild swaps them with the rest.
+    // documents (read back from the folder being staged), so every host of the tree shows them
+    // and a rebuild swaps them with the rest.
     let site = eggcat_web::SiteOptions {
         base_url: &options.base_url,
     };
-    let pages = eggcat_web::render(&catalog.files, &site, &read_previous);
-    catalog.files.extend(pages);
+    let staged = |path: &str| staging.read(path);
+    eggcat_web::render_into(&staged, &site, &read_previous, &sink);
     clock.lap("render");
-    if every_source_ok(&catalog.report) {
-        catalog.state.inputs = inputs;
+    if every_source_ok(&built.report) {
+        built.state.inputs = inputs;
     }
-    nothing_to_publish(&catalog.report)?;
-    let read = reads.into_files_of(store.current_dir().as_deref());
-    let (id, snapshot_dir) = store.publish(&catalog, &read)?;
-    drop(read);
+    // An error drops the staging, which removes its folder: the current snapshot stays.
+    nothing_to_publish(&built.report)?;
+    let (id, snapshot_dir) = staging.finish(&built.state)?;
     clock.lap("publish");
     Ok(Outcome {
-        report: catalog.report,
+        report: built.report,
         snapshot_dir,
-        snapshot: SnapshotFiles {
-            id,
-            files: catalog.files,
-            // The forms are written by the store, and read from the snapshot when wanted.
-            precompressed: Default::default(),
-            damaged: Vec::new(),
-        },
+        id,
     })
 }
 
@@ -275,10 +275,22 @@ impl Stages {
         tracing::debug!(
             stage,
             ms = (now - *last).as_secs_f64() * 1000.0,
+            rss_anon_kib = rss_anon_kib(),
             "rebuild stage done"
         );
         *last = now;
     }
+}
+
+/// This process's anonymous resident memory (`RssAnon` of `/proc/self/status`), in KiB: what
+/// the stage log shows of where a build's memory goes. 0 where it cannot be read.
+fn rss_anon_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("RssAnon:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
 }
 
 /// `20261121T100157.123Z`: the start time, sortable, safe as a folder name.

@@ -166,15 +166,10 @@ impl Reads {
         Ok(bytes)
     }
 
-    /// The files read intact, when they are files of `current` (what publishing compares
-    /// against); else none.
-    pub(crate) fn into_files_of(self, current: Option<&std::path::Path>) -> HashSet<String> {
-        if self.dir.is_none() || self.dir.as_deref() != current {
-            return HashSet::new();
-        }
-        self.kept
-            .into_inner()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    /// Whether the file at `path` was read intact, from the folder `current` (what the new
+    /// snapshot is compared against).
+    pub(crate) fn read_intact(&self, path: &str, current: Option<&std::path::Path>) -> bool {
+        self.dir.is_some() && self.dir.as_deref() == current && self.kept().contains(path)
     }
 
     fn kept(&self) -> std::sync::MutexGuard<'_, HashSet<String>> {

@@ -62,7 +62,6 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     let rebuilt = rebuild(&store, &options, &crate::now_ms, &show).context(FAILED)?;
     let (report, snapshot_dir, verb) = match rebuilt {
         Rebuilt::Published(outcome) => {
-            drop(outcome.snapshot);
             if let Some(out) = out {
                 // Read back from the snapshot just published: its files with their
                 // precompressed forms, which the store wrote.

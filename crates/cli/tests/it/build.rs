@@ -161,7 +161,7 @@ fn indexed_at_is_kept_for_unchanged_files_and_renewed_for_changed_ones() {
     a.write("games/paper/egg-paper.json", egg_json("Paper 2"));
     a.commit("change paper");
     let second = build(&data, sources(&a, &b), &clock);
-    let at = |o: &eggcat_pipeline::Outcome, slug: &str| {
+    let at = |o: &crate::support::Outcome, slug: &str| {
         egg_doc(o, slug)["meta"]["indexedAt"].as_u64().unwrap()
     };
     assert_eq!(at(&first, "alpha-root"), at(&second, "alpha-root"));
@@ -349,7 +349,7 @@ fn unchanged_documents_are_hard_linked_between_snapshots() {
     assert_ne!(first.snapshot_dir, second.snapshot_dir);
     let doc = "api/v1/eggs/alpha-paper.json";
     let ino =
-        |o: &eggcat_pipeline::Outcome| std::fs::metadata(o.snapshot_dir.join(doc)).unwrap().ino();
+        |o: &crate::support::Outcome| std::fs::metadata(o.snapshot_dir.join(doc)).unwrap().ino();
     assert_eq!(ino(&first), ino(&second));
 }
 

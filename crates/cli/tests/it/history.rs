@@ -45,7 +45,7 @@ fn pretty(v: &Value) -> String {
     serde_json::to_string_pretty(v).unwrap()
 }
 
-fn history_of(outcome: &eggcat_pipeline::Outcome) -> History {
+fn history_of(outcome: &crate::support::Outcome) -> History {
     let (path, bytes) = outcome
         .snapshot
         .files

@@ -142,7 +142,7 @@ fn feed_entries(feed: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
-fn histories(out: &eggcat_pipeline::Outcome) -> Vec<History> {
+fn histories(out: &crate::support::Outcome) -> Vec<History> {
     out.snapshot
         .files
         .iter()

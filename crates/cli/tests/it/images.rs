@@ -11,9 +11,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use crate::support::Outcome;
 use eggcat_catalog::wire::ImageStatus;
 use eggcat_images::{ImageFindings, Options};
-use eggcat_pipeline::{BuildOptions, Outcome};
+use eggcat_pipeline::BuildOptions;
 use eggcat_upstream::Limits;
 use serde_json::Value;
 

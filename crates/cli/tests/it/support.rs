@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use eggcat_catalog::wire::Report;
-use eggcat_pipeline::{BuildOptions, Outcome, PipelineError, Rebuilt, rebuild};
-use eggcat_store::Store;
+use eggcat_pipeline::{BuildOptions, PipelineError, Rebuilt, rebuild};
+use eggcat_store::{SnapshotFiles, Store};
 use eggcat_upstream::{Limits, Source, SourceSpec};
 
 /// Runs git in `dir` with a fixed identity and dates; panics with git's stderr on failure.
@@ -277,6 +277,18 @@ pub(crate) fn try_build_with(
     rebuild_with(data_dir, &options, clock)
 }
 
+/// What a rebuild left current, read back from disk as the tests inspect it: the build writes
+/// its files into the snapshot as it makes them and keeps none in memory.
+#[derive(Debug)]
+pub(crate) struct Outcome {
+    /// The build report (of the build that made the snapshot, when nothing changed).
+    pub(crate) report: Report,
+    /// The snapshot's folder.
+    pub(crate) snapshot_dir: PathBuf,
+    /// Its files, each checked against its manifest.
+    pub(crate) snapshot: SnapshotFiles,
+}
+
 /// One rebuild with `options`: the published snapshot, or the current one when nothing changed.
 pub(crate) fn rebuild_with(
     data_dir: &Path,
@@ -285,7 +297,10 @@ pub(crate) fn rebuild_with(
 ) -> Result<Outcome, PipelineError> {
     let store = Store::new(data_dir);
     match rebuild(&store, options, &|| clock.now(), &|_| {})? {
-        Rebuilt::Published(outcome) => Ok(*outcome),
+        Rebuilt::Published(outcome) => Ok(Outcome {
+            report: outcome.report,
+            ..current(&store, outcome.snapshot_dir)
+        }),
         Rebuilt::Unchanged { snapshot_dir } => Ok(current(&store, snapshot_dir)),
     }
 }

@@ -12,7 +12,7 @@ fn upstream(root: &std::path::Path) -> Repo {
     repo
 }
 
-fn check(outcome: &eggcat_pipeline::Outcome) {
+fn check(outcome: &crate::support::Outcome) {
     assert_eq!(outcome.report.eggs, 2, "{:#?}", outcome.report);
     assert_eq!(outcome.report.sources[0].error, None);
     let alpha = egg_doc(outcome, "eggs-alpha");
