@@ -15,8 +15,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use crate::text::{hex, rfc3339};
 use crate::wire::{History, Since, Version, VersionEvent};
+use crate::{hex, rfc3339};
 
 /// Versions kept per egg (newest first); older ones are cut and the document says so. With the
 /// script diff's own bound ([`eggcat_diff::MAX_DIFF_LINES`]) it bounds a document's size.

@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::text::rfc3339;
+use crate::rfc3339;
 use crate::wire::{ImageInfo, ImageRole, ImageStatus, ImagesReport, MissingImage};
 use crate::{Fetched, Previous, SourceInput};
 use eggcat_egg::ImageRole as Role;

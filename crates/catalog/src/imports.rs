@@ -6,9 +6,10 @@
 use eggcat_panels::{Database, PerDatabase};
 use serde_json::Value;
 
+use crate::PreviousFiles;
 use crate::paths::{self, import};
-use crate::stages::{Derived, PreviousFiles};
-use crate::text::rfc3339;
+use crate::rfc3339;
+use crate::stages::Derived;
 use crate::wire::{DatabaseFiles, Imports, PanelImport};
 
 /// The import files of one egg, by published path, and its `meta.import`.

@@ -1,8 +1,9 @@
-//! The catalog: its wire types and the pure build from upstream files to published documents.
+//! The catalog: the pure build from upstream files to published documents.
 //!
 //! Architecture invariant: nothing here does IO or reads the clock. [`build`] is a function of
 //! (the sources' scanned files, the previous catalog's state, the times it is given), and the same
-//! input gives byte-identical documents. Only the types in [`wire`] reach the output.
+//! input gives byte-identical documents. Only the types of `eggcat-wire` (re-exported in [`wire`])
+//! reach the output.
 //!
 //! The flow for one source: the fetcher lists the upstream tree as [`TreeEntry`]s, asks
 //! [`needs_content`] which blobs to read, fills them in, and [`scan`] turns the entries into
@@ -16,14 +17,13 @@ pub mod images;
 mod imports;
 mod name;
 mod par;
-pub mod paths;
 mod raw_url;
 mod scan;
 mod slug;
 mod stages;
-mod text;
 pub mod wire;
 
+pub use eggcat_wire::{Catalog, INTERFACE_VERSION, PreviousFiles, Sink, hex, paths, rfc3339};
 pub use images::{ImageFinding, ImageFindings};
 pub use name::{display_name, sort_names};
 pub use raw_url::render_raw_url;
@@ -33,10 +33,6 @@ pub use scan::{
 };
 pub use slug::{SlugKey, assign_slugs, kebab, stem};
 pub use stages::{
-    BuildContext, Built, Catalog, Derived, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous,
-    PreviousError, PreviousFiles, PreviousSource, Sink, SourceInfo, SourceInput, build, build_into,
+    BuildContext, Built, Derived, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous, PreviousError,
+    PreviousSource, SourceInfo, SourceInput, build, build_into,
 };
-pub use text::{hex, rfc3339};
-
-/// The interface version the published documents follow.
-pub const INTERFACE_VERSION: &str = "2.0.0";

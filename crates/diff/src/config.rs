@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::general::opt;
 use crate::model::Model;
-use crate::{Change, Kind};
+use crate::{Change, Kind, Make};
 
 /// Every change in `config`, in this order: stop, ready text, other startup keys, logs, files.
 pub(crate) fn changes(a: &Model, b: &Model, out: &mut Vec<Change>) {

@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use crate::model::Model;
-use crate::{Change, Kind};
+use crate::{Change, Kind, Make};
 
 /// Name, description, author, uuid, update URL, icon, tags: none of them reaches a server.
 pub(crate) fn identity(a: &Model, b: &Model, out: &mut Vec<Change>) {

@@ -18,96 +18,26 @@ mod script;
 mod shown;
 mod variables;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 pub use load::{LoadError, MAX_FILE_BYTES, load};
 pub use render::{Summary, render_human};
-pub use script::{MAX_DIFF_LINES, MAX_LINE_CHARS, ScriptDiff};
+pub use script::{MAX_DIFF_LINES, MAX_LINE_CHARS};
 pub use shown::SHORT as SHOWN_CHARS;
 
-/// What kind of change; the part of the egg is in the name, the details in [`Change::path`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Kind {
-    NameChanged,
-    DescriptionChanged,
-    AuthorChanged,
-    UuidChanged,
-    UpdateUrlChanged,
-    IconChanged,
-    TagAdded,
-    TagRemoved,
-    ImageAdded,
-    ImageRemoved,
-    /// Same label, another image reference.
-    ImageChanged,
-    /// Same image reference, another label.
-    ImageRenamed,
-    StartupAdded,
-    StartupRemoved,
-    StartupChanged,
-    StartupRenamed,
-    StopChanged,
-    /// `config.startup.done`: the console text that tells the panel the server is up.
-    ReadyTextChanged,
-    /// Another key of `config.startup` (`userInteraction`, `strip_ansi`, ...).
-    StartupConfigChanged,
-    LogsChanged,
-    ConfigFileAdded,
-    ConfigFileRemoved,
-    /// A file-level key of a config file (its `parser`, ...).
-    ConfigFileChanged,
-    ConfigKeyAdded,
-    ConfigKeyRemoved,
-    ConfigKeyChanged,
-    InstallContainerChanged,
-    InstallEntrypointChanged,
-    InstallScriptChanged,
-    FeatureAdded,
-    FeatureRemoved,
-    DenylistAdded,
-    DenylistRemoved,
-    VariableAdded,
-    VariableRemoved,
-    /// Same variable in every field but `env_variable`.
-    VariableRenamed,
-    /// One field of a variable (the last element of the path: `name`, `description`,
-    /// `default_value`, `rules`, `user_viewable`, `user_editable`).
-    VariableChanged,
-}
+pub use eggcat_wire::{Change, Kind, ScriptDiff};
 
-/// One change between two eggs. A wire type: `eggcat diff --format json` prints it and the
-/// catalog's history will publish it, so its fields only ever gain optional ones.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Change {
-    pub kind: Kind,
-    /// What changed, as keys from the egg's top: e.g. `["docker_images", "Java 21"]`,
-    /// `["config", "files", "server.properties", "server-port"]`,
-    /// `["variables", "SERVER_JARFILE", "default_value"]` (variables by `env_variable`).
-    pub path: Vec<String>,
-    /// The value before (absent for an addition). Texts with LF line ends; config values and
-    /// rules as data.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub old: Option<Value>,
-    /// The value after (absent for a removal).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub new: Option<Value>,
-    /// Whether the change can break servers made from the old egg (docs/diff.md).
-    pub breaking: bool,
-    /// Why it can break them, one sentence; absent when `breaking` is false.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub why: Option<String>,
-    /// The change in plain words, one line, for an admin.
-    pub text: String,
-    /// For [`Kind::InstallScriptChanged`]: the line diff.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub script: Option<ScriptDiff>,
-}
-
-impl Change {
+/// How the diff makes a [`Change`] (the type is the wire's).
+pub(crate) trait Make {
     /// A change that breaks nothing; its text is written from the other fields.
-    pub(crate) fn new(kind: Kind, path: &[&str], old: Option<Value>, new: Option<Value>) -> Self {
+    fn new(kind: Kind, path: &[&str], old: Option<Value>, new: Option<Value>) -> Self;
+
+    /// The same change, marked as able to break servers, with the reason.
+    fn breaking(self, why: impl Into<String>) -> Self;
+}
+
+impl Make for Change {
+    fn new(kind: Kind, path: &[&str], old: Option<Value>, new: Option<Value>) -> Self {
         let mut c = Change {
             kind,
             path: path.iter().map(|s| (*s).to_owned()).collect(),
@@ -122,8 +52,7 @@ impl Change {
         c
     }
 
-    /// The same change, marked as able to break servers, with the reason.
-    pub(crate) fn breaking(mut self, why: impl Into<String>) -> Self {
+    fn breaking(mut self, why: impl Into<String>) -> Self {
         self.breaking = true;
         self.why = Some(why.into());
         self

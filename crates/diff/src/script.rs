@@ -10,11 +10,9 @@
 //! None of the install section reaches a server that is already installed: the panel runs the
 //! script only when a server is installed or reinstalled, so none of these changes is breaking.
 
-use serde::{Deserialize, Serialize};
-
 use crate::general::opt;
 use crate::model::Model;
-use crate::{Change, Kind};
+use crate::{Change, Kind, Make, ScriptDiff};
 
 /// Lines of unified diff kept in a [`ScriptDiff`]; the rest is cut with a note.
 pub const MAX_DIFF_LINES: usize = 400;
@@ -28,22 +26,6 @@ const MAX_TABLE: usize = 4_000_000;
 
 /// Lines of context around each change, as `diff -u`.
 const CONTEXT: usize = 3;
-
-/// The install script's line diff.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ScriptDiff {
-    /// Lines added.
-    pub added: usize,
-    /// Lines removed.
-    pub removed: usize,
-    /// The unified diff (`@@ -a,b +c,d @@` hunks, three lines of context), at most
-    /// [`MAX_DIFF_LINES`] lines.
-    pub unified: String,
-    /// Why the diff is shorter or coarser than it could be, when it is.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
 
 /// Container, entrypoint and script changes.
 pub(crate) fn install(a: &Model, b: &Model, out: &mut Vec<Change>) {

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use crate::general::{opt, prose_eq};
 use crate::model::{Model, Variable};
-use crate::{Change, Kind};
+use crate::{Change, Kind, Make};
 
 /// Every change in the variables: removed and renamed (old order), added (new order), then the
 /// changed fields of each variable kept (new order).

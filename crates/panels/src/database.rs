@@ -12,57 +12,24 @@ use std::cmp::Ordering;
 
 use serde_json::{Map, Value};
 
-/// A database Pelican supports (`DatabaseSettingsCommand`, the installer's database step).
-/// MySQL 8 is not packaged by Debian, so not tested here: its `after` puts `sort` first as
-/// MariaDB's does, and docs/panels.md says what is known of the rest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Database {
-    /// Pelican's default (`config/database.php`) and its installer's recommended choice.
-    Sqlite,
-    /// MariaDB (and MySQL, untested) with Pelican's `utf8mb4_unicode_ci` collation.
-    MariaDb,
-    /// PostgreSQL.
-    PostgreSql,
+pub use eggcat_wire::Database;
+
+/// What each [`Database`] decides of Pelican's export: the order of a variable's keys and of
+/// the variables.
+pub trait ExportOrder {
+    /// One variable's exported fields in this database's column order.
+    fn variable_fields(self, variable: &Map<String, Value>) -> Map<String, Value>;
+
+    /// The order this database returns an egg's variables in.
+    fn variable_order(self, a: &Map<String, Value>, b: &Map<String, Value>) -> Ordering;
 }
 
-impl Database {
-    /// Every database, in the order pages and indexes list them.
-    pub const ALL: [Database; 3] = [Database::Sqlite, Database::MariaDb, Database::PostgreSql];
-
-    /// The file name of the egg's `pelican.json` for this database, under
-    /// `api/v1/eggs/{slug}/`. SQLite keeps the name the catalog always had.
-    pub fn pelican_json_name(self) -> &'static str {
-        match self {
-            Database::Sqlite => "pelican.json",
-            Database::MariaDb => "pelican-mariadb.json",
-            Database::PostgreSql => "pelican-postgresql.json",
-        }
-    }
-
-    /// A short lowercase key (`sqlite`, `mariadb`, `postgresql`): the members of
-    /// `meta.import.pelican.databases`, the values of the egg page's choice.
-    pub fn key(self) -> &'static str {
-        match self {
-            Database::Sqlite => "sqlite",
-            Database::MariaDb => "mariadb",
-            Database::PostgreSql => "postgresql",
-        }
-    }
-
-    /// How a person names it.
-    pub fn label(self) -> &'static str {
-        match self {
-            Database::Sqlite => "SQLite",
-            Database::MariaDb => "MariaDB or MySQL",
-            Database::PostgreSql => "PostgreSQL",
-        }
-    }
-
+impl ExportOrder for Database {
     /// One variable's exported fields in this database's column order. The fields come in
     /// [`crate::pelican::VARIABLE_FIELDS`] order (SQLite's); `2024_04_20_214441_add_egg_var_sort`
     /// adds `sort` `->after('egg_id')`, which MariaDB and MySQL honour (so `sort` comes first of
     /// the exported fields) and Laravel's SQLite and PostgreSQL grammars ignore (`sort` last).
-    pub fn variable_fields(self, variable: &Map<String, Value>) -> Map<String, Value> {
+    fn variable_fields(self, variable: &Map<String, Value>) -> Map<String, Value> {
         match self {
             Database::Sqlite | Database::PostgreSql => variable.clone(),
             Database::MariaDb => {
@@ -92,7 +59,7 @@ impl Database {
     ///   hundred eggs after `ANALYZE`, through the (`egg_id`, `name`) index in the database's
     ///   collation. By name, bytewise, matches physical order on a fresh import and the index
     ///   under the `C` collations; docs/panels.md shows where a language collation differs.
-    pub fn variable_order(self, a: &Map<String, Value>, b: &Map<String, Value>) -> Ordering {
+    fn variable_order(self, a: &Map<String, Value>, b: &Map<String, Value>) -> Ordering {
         let text = |v: &Map<String, Value>, k: &str| -> String {
             v.get(k).and_then(Value::as_str).unwrap_or("").to_owned()
         };

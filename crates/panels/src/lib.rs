@@ -21,7 +21,7 @@ pub mod yaml;
 use eggcat_egg::panel::{PELICAN_MAX, chars};
 use serde_json::Value;
 
-pub use database::{Database, PerDatabase, unicode_ci_cmp};
+pub use database::{Database, ExportOrder, PerDatabase, unicode_ci_cmp};
 pub use eggcat_egg::panel::{is_email, is_uuid};
 pub use error::ImportError;
 pub use uuid::stable_uuid;

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use crate::icon;
 use crate::php::{self, is_empty, json_decode, json_encode_pretty, map, normalize};
-use crate::{Database, ImportError};
+use crate::{Database, ExportOrder, ImportError};
 
 /// Pelican's current export format (`Egg::EXPORT_VERSION`).
 pub const EXPORT_VERSION: &str = "PLCN_v3";
@@ -518,7 +518,7 @@ pub fn export(egg: &Egg, exported_at: &str, db: Database) -> Value {
 
 /// The variables in the order the exporter reads them back (`$egg->variables`, a relation with
 /// no `orderBy`), each with its fields in the table's column order: both are the database's
-/// ([`Database::variable_order`], [`Database::variable_fields`]). The differential test shows the
+/// ([`ExportOrder::variable_order`], [`ExportOrder::variable_fields`]). The differential test shows the
 /// plans and the orders on the real servers.
 fn read_order(
     variables: &[Map<String, Value>],

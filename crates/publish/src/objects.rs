@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 
 use bytes::Bytes;
-use eggcat_catalog::paths;
+use eggcat_wire::paths;
 use md5::Digest;
 
 use crate::target::Target;

@@ -9,16 +9,16 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use arc_swap::ArcSwapOption;
 use bytes::Bytes;
-use eggcat_catalog::paths;
-use eggcat_catalog::wire::{
-    Health, HealthStatus, LastRebuild, Ready, ReadyProblem, ReadyProblemCode, ReadyStatus,
-    RebuildOutcome, Report, ServedReport,
-};
 use eggcat_store::{Damaged, Served};
+use eggcat_wire::{Report, paths};
 use http::header::{self, HeaderValue};
 use http::{Method, Request, Response, StatusCode};
 use http_body_util::Full;
 
+use crate::answers::{
+    Health, HealthStatus, LastRebuild, Ready, ReadyProblem, ReadyProblemCode, ReadyStatus,
+    RebuildOutcome, ServedReport,
+};
 use crate::conditional::{self, Conditions, Outcome};
 use crate::encoding::{Coding, choose};
 use crate::error::ServerError;
@@ -243,7 +243,7 @@ impl App {
             return;
         };
         tracing::error!(%error, "rebuild failed: still serving the last good catalog");
-        let Some(Ok(status)) = published.read(eggcat_catalog::paths::STATUS) else {
+        let Some(Ok(status)) = published.read(eggcat_wire::paths::STATUS) else {
             return;
         };
         let Ok(report) = serde_json::from_slice::<Report>(&status) else {
@@ -253,7 +253,7 @@ impl App {
             report,
             last_rebuild: Some(LastRebuild {
                 outcome: RebuildOutcome::Failed,
-                at: eggcat_catalog::rfc3339(at_unix_ms),
+                at: eggcat_wire::rfc3339(at_unix_ms),
                 error: error.to_owned(),
             }),
         };
@@ -595,12 +595,7 @@ fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body
     if let Some(gone) = slug.and_then(|s| snapshot.removed(s)) {
         let problem = Problem::new(
             StatusCode::GONE,
-            eggcat_catalog::wire::Removed::detail(
-                &gone.slug,
-                &gone.removed_at,
-                &gone.path,
-                &gone.source,
-            ),
+            eggcat_wire::Removed::detail(&gone.slug, &gone.removed_at, &gone.path, &gone.source),
         )
         .with_gone(gone.clone());
         return problem_response(&problem, path);

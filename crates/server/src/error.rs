@@ -2,7 +2,7 @@
 //! [`App::install`](crate::App::install) leaves the catalog being served as it was, so the
 //! caller can say which document is at fault and keep going.
 
-use eggcat_catalog::paths;
+use eggcat_wire::paths;
 
 /// Why the server refuses its settings or a snapshot.
 #[derive(Debug, thiserror::Error)]

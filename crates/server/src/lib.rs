@@ -5,6 +5,7 @@
 //! errors), `metrics` (Prometheus), `listener` (the accept loop and its limits). The pipeline
 //! reads top to bottom in [`App::handle`].
 
+mod answers;
 mod app;
 mod bodies;
 mod conditional;
@@ -16,6 +17,10 @@ mod problem;
 mod routes;
 mod snapshot;
 
+pub use answers::{
+    Health, HealthStatus, LastRebuild, Ready, ReadyProblem, ReadyProblemCode, ReadyStatus,
+    RebuildOutcome, ServedReport,
+};
 pub use app::{App, AppOptions, Body};
 pub use error::ServerError;
 pub use listener::{ServeOptions, Server};

@@ -4,7 +4,7 @@
 //! it is, `title` is the status phrase, `detail` says what exactly was wrong with this request,
 //! and `instance` is the request path.
 
-use eggcat_catalog::wire::{ProblemDocument, Removed};
+use eggcat_wire::{ProblemDocument, Removed};
 use http::StatusCode;
 
 /// A problem to render.

@@ -47,7 +47,7 @@ pub(crate) enum Route<'a> {
 impl<'a> Route<'a> {
     /// The document path under the output root, for the catalog's lists and report.
     pub(crate) fn list(&self) -> Option<&'static str> {
-        use eggcat_catalog::paths;
+        use eggcat_wire::paths;
         match self {
             Route::Index => Some(paths::INDEX),
             Route::Names => Some(paths::NAMES),
@@ -112,13 +112,13 @@ pub(crate) fn route(raw_path: &str) -> Result<Route<'_>, Problem> {
 ///
 /// The only such pages are the comparison pages `/eggs/{slug}/compare/{other}/` (also without
 /// the last `/`, or with `index.html`), which became the section "Other eggs for this game" of
-/// the page of egg `slug`: `/eggs/{slug}/#others` ([`eggcat_catalog::paths::moved_comparison`],
+/// the page of egg `slug`: `/eggs/{slug}/#others` ([`eggcat_wire::paths::moved_comparison`],
 /// the same rule as the static hosts' generated rules). Whether egg `slug` exists or was
 /// removed is for the page redirected to to answer; a removed egg's paths answer 410 before
 /// they move, as on the static hosts.
 pub(crate) fn moved(path: &str) -> Option<String> {
     let path = decode_path(path).ok()?;
-    eggcat_catalog::paths::moved_comparison(&path)
+    eggcat_wire::paths::moved_comparison(&path)
 }
 
 /// A published file at `path` (decoded, starting with `/`); a folder's `index.html` for a path

@@ -21,10 +21,10 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use bytes::Bytes;
-use eggcat_catalog::paths;
-use eggcat_catalog::wire::{Removed, Report};
 use eggcat_codings::Compressor;
 use eggcat_store::{Damaged, Served};
+use eggcat_wire::paths;
+use eggcat_wire::{Removed, Report};
 use http::HeaderValue;
 use sha2::{Digest, Sha256};
 
@@ -273,7 +273,7 @@ impl Doc<'_> {
             Source::Held(held) => &held.etag,
             Source::File(_, entry) => &entry.etag,
         };
-        let hex = eggcat_catalog::hex(digest);
+        let hex = eggcat_wire::hex(digest);
         let value = match coding.stored() {
             None => format!("\"{hex}\""),
             Some(c) => format!("\"{hex}-{}\"", c.token()),

@@ -7,8 +7,8 @@
 use std::fs;
 use std::path::Path;
 
-use eggcat_catalog::paths;
 use eggcat_codings::{Coding, MIN_SIZE};
+use eggcat_wire::paths;
 
 use crate::manifest::{Entry, Manifest};
 

@@ -50,7 +50,7 @@ impl Entry {
     pub(crate) fn of(bytes: &[u8]) -> Entry {
         Entry {
             size: bytes.len() as u64,
-            sha256: eggcat_catalog::hex(&Sha256::digest(bytes)),
+            sha256: eggcat_wire::hex(&Sha256::digest(bytes)),
         }
     }
 }

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use eggcat_catalog::{Catalog, paths};
+use eggcat_wire::{Catalog, paths};
 
 use crate::manifest::{Damaged, MANIFEST_FILE, Manifest, check_sizes};
 use crate::{StoreError, io_error};
@@ -557,7 +557,7 @@ fn list_tree(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<(), Stor
 #[cfg(test)]
 mod tests {
     use super::*;
-    use eggcat_catalog::wire::{DiagnosticCounts, Report, State};
+    use eggcat_wire::{DiagnosticCounts, Report, State};
 
     fn catalog(build_id: &str, egg: &str) -> Catalog {
         let report = Report {

@@ -18,8 +18,8 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 
-use eggcat_catalog::wire::State;
 use eggcat_codings::{Coding, Compressor};
+use eggcat_wire::State;
 
 use crate::forms;
 use crate::manifest::{Entry, MANIFEST_FILE, Manifest};
@@ -387,9 +387,18 @@ mod tests {
         // `x` is a file: nothing can go under it.
         staging.put("x/y.json", b"{}".to_vec());
         staging.put("later.json", b"{}".to_vec());
-        assert_eq!(staging.read("later.json"), None, "nothing written after a failure");
+        assert_eq!(
+            staging.read("later.json"),
+            None,
+            "nothing written after a failure"
+        );
         let error = staging.finish(&State::default()).unwrap_err();
-        assert!(error.to_string().ends_with(".tmp-2/x: File exists (os error 17)"), "{error}");
+        assert!(
+            error
+                .to_string()
+                .ends_with(".tmp-2/x: File exists (os error 17)"),
+            "{error}"
+        );
         assert_eq!(folders(&store), ["1"]);
         assert_eq!(store.current_dir(), Some(current));
     }

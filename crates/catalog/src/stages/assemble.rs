@@ -7,10 +7,11 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::{BuildContext, Built, EggRecord, MergedSource, Previous, Sink, to_json};
+use super::{BuildContext, Built, EggRecord, MergedSource, Previous, to_json};
+use crate::Sink;
 use crate::name::sort_names;
 use crate::raw_url::render_raw_url;
-use crate::text::rfc3339;
+use crate::rfc3339;
 use crate::wire::{
     DiagnosticCounts, IndexItem, Meta, Problem, Removed, Report, SourceProblem, State,
 };

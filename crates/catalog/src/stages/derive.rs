@@ -7,9 +7,10 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Derived, EggFacts, EggRecord, PreviousFiles, Sink};
+use super::{Derived, EggFacts, EggRecord};
 use crate::ImageFindings;
 use crate::imports::{self, EggToConvert};
+use crate::{PreviousFiles, Sink};
 
 /// What the stage is given besides the eggs.
 pub(super) struct Inputs<'a> {

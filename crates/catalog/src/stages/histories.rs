@@ -6,10 +6,11 @@
 
 use std::collections::HashMap;
 
-use super::{EggRecord, MergedSource, Previous, PreviousFiles, Sink, to_json};
+use super::{EggRecord, MergedSource, Previous, to_json};
 use crate::history::{self, SourceHistory};
 use crate::paths;
 use crate::wire::History;
+use crate::{PreviousFiles, Sink};
 
 /// Puts the history document of every record, made on every core, then drops the sources'
 /// histories.

@@ -44,6 +44,7 @@ use crate::scan::{ParsedEgg, SourceScan};
 use crate::wire::{
     Diagnostic, ImageInfo, Imports, Problem, Removed, Report, SourceReport, SourceState, State,
 };
+use crate::{Catalog, PreviousFiles, Sink};
 
 pub use previous::PreviousError;
 
@@ -155,15 +156,6 @@ pub struct Derived {
     pub import: Imports,
 }
 
-/// Reads a file of the previous snapshot by its published path; `None` when it cannot. The
-/// caller gives one that reads nothing when the previous snapshot was made under another
-/// derivation. Reading is the caller's IO: the build stays a function of what it is given.
-pub type PreviousFiles<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
-
-/// Takes each published file (its path under the output root, its bytes) as soon as the build
-/// has made it, from any of the build's threads; each path once. Writing it is the caller's IO.
-pub type Sink<'a> = &'a (dyn Fn(String, Vec<u8>) + Sync);
-
 /// The build's identity, the times it runs at (the clock is read by the caller), and where the
 /// catalog will be reachable.
 #[derive(Debug, Clone)]
@@ -191,17 +183,6 @@ pub struct BuildContext {
 #[derive(Debug)]
 pub struct Built {
     /// The build report (also put as [`crate::paths::STATUS`]).
-    pub report: Report,
-    /// What the next build needs to reuse this one.
-    pub state: State,
-}
-
-/// A complete catalog, ready to publish.
-#[derive(Debug)]
-pub struct Catalog {
-    /// Every published document, by path under the output root.
-    pub files: BTreeMap<String, Vec<u8>>,
-    /// The build report (also in `files` as [`crate::paths::STATUS`]).
     pub report: Report,
     /// What the next build needs to reuse this one.
     pub state: State,

@@ -8,7 +8,7 @@
 //! eggcat is redirected to the egg page that replaced it ([`paths::moved_comparison`]), after
 //! the 410 of a removed egg.
 
-use eggcat_catalog::paths;
+use eggcat_wire::paths;
 
 use super::{
     COMMON_HEADERS, EXTENSIONS, MOVED_COMPARISON, REFERRER_POLICY, RULES_DIR, RulesOptions,

@@ -27,7 +27,7 @@
 
 use std::collections::BTreeMap;
 
-use eggcat_catalog::paths;
+use eggcat_wire::paths;
 
 /// Prefixes the function passes to the bucket without knowing the files: named by the pages.
 const PASSED: &[&str] = &["api/", "assets/", "icons/"];

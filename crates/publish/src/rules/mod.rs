@@ -85,7 +85,7 @@ pub fn write(
     Ok(())
 }
 
-/// The extensions the rules give a Content-Type, each with [`eggcat_catalog::paths::media_type`]'s
+/// The extensions the rules give a Content-Type, each with [`eggcat_wire::paths::media_type`]'s
 /// answer, so that every host sends what `eggcat serve` sends whatever its own type table says.
 pub(crate) const EXTENSIONS: &[&str] = &[
     "atom",
@@ -117,7 +117,7 @@ pub(crate) const COMMON_HEADERS: &[(&str, &str)] = &[
 /// A comparison page of an earlier eggcat (`/eggs/{slug}/compare/{other}/`, without its last
 /// `/` or with `index.html`), as the rules match it: a regex in the syntax nginx, Caddy and
 /// JavaScript share, capturing `slug`. Each host redirects it to `/eggs/{slug}/#others`, as
-/// [`eggcat_catalog::paths::moved_comparison`] decides for `eggcat serve`.
+/// [`eggcat_wire::paths::moved_comparison`] decides for `eggcat serve`.
 pub(crate) const MOVED_COMPARISON: &str =
     r"^/eggs/([a-z0-9][a-z0-9-]*)/compare/[a-z0-9][a-z0-9-]*(/|/index\.html)?$";
 
@@ -186,7 +186,7 @@ mod tests {
             ("/eggs/a-1/compare/b-2/x", false),
             ("/eggs/-a/compare/b/", false),
         ] {
-            let to = eggcat_catalog::paths::moved_comparison(path);
+            let to = eggcat_wire::paths::moved_comparison(path);
             assert_eq!(to.is_some(), moved, "{path}");
             if let Some(to) = to {
                 let slug = &path["/eggs/".len()..path.find("/compare/").unwrap()];

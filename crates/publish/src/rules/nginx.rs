@@ -9,7 +9,7 @@
 
 use std::fmt::Write;
 
-use eggcat_catalog::paths;
+use eggcat_wire::paths;
 
 use super::{
     COMMON_HEADERS, EXTENSIONS, MOVED_COMPARISON, REFERRER_POLICY, RULES_DIR, RulesOptions,

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use eggcat_catalog::paths;
-use eggcat_catalog::wire::{ProblemDocument, Removed};
+use eggcat_wire::paths;
+use eggcat_wire::{ProblemDocument, Removed};
 use serde_json::Value;
 
 /// The 410 body of every removed egg, by slug, from the tree's [`paths::REMOVED`]. Entries that

@@ -143,6 +143,6 @@ fn a_304_of_a_content_named_asset_keeps_its_immutable_cache_control() {
     assert_eq!(r.status(), StatusCode::NOT_MODIFIED);
     assert_eq!(
         header(&r, "cache-control"),
-        eggcat_catalog::paths::IMMUTABLE_CACHE_CONTROL
+        eggcat_wire::paths::IMMUTABLE_CACHE_CONTROL
     );
 }

@@ -70,7 +70,7 @@ fn a_changed_truncated_or_missing_file_is_a_404_and_the_rest_is_served() {
     assert_eq!(r.status(), StatusCode::OK);
     assert_eq!(
         r.body().as_ref(),
-        original[eggcat_catalog::paths::INDEX].as_slice()
+        original[eggcat_wire::paths::INDEX].as_slice()
     );
     // The rebuild loop was woken, by the time the first answer was sent.
     assert!(

@@ -1,7 +1,7 @@
 //! Documents: every file of the snapshot at its path, whole, with its media type and the
 //! headers docs/api.md lists for a `200`; HEAD; the precompressed forms `Accept-Encoding` picks.
 
-use eggcat_catalog::paths;
+use eggcat_wire::paths;
 use http::StatusCode;
 
 use crate::support::*;

@@ -98,7 +98,7 @@ fn a_path_that_names_nothing_is_a_404_problem_on_the_api_and_the_404_page_elsewh
         assert_eq!(header(&r, "cache-control"), "no-store");
         assert_eq!(
             header(&r, "content-security-policy"),
-            eggcat_catalog::paths::CONTENT_SECURITY_POLICY
+            eggcat_wire::paths::CONTENT_SECURITY_POLICY
         );
         assert!(r.headers().get("etag").is_none(), "{path}");
         assert!(r.headers().get("last-modified").is_none(), "{path}");
@@ -112,7 +112,7 @@ fn a_path_that_names_nothing_is_a_404_problem_on_the_api_and_the_404_page_elsewh
 #[test]
 fn without_a_404_page_every_path_gets_the_problem_document() {
     let mut files = tree("a");
-    files.remove(eggcat_catalog::paths::NOT_FOUND_PAGE);
+    files.remove(eggcat_wire::paths::NOT_FOUND_PAGE);
     let site = Site::with(files);
     let r = site.get("/nope", &[]);
     assert_eq!(r.status(), StatusCode::NOT_FOUND);

@@ -37,7 +37,7 @@ fn before_the_first_catalog_health_openapi_and_metrics_answer_and_the_rest_is_50
     let r = send(&app, "GET", "/api/v1/openapi.json", &[]);
     assert_eq!(r.status(), StatusCode::OK);
     let doc: serde_json::Value = serde_json::from_slice(r.body()).unwrap();
-    assert_eq!(doc["info"]["version"], eggcat_catalog::INTERFACE_VERSION);
+    assert_eq!(doc["info"]["version"], eggcat_wire::INTERFACE_VERSION);
     let r = send(&app, "GET", "/metrics", &[]);
     assert_eq!(
         header(&r, "content-type"),

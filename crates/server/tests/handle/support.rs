@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use bytes::Bytes;
-use eggcat_catalog::paths;
-use eggcat_catalog::wire::Report;
 use eggcat_server::{App, AppOptions};
 use eggcat_store::Store;
+use eggcat_wire::Report;
+use eggcat_wire::paths;
 use http::{Request, Response};
 use http_body_util::BodyExt;
 use sha2::{Digest, Sha256};
@@ -94,7 +94,7 @@ pub(crate) fn install(app: &Arc<App>, data: &Path) -> usize {
 pub(crate) fn publish(data: &Path, files: BTreeMap<String, Vec<u8>>) -> PathBuf {
     let report: Report =
         serde_json::from_slice(&files[paths::STATUS]).expect("the tree has a report");
-    let catalog = eggcat_catalog::Catalog {
+    let catalog = eggcat_wire::Catalog {
         files,
         report,
         state: Default::default(),
@@ -108,7 +108,7 @@ pub(crate) fn publish(data: &Path, files: BTreeMap<String, Vec<u8>>) -> PathBuf 
 /// The build report of a build `build_id` of `eggs` eggs.
 pub(crate) fn report(build_id: &str, eggs: usize) -> Vec<u8> {
     let report = Report {
-        interface_version: eggcat_catalog::INTERFACE_VERSION.to_owned(),
+        interface_version: eggcat_wire::INTERFACE_VERSION.to_owned(),
         build_id: build_id.to_owned(),
         started_at: "2023-11-14T22:13:19.000Z".to_owned(),
         finished_at: FINISHED_AT.to_owned(),

@@ -6,8 +6,8 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use eggcat_catalog::paths;
 use eggcat_store::Store;
+use eggcat_wire::paths;
 use http::StatusCode;
 
 use crate::support::*;
@@ -195,7 +195,7 @@ fn a_snapshot_that_cannot_be_opened_leaves_the_served_one_in_place() {
     let site = Site::new("a");
     let mut files = tree("b");
     files.remove(paths::STATUS);
-    let catalog = eggcat_catalog::Catalog {
+    let catalog = eggcat_wire::Catalog {
         files,
         report: serde_json::from_slice(&report("build-b", 2)).unwrap(),
         state: Default::default(),

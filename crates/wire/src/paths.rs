@@ -26,11 +26,11 @@ pub const COMPAT_PELICAN_MARIADB: &str = "api/v1/compat/pelican-mariadb.json";
 pub const COMPAT_PELICAN_POSTGRESQL: &str = "api/v1/compat/pelican-postgresql.json";
 
 /// The Pelican egg index for a panel on `db`.
-pub fn compat_pelican(db: eggcat_panels::Database) -> &'static str {
+pub fn compat_pelican(db: crate::Database) -> &'static str {
     match db {
-        eggcat_panels::Database::Sqlite => COMPAT_PELICAN,
-        eggcat_panels::Database::MariaDb => COMPAT_PELICAN_MARIADB,
-        eggcat_panels::Database::PostgreSql => COMPAT_PELICAN_POSTGRESQL,
+        crate::Database::Sqlite => COMPAT_PELICAN,
+        crate::Database::MariaDb => COMPAT_PELICAN_MARIADB,
+        crate::Database::PostgreSql => COMPAT_PELICAN_POSTGRESQL,
     }
 }
 /// The same shape, listing the eggs Pterodactyl can import.
@@ -110,7 +110,7 @@ pub mod import {
     /// The egg as Pelican's exporter writes it (PLCN_v3), YAML.
     pub const PELICAN_YAML: &str = "pelican.yaml";
     /// The egg as Pelican's exporter writes it (PLCN_v3), JSON, on SQLite (Pelican's default
-    /// database); each database's name is `eggcat_panels::Database::pelican_json_name`.
+    /// database); each database's name is [`crate::Database::pelican_json_name`].
     pub const PELICAN_JSON: &str = "pelican.json";
     /// The egg as Pterodactyl's exporter writes it (PTDL_v2), JSON.
     pub const PTERODACTYL_JSON: &str = "pterodactyl.json";
@@ -154,7 +154,7 @@ pub fn egg(slug: &str) -> String {
     format!("{EGGS_DIR}/{slug}.json")
 }
 
-/// The path of one egg's history ([`crate::wire::History`]).
+/// The path of one egg's history ([`crate::History`]).
 pub fn history(slug: &str) -> String {
     egg_file(slug, HISTORY)
 }

@@ -1,0 +1,562 @@
+//! The documents eggcat publishes, field by field, in output order, and the problem documents
+//! that answer for a file that is not there.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+
+use crate::{Change, Database, Diagnostic, Severity};
+
+/// Where an egg came from, and when it was first indexed with this content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Meta {
+    /// The egg's slug (unique in the catalog).
+    pub slug: String,
+    /// The display name.
+    pub name: String,
+    /// The first folder of the path; the repository name for a file at the root.
+    pub category: String,
+    /// The source's label (`pelican`, `pterodactyl`, ...).
+    pub source: String,
+    /// Owner of the upstream repository.
+    pub owner: String,
+    /// Name of the upstream repository.
+    pub repo: String,
+    /// The upstream branch.
+    pub branch: String,
+    /// Path of the egg file inside the repository.
+    pub path: String,
+    /// Where the upstream file can be downloaded.
+    pub raw_url: String,
+    /// Unix time in milliseconds at which this content was first indexed.
+    pub indexed_at: u64,
+    /// `meta.version` of the egg (`PTDL_v2`, `PLCN_v3`, ...).
+    pub format: String,
+    /// Hex SHA-256 of the upstream file's bytes.
+    pub sha256: String,
+    /// The upstream commit at which the file was first read with its current content: kept
+    /// while the file stays byte-identical (like `indexedAt`), so a commit elsewhere in the
+    /// repository changes nothing of this egg's documents.
+    pub commit: String,
+    /// The UUID every import file of the egg carries, stable across rebuilds: upstream's when it
+    /// is a UUID that no other egg of the catalog kept first, else derived from the source and
+    /// path (UUIDv5).
+    #[serde(default)]
+    pub uuid: String,
+    /// The egg's import files for each panel, and whether the panel accepts them.
+    #[serde(default)]
+    pub import: Imports,
+    /// What `eggcat validate` finds in the upstream file, with positions in it, sorted by
+    /// position; plus the catalog-wide findings (`E017`: a uuid shared with other eggs).
+    #[serde(default)]
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every image the egg names (its runtime images, then its install container), with what
+    /// its registry said of it.
+    #[serde(default)]
+    pub images: Vec<ImageInfo>,
+    /// The platforms (`linux/amd64`, `linux/arm64`) the egg runs on: those one of its runtime
+    /// images and its install container (when it has one) are both present for.
+    #[serde(default)]
+    pub runs_on: Vec<String>,
+}
+
+/// One element of `meta.images`: an image the egg names and what its registry said of it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageInfo {
+    /// The reference as the egg writes it.
+    pub image: String,
+    /// What the egg uses it for.
+    #[serde(rename = "use")]
+    pub role: ImageRole,
+    /// For a runtime image, the label an admin picks it by (its `docker_images` key).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// The reference normalized as Docker reads it (`docker.io/library/alpine:latest`); null
+    /// when it is not a valid reference.
+    pub reference: Option<String>,
+    /// What the registry said.
+    pub status: ImageStatus,
+    /// The manifest's digest, when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub digest: Option<String>,
+    /// The platforms (`os/architecture[/variant]`) the image offers, sorted; empty unless present.
+    pub platforms: Vec<String>,
+    /// When the registry first gave this answer (RFC 3339, UTC); kept while later checks give the
+    /// same one. Absent when the image was never checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// Why the image is missing or unknown, one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// What an egg uses an image for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageRole {
+    /// One of `docker_images`: servers run in it.
+    Runtime,
+    /// `scripts.installation.container`: the install script runs in it.
+    Install,
+}
+
+/// What an image's registry said of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ImageStatus {
+    /// The registry has the manifest.
+    Present,
+    /// The registry says the name or the tag does not exist.
+    Missing,
+    /// No answer that tells (not checked yet, checks off, timeout, server error, rate limit,
+    /// refused): never taken for missing.
+    Unknown,
+}
+
+impl ImageStatus {
+    /// `present`, `missing` or `unknown`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImageStatus::Present => "present",
+            ImageStatus::Missing => "missing",
+            ImageStatus::Unknown => "unknown",
+        }
+    }
+}
+
+/// `meta.import`: one entry per panel.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Imports {
+    /// Pelican: `pelican.yaml` and `pelican.json` (PLCN_v3).
+    pub pelican: PanelImport,
+    /// Pterodactyl: `pterodactyl.json` (PTDL_v2).
+    pub pterodactyl: PanelImport,
+}
+
+/// The import files of an egg for one panel.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PanelImport {
+    /// Absolute URL of the YAML import file (Pelican only); absent when none could be written,
+    /// and always for Pterodactyl.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub yaml: Option<String>,
+    /// Absolute URL of the JSON import file, or null when none could be written.
+    pub json: Option<String>,
+    /// Whether the panel's own import rules accept the file.
+    pub importable: bool,
+    /// Why the panel would refuse it (empty when importable).
+    pub problems: Vec<String>,
+    /// What the conversion for this panel could not carry (extra startup commands, the icon..).
+    pub losses: Vec<String>,
+    /// Pelican only, with `json`: the JSON import file for each database the panel may run on,
+    /// each in the order that database's export writes (docs/panels.md). `sqlite` is `json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub databases: Option<DatabaseFiles>,
+    /// Pelican only, with `yaml`: whether Pelican's update check can ever find `pelican.yaml`
+    /// up to date (false where its YAML export writes a text of the egg as a number, which its
+    /// own import refuses; `pelican.json` has no such limit).
+    #[serde(
+        default,
+        rename = "yamlUpToDate",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub yaml_up_to_date: Option<bool>,
+}
+
+/// `meta.import.pelican.databases`: absolute URLs of an egg's JSON import file per database.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DatabaseFiles {
+    /// SQLite (Pelican's default): `pelican.json`.
+    pub sqlite: String,
+    /// MariaDB, and MySQL (untested): `pelican-mariadb.json`.
+    pub mariadb: String,
+    /// PostgreSQL: `pelican-postgresql.json`.
+    pub postgresql: String,
+}
+
+impl DatabaseFiles {
+    /// The URL for `db`.
+    pub fn get(&self, db: Database) -> &str {
+        match db {
+            Database::Sqlite => &self.sqlite,
+            Database::MariaDb => &self.mariadb,
+            Database::PostgreSql => &self.postgresql,
+        }
+    }
+}
+
+/// `api/v1/eggs/<slug>.json`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct EggDocument {
+    /// The upstream egg, faithful, as compact JSON.
+    pub egg: Box<RawValue>,
+    /// Where it came from.
+    pub meta: Meta,
+    /// The README of the egg's folder, or null.
+    pub readme: Option<String>,
+}
+
+/// One element of `api/v1/eggs/_index.json`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct IndexItem {
+    /// See [`Meta::slug`].
+    pub slug: String,
+    /// See [`Meta::name`].
+    pub name: String,
+    /// See [`Meta::category`].
+    pub category: String,
+    /// See [`Meta::repo`].
+    pub repo: String,
+    /// See [`Meta::source`].
+    pub source: String,
+}
+
+/// `api/v1/_status.json`: what the build did. (`Default` is the report of no build, which the
+/// pages show for a tree without one.)
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Report {
+    /// Always [`crate::INTERFACE_VERSION`].
+    pub interface_version: String,
+    /// Identifies this build (and its snapshot folder).
+    pub build_id: String,
+    /// When the build started (RFC 3339, UTC).
+    pub started_at: String,
+    /// When the documents were complete (RFC 3339, UTC). This is the `Last-Modified` of every
+    /// document of the snapshot.
+    pub finished_at: String,
+    /// Eggs in the catalog.
+    pub eggs: usize,
+    /// One entry per configured source, in configuration order.
+    pub sources: Vec<SourceReport>,
+    /// Every file that looks like an egg but is not indexed, by source then path.
+    pub skipped: Vec<SourceProblem>,
+    /// Everything else a maintainer should look at, by source then path.
+    pub warnings: Vec<SourceProblem>,
+    /// How many diagnostics the checks found in the catalog's eggs.
+    #[serde(default)]
+    pub diagnostics: DiagnosticCounts,
+    /// What the registries said of the catalog's images.
+    #[serde(default)]
+    pub images: ImagesReport,
+}
+
+/// `images` of the report: the catalog's distinct image references by status, and the missing
+/// ones with the eggs that name them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImagesReport {
+    /// References the registries have.
+    pub present: usize,
+    /// References the registries say do not exist.
+    pub missing: usize,
+    /// References without an answer that tells (see [`ImageStatus::Unknown`]).
+    pub unknown: usize,
+    /// Each missing reference, sorted, with the eggs that name it.
+    pub missing_images: Vec<MissingImage>,
+}
+
+/// One missing image of the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MissingImage {
+    /// The normalized reference.
+    pub reference: String,
+    /// When the registry first said so (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<String>,
+    /// The registry's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The slugs of the eggs that name it, sorted.
+    pub eggs: Vec<String>,
+}
+
+/// `diagnostics` of the report: counts over every egg of the catalog.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DiagnosticCounts {
+    /// Diagnostics of severity `error`.
+    pub errors: usize,
+    /// Diagnostics of severity `warning`.
+    pub warnings: usize,
+    /// Diagnostics of severity `note`.
+    pub notes: usize,
+    /// Per code (`E021`), how many diagnostics.
+    pub by_code: BTreeMap<String, usize>,
+    /// Per source (`owner/repo`), per code, how many diagnostics.
+    pub by_source: BTreeMap<String, BTreeMap<String, usize>>,
+}
+
+impl DiagnosticCounts {
+    /// Counts `diagnostics` of an egg of `source`.
+    pub fn add(&mut self, source: &str, diagnostics: &[Diagnostic]) {
+        for d in diagnostics {
+            match d.severity {
+                Severity::Error => self.errors += 1,
+                Severity::Warning => self.warnings += 1,
+                Severity::Note => self.notes += 1,
+            }
+            *self.by_code.entry(d.code.clone()).or_default() += 1;
+            *self
+                .by_source
+                .entry(source.to_owned())
+                .or_default()
+                .entry(d.code.clone())
+                .or_default() += 1;
+        }
+    }
+}
+
+/// The outcome for one source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SourceReport {
+    /// The configured URL or path.
+    pub url: String,
+    /// The label (`source` of its eggs).
+    pub label: String,
+    /// Owner of the upstream repository.
+    pub owner: String,
+    /// Name of the upstream repository.
+    pub repo: String,
+    /// The branch read, when known.
+    pub branch: Option<String>,
+    /// The commit its eggs come from, when it has any.
+    pub commit: Option<String>,
+    /// `ok` or `failed`.
+    pub status: SourceStatus,
+    /// Whether the source was fetched and parsed anew (false when its tip commit was unchanged,
+    /// or when its previous eggs were kept).
+    pub changed: bool,
+    /// Eggs of this source in the catalog.
+    pub eggs: usize,
+    /// Why the source failed, when it did.
+    pub error: Option<String>,
+    /// Whether the eggs of the previous build were kept because this one failed.
+    pub kept_previous: bool,
+}
+
+/// Whether a source gave its eggs in this build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceStatus {
+    /// Fetched (or unchanged) and scanned.
+    Ok,
+    /// Fetch failed, or the source suddenly had no eggs.
+    Failed,
+}
+
+/// A file of one source and what is wrong with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceProblem {
+    /// `owner/repo` of the source.
+    pub source: String,
+    /// Path inside the repository.
+    pub path: String,
+    /// What is wrong, for a maintainer.
+    pub message: String,
+}
+
+/// A file and what is wrong with it, within one source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Problem {
+    /// Path inside the repository.
+    pub path: String,
+    /// What is wrong, for a maintainer.
+    pub message: String,
+}
+
+/// `state.json` beside the published tree of a snapshot (not published): what the next build
+/// needs to reuse this one.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct State {
+    /// One entry per source that has eggs or a known commit.
+    pub sources: Vec<SourceState>,
+    /// Every slug that was in an earlier catalog and is not in this one, by slug. A slug that
+    /// comes back leaves the list.
+    #[serde(default)]
+    pub removed: Vec<Removed>,
+    /// What derived this snapshot's import files and pages from its eggs
+    /// (`eggcat_catalog::BuildContext::derivation`); empty when absent. A later build reuses those files
+    /// only under the same derivation.
+    #[serde(default)]
+    pub derivation: String,
+    /// The derivation and the configured sources of the build that made this snapshot, when
+    /// every source of it was fetched or unchanged (none failed); empty when absent. A rebuild
+    /// with the same inputs whose sources are all unchanged upstream publishes nothing.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub inputs: String,
+}
+
+/// One element of `api/v1/eggs/_removed.json`: a slug that answers `410 Gone`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Removed {
+    /// The slug that is gone.
+    pub slug: String,
+    /// When the first build without it finished (RFC 3339, UTC).
+    pub removed_at: String,
+    /// `owner/repo` of the source it came from.
+    pub source: String,
+    /// Its path in that repository.
+    pub path: String,
+}
+
+impl Removed {
+    /// The `detail` of the `410 Gone` problem document for this slug, wherever it is served
+    /// (`eggcat serve`, the static-host rules). It does not say why the slug went (the file was
+    /// deleted or renamed upstream, the source left the configuration, or the slug changed): the
+    /// catalog knows only that it is no longer published.
+    pub fn detail(slug: &str, removed_at: &str, path: &str, source: &str) -> String {
+        format!(
+            "the egg `{slug}` is no longer in the catalog (since {removed_at}); it came from `{path}` of {source}"
+        )
+    }
+}
+
+/// What a snapshot remembers of one source.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceState {
+    /// The source's identity in the configuration (its URL and configured branch).
+    pub key: String,
+    /// The branch the eggs were read from.
+    pub branch: String,
+    /// The commit the eggs were read at.
+    pub commit: String,
+    /// Slugs of its eggs in this snapshot (their documents hold the rest).
+    pub eggs: Vec<String>,
+    /// Files skipped at that commit.
+    pub skipped: Vec<Problem>,
+    /// Warnings at that commit.
+    pub warnings: Vec<Problem>,
+    /// The normalized image references its eggs name, sorted: what the next build asks the
+    /// registries about before deciding that nothing changed. Absent in older snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub images: Option<Vec<String>>,
+}
+
+/// `api/v1/eggs/{slug}/history.json`: the egg's versions from upstream git, newest first, each
+/// with the changes from the version before it. Derived only from the upstream repository (the
+/// branch's first-parent history, as deep as the source's history was fetched), so the same
+/// upstream gives the same document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct History {
+    /// The egg's slug.
+    pub slug: String,
+    /// `owner/repo` of the upstream repository.
+    pub source: String,
+    /// The branch the history follows.
+    pub branch: String,
+    /// Path of the egg file at the newest version.
+    pub path: String,
+    /// Whether `versions` reaches back to the commit that added the file. False when the file
+    /// is older than the history eggcat reads (the newest `history_depth` commits of the
+    /// branch), when versions were cut at [`History`]'s limit, or when there is no history at
+    /// all.
+    pub complete: bool,
+    /// Why the history is partial or missing, one sentence; absent when it is complete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// When the file is older than the history eggcat reads: the commit just before the
+    /// commits read. The file was last changed there or earlier; the oldest version listed, if
+    /// any, is compared with the file as it is there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<Since>,
+    /// Newest first.
+    pub versions: Vec<Version>,
+}
+
+/// `since` of a [`History`]: the newest commit of the branch whose changes eggcat does not read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Since {
+    /// The commit's full id.
+    pub commit: String,
+    /// Its committer date, RFC 3339 UTC.
+    pub date: String,
+}
+
+/// One upstream commit that changed the egg's file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Version {
+    /// The commit's full id.
+    pub commit: String,
+    /// The commit's committer date, RFC 3339 UTC.
+    pub date: String,
+    /// The commit message's first line.
+    pub subject: String,
+    /// The commit on the upstream host's web site, when the host is known (GitHub, GitLab,
+    /// Codeberg).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Path of the egg file in this commit (the old path for `removed`).
+    pub path: String,
+    /// What the commit did to the file.
+    pub event: VersionEvent,
+    /// For `renamed`: the path before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub renamed_from: Option<String>,
+    /// Hex SHA-256 of the file in this commit; absent for `removed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha256: Option<String>,
+    /// Why the file in this commit is not an egg eggcat can read (not JSON or YAML, binary,
+    /// too large, not egg-shaped); its changes are then empty, and the next newer version is
+    /// compared with the last version that could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The commit of the version `changes` are counted from; absent when there is none (the
+    /// file's first version, `earliest`, a version that cannot be read, or `removed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compared_with: Option<String>,
+    /// Whether any change can break servers made from the earlier version.
+    pub breaking: bool,
+    /// The changes, in `eggcat diff`'s terms (docs/diff.md). Empty for a change of format only.
+    pub changes: Vec<Change>,
+}
+
+/// What a commit did to an egg's file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VersionEvent {
+    /// The commit added the file: its first version.
+    Added,
+    /// The commit changed the file.
+    Changed,
+    /// The commit moved the file (and may have changed it).
+    Renamed,
+    /// The commit deleted the file (a later commit added it back).
+    Removed,
+    /// The commit added the file back after an earlier commit deleted it.
+    Restored,
+    /// Only in history documents of eggcat before issue 25, which may be kept for an egg whose
+    /// source failed since: the oldest commit fetched, shown as a version though its own change
+    /// was not read. Never written now: such a file is older than the history read (`since`).
+    Earliest,
+}
+
+/// An error answer of `eggcat serve` and of the static-host rules of `eggcat-publish`: RFC 9457
+/// problem details (`application/problem+json`), with a removed egg's [`Removed`] members after
+/// the standard ones for `410 Gone`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProblemDocument {
+    /// Always `about:blank`: the status code says what kind of problem it is.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The status phrase (`Not Found`, ...).
+    pub title: String,
+    /// The HTTP status code.
+    pub status: u16,
+    /// What exactly was wrong with this request.
+    pub detail: String,
+    /// The request path as sent. A static host cannot put the request path here: its `410`
+    /// names the egg's API path, and its other problems leave `instance` out (it is optional in
+    /// RFC 9457; the OpenAPI, which describes `eggcat serve`, requires it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance: Option<String>,
+    /// For `410 Gone`: the removed egg, as in `_removed.json`.
+    #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
+    pub gone: Option<Removed>,
+}

@@ -1,0 +1,29 @@
+//! The published contract: every document eggcat publishes, field by field, in output order
+//! (the egg documents, the index, the report, the state, the histories, with the diagnostics and
+//! changes inside them, and the problem documents), where each file of the published tree lives
+//! and the media type it is served with ([`paths`]), and what reads a snapshot back ([`Catalog`],
+//! [`PreviousFiles`], [`Sink`]).
+//!
+//! Architecture invariant: these are the only types serialized into the published tree (plus
+//! the upstream egg itself, carried as raw JSON). docs/catalog-format.md documents each field; a
+//! change here is a change of the interface version. This crate depends on serde alone (and
+//! humantime for [`rfc3339`]): the build (`eggcat-catalog`), the server, the store and the
+//! uploads all read the contract from here, and only the build reaches the code that derives it.
+
+mod change;
+mod database;
+mod diagnostic;
+mod documents;
+pub mod paths;
+mod snapshot;
+mod text;
+
+pub use change::{Change, Kind, ScriptDiff};
+pub use database::Database;
+pub use diagnostic::{Diagnostic, Severity};
+pub use documents::*;
+pub use snapshot::{Catalog, PreviousFiles, Sink};
+pub use text::{hex, rfc3339};
+
+/// The interface version the published documents follow.
+pub const INTERFACE_VERSION: &str = "2.0.0";
