@@ -11,12 +11,11 @@
 //! the file as the base has it, and a file the window does not touch is older than the history
 //! eggcat reads: no version, and a note that says so. Nothing is invented before the window.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use crate::wire::{History, Since, Version, VersionEvent};
 use crate::{hex, rfc3339};
+pub use eggcat_wire::{Base, FileChange, LogCommit, SourceHistory};
 
 /// Versions kept per egg (newest first); older ones are cut and the document says so. With the
 /// script diff's own bound ([`eggcat_diff::MAX_DIFF_LINES`]) it bounds a document's size.
@@ -29,67 +28,6 @@ pub const MAX_VALUE_CHARS: usize = 2000;
 
 /// Characters kept before the first difference of two long texts cut by [`MAX_VALUE_CHARS`].
 const VALUE_CONTEXT_CHARS: usize = 200;
-
-/// One commit of `git log --first-parent --raw`, newest first.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LogCommit {
-    /// Full id.
-    pub id: String,
-    /// Committer time, Unix seconds.
-    pub time: i64,
-    /// The message's first line.
-    pub subject: String,
-    /// What it did to the files asked about.
-    pub changes: Vec<FileChange>,
-}
-
-/// One line of `--raw` output.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FileChange {
-    /// `A`, `M`, `D`, `R` (renamed), `C` (copied), `T` (type changed).
-    pub status: char,
-    /// The path before (same as `new_path` unless renamed or copied).
-    pub old_path: String,
-    /// The path after.
-    pub new_path: String,
-    /// The blob before (all zeros for an addition).
-    pub old_oid: String,
-    /// The blob after (all zeros for a deletion).
-    pub new_oid: String,
-}
-
-/// The commit just before the window of commits read: the first-parent commit after the
-/// oldest one read. Its own changes are not read; the window's oldest changes are counted from
-/// the files as it has them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Base {
-    /// Full id.
-    pub id: String,
-    /// Committer time, Unix seconds.
-    pub time: i64,
-}
-
-/// What the fetcher read of a source's history.
-#[derive(Debug, Clone, Default)]
-pub struct SourceHistory {
-    /// The commits of the window, newest first.
-    pub commits: Vec<LogCommit>,
-    /// The commit before the window; `None` when the window reaches the branch's first commit.
-    pub base: Option<Base>,
-    /// Every blob a [`walk`] of the source's eggs asked for, by object id. A blob that could
-    /// not be read is absent (its version says so).
-    pub blobs: HashMap<String, Vec<u8>>,
-    /// Blobs left unread on purpose (too large, over the source's budget), with why.
-    pub unread: HashMap<String, String>,
-    /// Why there is no history, when there is none (a plain folder, git failing): the note of
-    /// every egg's document.
-    pub unavailable: Option<String>,
-    /// `https://host/{owner}/{repo}/commit/{commit}` with the source's owner and repo filled
-    /// in, when the host is known.
-    pub commit_url: Option<String>,
-    /// What the window is, in words, for the notes ("the newest 100 commits of the branch").
-    pub depth: String,
-}
 
 /// One version of one file, found by [`walk`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,6 +43,35 @@ pub struct Step {
     pub oid: Option<String>,
     /// The blob in the commit's first parent, when the file was there (not for an addition).
     pub before: Option<String>,
+}
+
+/// The blobs a source's history is read with for its eggs at `paths` (at the tip), given the
+/// window's commits and the commit before it, most wanted first: every version's blob ranked by
+/// how far back it is in its egg's history, so that a budget cuts the oldest versions of every
+/// egg first, and each egg's file as the base has it when the window's oldest change of it is
+/// not its addition. Each blob once. The fetcher reads them (`eggcat_upstream::read_history`).
+pub fn wanted_blobs(commits: &[LogCommit], base: Option<&Base>, paths: &[&str]) -> Vec<String> {
+    let mut ranked: Vec<(usize, String)> = paths
+        .iter()
+        .flat_map(|path| {
+            let (steps, cut) = walk(commits, path);
+            let earlier = steps
+                .last()
+                .filter(|s| !cut && base.is_some() && s.event != VersionEvent::Added)
+                .and_then(|s| s.before.clone())
+                .map(|oid| (steps.len(), oid));
+            steps
+                .into_iter()
+                .enumerate()
+                .filter_map(|(rank, step)| Some((rank, step.oid?)))
+                .chain(earlier)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    ranked.sort_unstable();
+    let mut seen = std::collections::HashSet::new();
+    ranked.retain(|(_, oid)| seen.insert(oid.clone()));
+    ranked.into_iter().map(|(_, oid)| oid).collect()
 }
 
 /// The versions of the file at `path` (at the tip), newest first, at most [`MAX_VERSIONS`]
@@ -431,6 +398,8 @@ fn sha2_256(bytes: &[u8]) -> [u8; 32] {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::HashMap;
+
     use super::*;
 
     fn commit(id: &str, changes: &[(char, &str, &str, &str)]) -> LogCommit {

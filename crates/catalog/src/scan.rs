@@ -12,34 +12,7 @@ use sha2::{Digest, Sha256};
 
 use crate::name::display_name;
 use crate::wire::{Diagnostic, Problem};
-
-/// Largest file read from upstream, eggs and READMEs alike. The fetcher checks it against the
-/// size in the tree before reading the blob, so a 1 GiB blob of zeros is never inflated.
-pub const MAX_FILE_SIZE: u64 = 16 * 1024 * 1024;
-
-/// What a tree entry is. Only regular files are ever read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EntryKind {
-    /// A regular file (git modes 100644 and 100755).
-    File,
-    /// A symbolic link (git mode 120000). Never followed.
-    Symlink,
-    /// A submodule (git mode 160000). Never followed.
-    Submodule,
-}
-
-/// One entry of an upstream tree, with its content when [`needs_content`] asked for it.
-#[derive(Debug, Clone)]
-pub struct TreeEntry {
-    /// `/`-separated path inside the repository.
-    pub path: String,
-    /// What the entry is.
-    pub kind: EntryKind,
-    /// Size in bytes, from the tree (before reading).
-    pub size: u64,
-    /// The bytes, for the entries [`needs_content`] selected.
-    pub content: Option<Vec<u8>>,
-}
+pub use eggcat_wire::{EntryKind, MAX_FILE_SIZE, TreeEntry};
 
 /// An egg that parsed, with everything the catalog keeps of it.
 #[derive(Debug, Clone)]

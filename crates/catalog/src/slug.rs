@@ -7,6 +7,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+pub use eggcat_wire::kebab;
+
 /// Where an egg file lives: everything a slug is made from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub struct SlugKey<'a> {
@@ -30,22 +32,6 @@ pub fn stem(file_name: &str) -> String {
         Some(i) => format!("{}{}", &base[..i], &base[i + 4..]),
         None => base.to_owned(),
     }
-}
-
-/// Lowercase ASCII, every run of other characters than `a-z0-9` one `-`, no `-` at either end.
-pub fn kebab(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars().map(|c| c.to_ascii_lowercase()) {
-        if c.is_ascii_lowercase() || c.is_ascii_digit() {
-            out.push(c);
-        } else if !out.is_empty() && !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    if out.ends_with('-') {
-        out.pop();
-    }
-    out
 }
 
 /// One slug per key, in the order of `keys`. Unique, non-empty, made of `a-z0-9-` only.

@@ -1,7 +1,9 @@
 //! Asking upstream and fetching, in three steps so that there is one worker pool: the git
 //! commands of every source on a few threads of their own (git is mostly waiting on the network
 //! and on git itself), then each source's scan on the catalog's pool (every core, one source at
-//! a time), then the git commands of every source's history on the few threads again.
+//! a time), then the git commands of every source's history on the few threads again. Git is
+//! `eggcat-upstream`'s; what is worth reading is the catalog's rule, passed to it from here
+//! (`needs_content` for the tree, `history::wanted_blobs` for the history).
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -55,7 +57,13 @@ pub(crate) fn fetch_all(
     // step, parsed after its scan.
     let trees = on_threads(&options.sources, |source, _| {
         let previous = commits.get(&source.key()).map(String::as_str);
-        let tree = eggcat_upstream::fetch_tree(source, mirrors, previous, limits);
+        let tree = eggcat_upstream::fetch_tree(
+            source,
+            mirrors,
+            previous,
+            limits,
+            &eggcat_catalog::needs_content,
+        );
         let shown = match &tree {
             Tree::Read(_) => None,
             Tree::Unchanged => Some(FetchProgress::Unchanged),
@@ -70,7 +78,10 @@ pub(crate) fn fetch_all(
     let histories = on_threads(&options.sources, |source, i| match &scanned[i] {
         (Tree::Read(tree), Some(scan)) => {
             let paths: Vec<&str> = scan.eggs.iter().map(|e| e.path.as_str()).collect();
-            Some(eggcat_upstream::read_history(source, tree, &paths, limits))
+            let choose = |commits: &[_], base: Option<&_>| {
+                eggcat_catalog::history::wanted_blobs(commits, base, &paths)
+            };
+            Some(eggcat_upstream::read_history(source, tree, &choose, limits))
         }
         _ => None,
     });

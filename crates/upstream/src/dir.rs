@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use eggcat_catalog::{EntryKind, TreeEntry};
+use eggcat_wire::{EntryKind, TreeEntry};
 use sha2::{Digest, Sha256};
 
 use crate::{FetchError, io_error};
@@ -69,5 +69,5 @@ pub(crate) fn digest(entries: &[TreeEntry]) -> String {
             h.update(Sha256::digest(c));
         }
     }
-    eggcat_catalog::hex(&h.finalize()[..20])
+    eggcat_wire::hex(&h.finalize()[..20])
 }

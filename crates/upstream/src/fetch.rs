@@ -1,19 +1,26 @@
 //! Fetching one source: from its location to its tree read at the tip ([`fetch_tree`]), or to
 //! "unchanged" when its tip commit is the one the previous catalog was built from, and the
-//! history of its egg files ([`read_history`]). Scanning the tree for eggs is the caller's
-//! (`eggcat-pipeline` runs the scans of every source on one pool).
+//! history of its egg files ([`read_history`]). Git only: which entries and blobs are worth
+//! reading is the caller's choice ([`ChooseEntries`], [`ChooseBlobs`]: the build's egg-file
+//! rule and version walk, passed in by `eggcat-pipeline`), and so is scanning the tree for eggs.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use eggcat_catalog::history::{SourceHistory, walk};
-use eggcat_catalog::wire::VersionEvent;
-use eggcat_catalog::{MAX_FILE_SIZE, TreeEntry, needs_content};
+use eggcat_wire::{Base, LogCommit, MAX_FILE_SIZE, SourceHistory, TreeEntry};
 
 use crate::process::RunLimits;
 use crate::source::{Location, Source};
 use crate::{FetchError, dir, git, io_error};
+
+/// Which entries of a source's listed tree to read, by index (their sizes are the tree's, so an
+/// oversized blob need never be inflated).
+pub type ChooseEntries<'a> = &'a dyn Fn(&[TreeEntry]) -> Vec<usize>;
+
+/// Which blobs of a source's history window to read, most wanted first, from the window's
+/// commits and the commit before it. A budget cuts the last ones.
+pub type ChooseBlobs<'a> = &'a dyn Fn(&[LogCommit], Option<&Base>) -> Vec<String>;
 
 /// The default of [`Limits::history_bytes`]: 256 MiB.
 pub const HISTORY_BYTES: u64 = 256 * 1024 * 1024;
@@ -95,14 +102,14 @@ pub enum Tree {
     },
 }
 
-/// A source's tree at its tip, read, for [`eggcat_catalog::scan`] and [`read_history`].
+/// A source's tree at its tip, read, for the caller's scan and [`read_history`].
 #[derive(Debug)]
 pub struct ReadTree {
     /// The branch read.
     pub branch: String,
     /// The commit read.
     pub commit: String,
-    /// Its entries, with the contents [`needs_content`] asked for.
+    /// Its entries, with the contents the caller chose ([`ChooseEntries`]).
     pub entries: Vec<TreeEntry>,
     /// The mirror the history is read from; `None` for a plain folder.
     mirror: Option<PathBuf>,
@@ -111,16 +118,23 @@ pub struct ReadTree {
 }
 
 /// Asks upstream for the tip of `source` and, when it is not `previous_commit`, fetches it into
-/// its mirror and reads the tree: git only, no egg parsed. Never fails: a failure is
-/// [`Tree::Failed`] with the reason.
+/// its mirror, lists the tree and reads the entries `choose` picks: git only, no egg parsed.
+/// Never fails: a failure is [`Tree::Failed`] with the reason.
 pub fn fetch_tree(
     source: &Source,
     mirrors_dir: &Path,
     previous_commit: Option<&str>,
     limits: Limits,
+    choose: ChooseEntries<'_>,
 ) -> Tree {
     let mut branch = None;
-    match fetch_inner(source, mirrors_dir, previous_commit, limits, &mut branch) {
+    let fetch = Fetch {
+        mirrors_dir,
+        previous_commit,
+        limits,
+        choose,
+    };
+    match fetch_inner(source, fetch, &mut branch) {
         Ok(tree) => tree,
         Err(error) => Tree::Failed {
             branch,
@@ -129,12 +143,13 @@ pub fn fetch_tree(
     }
 }
 
-/// The history of the eggs at `paths` (the scan's eggs) of a tree read by [`fetch_tree`]. A
-/// history that cannot be read costs the eggs their history, not the source its eggs.
+/// The history of a tree read by [`fetch_tree`]: the commits of its window, the commit before
+/// it, and the blobs `choose` picks from them (the versions of the scan's eggs). A history that
+/// cannot be read costs the eggs their history, not the source its eggs.
 pub fn read_history(
     source: &Source,
     tree: &ReadTree,
-    paths: &[&str],
+    choose: ChooseBlobs<'_>,
     limits: Limits,
 ) -> SourceHistory {
     let Some(mirror) = &tree.mirror else {
@@ -152,7 +167,7 @@ pub fn read_history(
         depth: limits.history,
         budget: limits.history_bytes,
     };
-    let history = history(mirror, &tree.commit, paths, window, run_limits).unwrap_or_else(|e| {
+    let history = history(mirror, &tree.commit, choose, window, run_limits).unwrap_or_else(|e| {
         tracing::warn!(url = %source.url, error = %e, "history unreadable");
         SourceHistory {
             unavailable: Some(format!("the history could not be read: {e}")),
@@ -166,13 +181,26 @@ pub fn read_history(
     }
 }
 
+/// What [`fetch_tree`] was asked.
+#[derive(Clone, Copy)]
+struct Fetch<'a> {
+    mirrors_dir: &'a Path,
+    previous_commit: Option<&'a str>,
+    limits: Limits,
+    choose: ChooseEntries<'a>,
+}
+
 fn fetch_inner(
     source: &Source,
-    mirrors_dir: &Path,
-    previous_commit: Option<&str>,
-    limits: Limits,
+    fetch: Fetch<'_>,
     branch_out: &mut Option<String>,
 ) -> Result<Tree, FetchError> {
+    let Fetch {
+        mirrors_dir,
+        previous_commit,
+        limits,
+        choose,
+    } = fetch;
     // One deadline for every git command of the source.
     let run_limits = RunLimits {
         deadline: Instant::now() + limits.timeout,
@@ -186,7 +214,7 @@ fn fetch_inner(
         // fetch, so the window is cut from the log alone.
         Location::Local(path) if is_bundle(path) => path.to_string_lossy().into_owned(),
         Location::Local(path) if path.is_dir() => {
-            return from_folder(source, path, previous_commit, run_limits.deadline);
+            return from_folder(source, path, fetch, run_limits.deadline);
         }
         Location::Local(path) => {
             let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder");
@@ -207,7 +235,7 @@ fn fetch_inner(
     let commit = git::fetch(&mirror, &url, &branch, limits.history, fetch_limits)?;
     let listed = git::list_tree(&mirror, &commit, run_limits)?;
     let (mut entries, oids): (Vec<TreeEntry>, Vec<String>) = listed.into_iter().unzip();
-    let wanted = needs_content(&entries);
+    let wanted = choose(&entries);
     let wanted_oids: Vec<&str> = wanted.iter().map(|&i| oids[i].as_str()).collect();
     let blobs = git::read_blobs(&mirror, &wanted_oids, run_limits)?;
     for (i, blob) in wanted.into_iter().zip(blobs) {
@@ -226,15 +254,15 @@ fn fetch_inner(
 fn from_folder(
     source: &Source,
     root: &Path,
-    previous_commit: Option<&str>,
+    fetch: Fetch<'_>,
     deadline: Instant,
 ) -> Result<Tree, FetchError> {
     let mut entries = dir::list(root)?;
-    for i in needs_content(&entries) {
+    for i in (fetch.choose)(&entries) {
         entries[i].content = Some(dir::read(root, &entries[i].path)?);
     }
     let commit = dir::digest(&entries);
-    if previous_commit == Some(commit.as_str()) {
+    if fetch.previous_commit == Some(commit.as_str()) {
         return Ok(Tree::Unchanged);
     }
     Ok(Tree::Read(ReadTree {
@@ -254,13 +282,12 @@ struct Window {
     budget: u64,
 }
 
-/// The history of the eggs at `paths` in the mirror's `commit`: one `git log`, then one
-/// `git cat-file --batch` for every version of every egg (and the file before the window's
-/// oldest change of it).
+/// The history of the mirror's `commit`: one `git log` of the window, then one
+/// `git cat-file --batch` for the blobs `choose` picks from it.
 fn history(
     mirror: &Path,
     commit: &str,
-    paths: &[&str],
+    choose: ChooseBlobs<'_>,
     window: Window,
     limits: RunLimits<'_>,
 ) -> Result<SourceHistory, FetchError> {
@@ -275,29 +302,8 @@ fn history(
     // The log of the window alone (it leaves out the commits that change no egg file, so the
     // window is counted on the line above, not on it).
     let commits = git::log(mirror, commit, base.as_ref().map(|b| b.id.as_str()), limits)?;
-    // Every version's blob, ranked by how far back it is in its egg's history, so that a budget
-    // cuts the oldest versions of every egg first.
-    let mut ranked: Vec<(usize, String)> = paths
-        .iter()
-        .flat_map(|path| {
-            let (steps, cut) = walk(&commits, path);
-            let earlier = steps
-                .last()
-                .filter(|s| !cut && base.is_some() && s.event != VersionEvent::Added)
-                .and_then(|s| s.before.clone())
-                .map(|oid| (steps.len(), oid));
-            steps
-                .into_iter()
-                .enumerate()
-                .filter_map(|(rank, step)| Some((rank, step.oid?)))
-                .chain(earlier)
-                .collect::<Vec<_>>()
-        })
-        .collect();
-    ranked.sort_unstable();
-    let mut seen = std::collections::HashSet::new();
-    ranked.retain(|(_, oid)| seen.insert(oid.clone()));
-    let oids: Vec<&str> = ranked.iter().map(|(_, o)| o.as_str()).collect();
+    let wanted = choose(&commits, base.as_ref());
+    let oids: Vec<&str> = wanted.iter().map(String::as_str).collect();
     let (blobs, unread) = read_within(mirror, &oids, window.budget, limits)?;
     Ok(SourceHistory {
         commits,

@@ -5,8 +5,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use eggcat_catalog::history::{FileChange, LogCommit};
-use eggcat_catalog::{EntryKind, TreeEntry};
+use eggcat_wire::{EntryKind, FileChange, LogCommit, TreeEntry};
 
 use crate::fetch::HistoryDepth;
 

@@ -13,7 +13,10 @@ mod process;
 mod source;
 mod window;
 
-pub use fetch::{HISTORY_BYTES, HistoryDepth, Limits, ReadTree, Tree, fetch_tree, read_history};
+pub use fetch::{
+    ChooseBlobs, ChooseEntries, HISTORY_BYTES, HistoryDepth, Limits, ReadTree, Tree, fetch_tree,
+    read_history,
+};
 pub use source::{ConfigError, Location, Source, SourceSpec, default_sources};
 
 /// Why a source could not be fetched. Each message names what failed and is shown in the

@@ -158,10 +158,10 @@ impl Source {
     /// Folder name of its mirror under `data_dir/mirrors`: readable, and unique per key.
     pub fn mirror_name(&self) -> String {
         let digest = Sha256::digest(self.key().as_bytes());
-        let hash = eggcat_catalog::hex(&digest[..6]);
+        let hash = eggcat_wire::hex(&digest[..6]);
         format!(
             "{}-{hash}.git",
-            eggcat_catalog::kebab(&format!("{}-{}", self.owner, self.repo))
+            eggcat_wire::kebab(&format!("{}-{}", self.owner, self.repo))
         )
     }
 }

@@ -11,7 +11,7 @@
 
 use std::collections::BTreeSet;
 
-use eggcat_catalog::history::Base;
+use eggcat_wire::Base;
 
 use crate::fetch::HistoryDepth;
 

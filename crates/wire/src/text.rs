@@ -1,4 +1,5 @@
-//! The text forms of times and digests that the catalog, the store and the server share.
+//! The text forms of times, digests and names that the catalog, the store, the server and the
+//! fetcher share.
 
 use std::fmt::Write;
 use std::time::{Duration, UNIX_EPOCH};
@@ -13,6 +14,22 @@ pub fn hex(bytes: &[u8]) -> String {
     let mut out = String::with_capacity(bytes.len() * 2);
     for b in bytes {
         let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// Lowercase ASCII, every run of other characters than `a-z0-9` one `-`, no `-` at either end.
+pub fn kebab(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars().map(|c| c.to_ascii_lowercase()) {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            out.push(c);
+        } else if !out.is_empty() && !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    if out.ends_with('-') {
+        out.pop();
     }
     out
 }

@@ -2,8 +2,8 @@
 //! mirror in `mirrors/`, or "unchanged" without fetching; new, rewritten and missing branches;
 //! a repository that goes away; bundles and plain folders.
 
-use eggcat_catalog::EntryKind;
-use eggcat_upstream::{Location, Tree, fetch_tree, read_history};
+use eggcat_upstream::{Location, Tree};
+use eggcat_wire::EntryKind;
 
 use crate::support::*;
 

@@ -3,8 +3,8 @@
 //! changes of each to JSON and YAML files with renames and deletions, and the blobs of the
 //! eggs' versions within the budget, newest first.
 
-use eggcat_catalog::history::{Base, SourceHistory};
-use eggcat_upstream::{HistoryDepth, Limits, fetch_tree, read_history};
+use eggcat_upstream::{HistoryDepth, Limits};
+use eggcat_wire::{Base, SourceHistory};
 
 use crate::support::*;
 

@@ -6,8 +6,8 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use eggcat_catalog::MAX_FILE_SIZE;
-use eggcat_upstream::{HistoryDepth, Limits, Location, fetch_tree, read_history};
+use eggcat_upstream::{HistoryDepth, Limits, Location};
+use eggcat_wire::MAX_FILE_SIZE;
 
 use crate::support::*;
 

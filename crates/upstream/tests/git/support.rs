@@ -6,6 +6,33 @@ use std::process::Command;
 use std::time::Duration;
 
 use eggcat_upstream::{Limits, ReadTree, Source, SourceSpec, Tree};
+use eggcat_wire::SourceHistory;
+
+/// [`eggcat_upstream::fetch_tree`] reading what a build reads: the catalog's egg files and
+/// their READMEs (`eggcat_catalog::needs_content`, which the pipeline passes).
+pub(crate) fn fetch_tree(
+    source: &Source,
+    mirrors_dir: &Path,
+    previous_commit: Option<&str>,
+    limits: Limits,
+) -> Tree {
+    let choose = &eggcat_catalog::needs_content;
+    eggcat_upstream::fetch_tree(source, mirrors_dir, previous_commit, limits, choose)
+}
+
+/// [`eggcat_upstream::read_history`] reading what a build reads for the eggs at `paths`: their
+/// versions' blobs (`eggcat_catalog::history::wanted_blobs`, which the pipeline passes).
+pub(crate) fn read_history(
+    source: &Source,
+    tree: &ReadTree,
+    paths: &[&str],
+    limits: Limits,
+) -> SourceHistory {
+    let choose = |commits: &[_], base: Option<&_>| {
+        eggcat_catalog::history::wanted_blobs(commits, base, paths)
+    };
+    eggcat_upstream::read_history(source, tree, &choose, limits)
+}
 
 /// The committer date of every commit unless a test gives one: 2026-01-01T00:00:00Z.
 pub(crate) const DATE: i64 = 1_767_225_600;
