@@ -15,9 +15,9 @@ mod target;
 
 pub use error::{PublishError, redact};
 pub use execute::{Event, Options, Summary, publish};
-pub use objects::{
-    CacheControl, DEFAULT_DOCUMENTS_CACHE_CONTROL, DEFAULT_LISTS_CACHE_CONTROL, LocalObject,
-    NOT_FOUND_KEY, alias, key, objects,
-};
+pub use objects::{LocalObject, NOT_FOUND_KEY, alias, key, objects};
 pub use plan::{Plan, RemoteObject, is_md5, plan};
-pub use target::{DEFAULT_CONCURRENCY, DEFAULT_REQUEST_TIMEOUT, Target};
+pub use target::{
+    CacheControl, DEFAULT_CONCURRENCY, DEFAULT_DOCUMENTS_CACHE_CONTROL,
+    DEFAULT_LISTS_CACHE_CONTROL, DEFAULT_REQUEST_TIMEOUT, Target,
+};

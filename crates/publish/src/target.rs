@@ -16,7 +16,37 @@ use object_store::aws::{AmazonS3, AmazonS3Builder};
 use object_store::{BackoffConfig, ClientOptions, RetryConfig};
 
 use crate::error::PublishError;
-use crate::objects::CacheControl;
+
+/// The `Cache-Control` values uploaded with the objects.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CacheControl {
+    /// For documents (egg documents, import files, pages of one egg, assets).
+    pub documents: String,
+    /// For the lists ([`eggcat_wire::paths::LISTS`] and the `api/v1/eggs` alias).
+    pub lists: String,
+}
+
+/// Documents change only when their egg changes and a CDN may serve them for five minutes, and
+/// stale for a day while it revalidates or when the bucket fails: the same default as `eggcat
+/// serve`.
+pub const DEFAULT_DOCUMENTS_CACHE_CONTROL: &str =
+    "public, max-age=300, stale-while-revalidate=86400, stale-if-error=86400";
+
+/// The lists change at every build that changes anything and name the documents: a short
+/// freshness keeps what a CDN shows close to the bucket (a new egg appears within a minute), and
+/// keeps short the time a cached list may name an egg just deleted (that path then answers 410
+/// through the edge rules, or 404 from a bare bucket).
+pub const DEFAULT_LISTS_CACHE_CONTROL: &str =
+    "public, max-age=60, stale-while-revalidate=300, stale-if-error=86400";
+
+impl Default for CacheControl {
+    fn default() -> CacheControl {
+        CacheControl {
+            documents: DEFAULT_DOCUMENTS_CACHE_CONTROL.into(),
+            lists: DEFAULT_LISTS_CACHE_CONTROL.into(),
+        }
+    }
+}
 
 /// The `[publish]` settings.
 #[derive(Debug, Clone, PartialEq, Eq)]

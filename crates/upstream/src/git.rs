@@ -7,7 +7,7 @@ use std::process::Command;
 
 use eggcat_wire::{EntryKind, FileChange, LogCommit, TreeEntry};
 
-use crate::fetch::HistoryDepth;
+use crate::depth::HistoryDepth;
 
 use crate::process::{RunLimits, run};
 use crate::{FetchError, io_error};

@@ -6,6 +6,7 @@
 //! transport, shallow-fetches over file://, and is killed when a source exceeds its time or size
 //! limit. Files are read from the object database of a bare mirror; nothing is checked out.
 
+mod depth;
 mod dir;
 mod fetch;
 mod git;
@@ -13,9 +14,9 @@ mod process;
 mod source;
 mod window;
 
+pub use depth::HistoryDepth;
 pub use fetch::{
-    ChooseBlobs, ChooseEntries, HISTORY_BYTES, HistoryDepth, Limits, ReadTree, Tree, fetch_tree,
-    read_history,
+    ChooseBlobs, ChooseEntries, HISTORY_BYTES, Limits, ReadTree, Tree, fetch_tree, read_history,
 };
 pub use source::{ConfigError, Location, Source, SourceSpec, default_sources};
 

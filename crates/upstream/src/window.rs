@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use eggcat_wire::Base;
 
-use crate::fetch::HistoryDepth;
+use crate::depth::HistoryDepth;
 
 /// `commits` (the first-parent line from the tip, newest first: id and committer time) cut to
 /// the window that `depth` asks for, and the commit just before it, when the line has one.
