@@ -220,7 +220,7 @@ fn updated(h: &mut Html, item: &SummaryItem) {
         &[("datetime", Some(&at))],
         at.get(..10).unwrap_or(&at),
     );
-    match item.updated_from {
+    match item.updated_from.as_str() {
         "before" => {
             h.lit(" or before <span class=\"muted\">(older than the history eggcat reads)</span>");
         }

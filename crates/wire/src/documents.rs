@@ -379,8 +379,8 @@ pub struct State {
     #[serde(default)]
     pub removed: Vec<Removed>,
     /// What derived this snapshot's import files and pages from its eggs
-    /// (`eggcat_catalog::BuildContext::derivation`); empty when absent. A later build reuses those files
-    /// only under the same derivation.
+    /// (`eggcat_catalog::BuildContext::derivation`); empty when absent. A later build reuses
+    /// those files only under the same derivation.
     #[serde(default)]
     pub derivation: String,
     /// The derivation and the configured sources of the build that made this snapshot, when

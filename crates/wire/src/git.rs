@@ -81,8 +81,8 @@ pub struct SourceHistory {
     pub commits: Vec<LogCommit>,
     /// The commit before the window; `None` when the window reaches the branch's first commit.
     pub base: Option<Base>,
-    /// Every blob the build asked for (`eggcat_catalog::history::wanted_blobs`), by object id. A blob that could
-    /// not be read is absent (its version says so).
+    /// Every blob the build asked for (`eggcat_catalog::history::wanted_blobs`), by object id.
+    /// A blob that could not be read is absent (its version says so).
     pub blobs: HashMap<String, Vec<u8>>,
     /// Blobs left unread on purpose (too large, over the source's budget), with why.
     pub unread: HashMap<String, String>,

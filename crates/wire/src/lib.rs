@@ -1,9 +1,9 @@
 //! The published contract: every document eggcat publishes, field by field, in output order
-//! (the egg documents, the index, the report, the state, the histories, with the diagnostics and
-//! changes inside them, and the problem documents), where each file of the published tree lives
-//! and the media type it is served with ([`paths`]), what reads a snapshot back ([`Catalog`],
-//! [`PreviousFiles`], [`Sink`]), and what the fetcher hands the build ([`TreeEntry`],
-//! [`SourceHistory`]).
+//! (the egg documents, the index, the report, the state, the histories, with the diagnostics
+//! and changes inside them, the summary items, and the problem documents), where each file of
+//! the published tree lives and the media type it is served with ([`paths`]), what reads a
+//! snapshot back ([`Catalog`], [`PreviousFiles`], [`Sink`]), and what the fetcher hands the
+//! build ([`TreeEntry`], [`SourceHistory`]).
 //!
 //! Architecture invariant: these are the only types serialized into the published tree (plus
 //! the upstream egg itself, carried as raw JSON). docs/catalog-format.md documents each field; a
@@ -18,6 +18,7 @@ mod documents;
 mod git;
 pub mod paths;
 mod snapshot;
+mod summary;
 mod text;
 
 pub use change::{Change, Kind, ScriptDiff};
@@ -26,6 +27,7 @@ pub use diagnostic::{Diagnostic, Severity};
 pub use documents::*;
 pub use git::{Base, EntryKind, FileChange, LogCommit, MAX_FILE_SIZE, SourceHistory, TreeEntry};
 pub use snapshot::{Catalog, PreviousFiles, Sink};
+pub use summary::{Importable, SummaryItem};
 pub use text::{hex, kebab, rfc3339};
 
 /// The interface version the published documents follow.

@@ -1,0 +1,55 @@
+//! `api/v1/eggs/_summary.json`: per egg, what the catalog page shows and searches. One array
+//! sorted by slug; the search runs over it in the browser, and scripts can use it as a richer
+//! index than `_index.json` (docs/web.md documents each field). `eggcat-web` makes it.
+
+use serde::{Deserialize, Serialize};
+
+/// One element of the summary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummaryItem {
+    pub slug: String,
+    pub name: String,
+    /// The description's first non-empty line, at most `eggcat-web`'s `DESCRIPTION_CHARS`.
+    pub description: String,
+    pub category: String,
+    pub source: String,
+    pub owner: String,
+    pub repo: String,
+    /// Path of the egg file in its repository.
+    pub path: String,
+    pub format: String,
+    pub tags: Vec<String>,
+    pub images: Vec<String>,
+    pub indexed_at: u64,
+    /// When upstream last changed the file (Unix ms), as far as the history knows
+    /// (`updated.rs`): what "Recently updated" sorts by.
+    pub updated_at: u64,
+    /// How `updatedAt` is known: `upstream` (the commit that last changed the file), `before`
+    /// (the file is older than the history eggcat reads: it changed then or earlier) or
+    /// `indexed` (no history: when eggcat first read this content).
+    pub updated_from: String,
+    /// Path of the icon from the tree's root (`icons/{slug}.{ext}`), or null.
+    pub icon: Option<String>,
+    /// Whether each panel can import the egg (both false before the catalog knows).
+    pub importable: Importable,
+    /// The egg's game: the key of its sibling group (`eggcat-web`'s `siblings.rs`), the
+    /// group's first slug.
+    pub game: String,
+    /// How many eggs the game has in the catalog, this one included.
+    pub game_eggs: usize,
+    /// Whether another egg for the same game would show the same card (name, description,
+    /// category, source and format): the card then names the repository, `owner/repo`.
+    pub lookalike: bool,
+    /// How many of the egg's images (`meta.images`) their registry says do not exist.
+    pub missing_images: usize,
+    /// `meta.runsOn`: the platforms the egg runs on (the catalog's "Runs on" filter).
+    pub runs_on: Vec<String>,
+}
+
+/// `importable` of a summary item.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Importable {
+    pub pelican: bool,
+    pub pterodactyl: bool,
+}
