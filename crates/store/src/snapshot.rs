@@ -1,4 +1,4 @@
-//! The snapshots folder: publishing a catalog atomically, finding and reading the current one,
+//! The snapshots folder: saving a catalog as a snapshot and making it current atomically, finding and reading the current one,
 //! and pruning old ones.
 
 use std::collections::{BTreeMap, HashSet};
@@ -161,7 +161,7 @@ impl CurrentFiles {
 }
 
 impl Store {
-    /// A store rooted at `data_dir` (created on first publish).
+    /// A store rooted at `data_dir` (created by the first build).
     pub fn new(data_dir: impl Into<PathBuf>) -> Store {
         Store {
             data_dir: data_dir.into(),
@@ -191,7 +191,7 @@ impl Store {
         self.data_dir.join("current")
     }
 
-    /// The folder of the current snapshot, if one was published.
+    /// The folder of the current snapshot, if there is one.
     pub fn current_dir(&self) -> Option<PathBuf> {
         let target = fs::read_link(self.current_link()).ok()?;
         let dir = self.data_dir.join(target);
@@ -374,7 +374,7 @@ impl Store {
         }
     }
 
-    /// Writes `catalog` as a new snapshot and makes it current; returns its id and folder, as a
+    /// Saves `catalog` as a new snapshot and makes it current; returns its id and folder, as a
     /// [`Staging`](crate::Staging) the files are put into one by one does (files identical to
     /// the current snapshot's are hard-linked, the manifest is written last, a failure removes
     /// the half-written folder and leaves the current snapshot as it was). For a catalog made
@@ -383,7 +383,7 @@ impl Store {
     /// `read` holds the paths of files of the current snapshot that the caller has read already
     /// and found intact, matching its manifest: they are compared by the hash that manifest
     /// gives them instead of being read again. A file not in `read` is read to be compared.
-    pub fn publish(
+    pub fn save(
         &self,
         catalog: &Catalog,
         read: &HashSet<String>,
@@ -585,14 +585,14 @@ mod tests {
     }
 
     #[test]
-    fn publish_makes_current_and_shares_identical_files() {
+    fn save_makes_current_and_shares_identical_files() {
         use std::os::unix::fs::MetadataExt;
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
         assert!(store.read_current().unwrap().is_none());
         assert!(store.snapshots_newest_first().unwrap().is_empty());
-        let (first, first_dir) = store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
-        let (second, second_dir) = store.publish(&catalog("2", "{}"), &HashSet::new()).unwrap();
+        let (first, first_dir) = store.save(&catalog("1", "{}"), &HashSet::new()).unwrap();
+        let (second, second_dir) = store.save(&catalog("2", "{}"), &HashSet::new()).unwrap();
         assert_eq!((first.as_str(), second.as_str()), ("1", "2"));
         let current = store.read_current().unwrap().unwrap();
         assert_eq!(current.id, "2");
@@ -610,7 +610,7 @@ mod tests {
         assert!(store.read_state(&second_dir).unwrap().starts_with(b"{"));
         // The same build id twice gets its own folder.
         let (third, _) = store
-            .publish(&catalog("2", "{\"x\":1}"), &HashSet::new())
+            .save(&catalog("2", "{\"x\":1}"), &HashSet::new())
             .unwrap();
         assert_eq!(third, "2-2");
         let order = store.snapshots_newest_first().unwrap();
@@ -626,7 +626,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
         let (_, dir) = store
-            .publish(&catalog("1", "{\"egg\":1}"), &HashSet::new())
+            .save(&catalog("1", "{\"egg\":1}"), &HashSet::new())
             .unwrap();
         assert!(store.check(&dir).is_empty(), "a fresh snapshot is intact");
         assert!(store.read_current().unwrap().unwrap().damaged.is_empty());
@@ -662,15 +662,15 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_publish_leaves_no_folder_behind() {
+    fn a_failed_save_leaves_no_folder_behind() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
-        store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
+        store.save(&catalog("1", "{}"), &HashSet::new()).unwrap();
         // A path that cannot be a file (its folder is a file): the write fails half-way.
         let mut broken = catalog("2", "{}");
         broken.files.insert("x".to_owned(), Vec::new());
         broken.files.insert("x/y".to_owned(), Vec::new());
-        assert!(store.publish(&broken, &HashSet::new()).is_err());
+        assert!(store.save(&broken, &HashSet::new()).is_err());
         let names: Vec<_> = fs::read_dir(tmp.path().join("snapshots"))
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -685,7 +685,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
         let big = format!("{{\"a\":\"{}\"}}", "paper ".repeat(200));
-        let (_, first_dir) = store.publish(&catalog("1", &big), &HashSet::new()).unwrap();
+        let (_, first_dir) = store.save(&catalog("1", &big), &HashSet::new()).unwrap();
         let egg = paths::egg("a");
         let current = store.current_files().unwrap().unwrap();
         assert_eq!(current.paths(), [paths::STATUS, paths::INDEX, egg.as_str()]);
@@ -717,7 +717,7 @@ mod tests {
         );
         assert!(!read.files.contains_key(&forms[0]));
         // The same file in the next snapshot: its forms are the previous ones, linked.
-        let (_, second_dir) = store.publish(&catalog("2", &big), &HashSet::new()).unwrap();
+        let (_, second_dir) = store.save(&catalog("2", &big), &HashSet::new()).unwrap();
         let ino = |d: &Path, p: &str| fs::metadata(d.join(p)).unwrap().ino();
         for form in &forms {
             assert_eq!(ino(&first_dir, form), ino(&second_dir, form), "{form}");
@@ -725,7 +725,7 @@ mod tests {
         assert!(store.check(&second_dir).is_empty());
         // A changed file gets new forms; a damaged form is found like any file.
         let (_, third_dir) = store
-            .publish(
+            .save(
                 &catalog("3", &big.replace("paper", "spigot")),
                 &HashSet::new(),
             )
@@ -739,9 +739,9 @@ mod tests {
     fn a_pinned_snapshot_is_not_pruned() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
-        let (_, first_dir) = store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
+        let (_, first_dir) = store.save(&catalog("1", "{}"), &HashSet::new()).unwrap();
         let pin = store.served().unwrap().pin().unwrap();
-        store.publish(&catalog("2", "{}"), &HashSet::new()).unwrap();
+        store.save(&catalog("2", "{}"), &HashSet::new()).unwrap();
         assert!(
             store.prunable(0, None).unwrap().is_empty(),
             "held by a server"
@@ -765,14 +765,14 @@ mod tests {
         use std::os::unix::fs::MetadataExt;
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
-        let (_, first_dir) = store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
+        let (_, first_dir) = store.save(&catalog("1", "{}"), &HashSet::new()).unwrap();
         let ino = |d: &Path| fs::metadata(d.join(paths::egg("a"))).unwrap().ino();
         // Read as they are: shared.
         let read = HashSet::from([paths::egg("a")]);
-        let (_, second_dir) = store.publish(&catalog("2", "{}"), &read).unwrap();
+        let (_, second_dir) = store.save(&catalog("2", "{}"), &read).unwrap();
         assert_eq!(ino(&first_dir), ino(&second_dir));
         // The same file read with other bytes than the new ones: written anew.
-        let (_, third_dir) = store.publish(&catalog("3", "{\"b\":2}"), &read).unwrap();
+        let (_, third_dir) = store.save(&catalog("3", "{\"b\":2}"), &read).unwrap();
         assert_ne!(ino(&second_dir), ino(&third_dir));
         assert_eq!(
             fs::read(third_dir.join(paths::egg("a"))).unwrap(),

@@ -61,9 +61,10 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     };
     let rebuilt = rebuild(&store, &options, &crate::now_ms, &show).context(FAILED)?;
     let (report, snapshot_dir, verb) = match rebuilt {
-        Rebuilt::Published(outcome) => {
+        // "published": the catalog its users get (the S3 upload is `eggcat publish`'s word too).
+        Rebuilt::Built(outcome) => {
             if let Some(out) = out {
-                // Read back from the snapshot just published: its files with their
+                // Read back from the snapshot just made current: its files with their
                 // precompressed forms, which the store wrote.
                 let current = store
                     .read_current()

@@ -23,8 +23,8 @@ pub(crate) fn run(config: Config) -> Result<()> {
         .build()
         .context("cannot start the runtime")?;
     let result = runtime.block_on(main(config));
-    // A build still running in the background is abandoned: snapshots are published atomically,
-    // so an interrupted build leaves the current catalog intact.
+    // A build still running in the background is abandoned: snapshots are made current
+    // atomically, so an interrupted build leaves the current catalog intact.
     runtime.shutdown_timeout(Duration::from_secs(1));
     result
 }
@@ -80,7 +80,7 @@ async fn main(config: Config) -> Result<()> {
     ));
     shutdown_signal().await;
     builder.abort();
-    // A build in progress is stopped: snapshots are published atomically, so the current one
+    // A build in progress is stopped: snapshots are made current atomically, so the current one
     // stays as it was.
     build.stop();
     tokio::task::spawn_blocking(move || server.stop())
@@ -113,7 +113,7 @@ fn cannot_listen(listen: &str, e: &std::io::Error) -> anyhow::Error {
     anyhow::anyhow!("cannot listen on {listen}: {what}")
 }
 
-/// Serves the snapshot already published in `data_dir`, if any; false when there is none, or
+/// Serves the current snapshot of `data_dir`, if any; false when there is none, or
 /// when it is damaged (what of it is intact is served, and a build starts at once to repair it;
 /// damage found later, as its files are checked, wakes the rebuild loop the same way).
 fn load_current(store: &Store, app: &Arc<App>) -> bool {
@@ -206,7 +206,7 @@ async fn rebuild_loop(
 /// configuration file. A build allocates its whole working set (parsed eggs, rendered pages,
 /// history) and frees it at once; in a process of its own that memory goes back to the system
 /// when it exits, whatever the allocator keeps, and a build that crashes or is killed for memory
-/// takes nothing down with it. The server then reads the snapshot the build published, as at
+/// takes nothing down with it. The server then reads the snapshot the build made current, as at
 /// start (docs/operations.md, "Memory").
 #[derive(Debug, Clone)]
 struct BuildCommand {
@@ -293,7 +293,9 @@ async fn rebuild_once(
         .run(move || -> Result<_, String> {
             build.run()?;
             let serving = app_.snapshot().map(|s| s.id.clone());
-            let files = store_.served().ok_or("the build published no snapshot")?;
+            let files = store_
+                .served()
+                .ok_or("the build left no current snapshot")?;
             if serving.as_deref() == Some(files.id.as_str()) {
                 // Nothing changed: the snapshot being served is the current one; keep serving it.
                 app_.rebuild_succeeded(crate::now_ms());

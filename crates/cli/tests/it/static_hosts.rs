@@ -54,7 +54,7 @@ fn tree(tmp: &Path) -> BTreeMap<String, Vec<u8>> {
     }
     // Published as a snapshot of its own (which writes the precompressed forms), served from
     // there by `eggcat serve`, and written with its forms into `out` as `--out` does.
-    publish_files(&tmp.join("served"), files);
+    save_files(&tmp.join("served"), files);
     let snapshot = eggcat_store::Store::new(tmp.join("served"))
         .read_current()
         .unwrap()
