@@ -1,7 +1,10 @@
-//! One rebuild, in one place: ask upstream, fetch what changed, build the catalog, render the
-//! pages, save them as a snapshot made current, prune old ones. The stages are functions of this crate; the disk
-//! (`eggcat-store`), upstream (`eggcat-upstream`), the catalog (`eggcat-catalog`) and the pages
-//! (`eggcat-web`) are called, never the other way round.
+//! The application layer: one rebuild, in one place (ask upstream, fetch what changed, build
+//! the catalog, render the pages, save them as a snapshot made current, prune old ones), what
+//! follows a build ([`after`]: the `--out` tree with its static-host rules, and publishing, the
+//! upload to a bucket). The stages are
+//! functions of this crate; the disk (`eggcat-store`), upstream (`eggcat-upstream`), the catalog
+//! (`eggcat-catalog`), the pages (`eggcat-web`) and the bucket (`eggcat-publish`) are called,
+//! never the other way round. The binary reads the configuration, calls these, and prints.
 //!
 //! A rebuild that finds nothing changed (every source at the commit the current snapshot was
 //! built from, the same deriving code and options, the same sources configured, and no source
@@ -12,6 +15,7 @@
 //! `eggcat-catalog`'s pool, one call at a time; upstream's blocking git commands run on a few
 //! threads of their own before and after it ([`fetch`]).
 
+pub mod after;
 mod derivation;
 mod fetch;
 mod images;

@@ -1,8 +1,9 @@
 //! Snapshots on disk, and nothing else: saving a catalog as a snapshot and making it current
 //! atomically, reading the current snapshot (its files, or the bytes of its `state.json` for the
-//! next build), pruning old ones, and the lock that lets one build run at a time. The rebuild
-//! that fetches, builds and saves is `eggcat-pipeline`'s; what a snapshot's documents mean is the
-//! catalog's. ("Publish", in eggcat, is the upload to a bucket, `eggcat-publish`'s.)
+//! next build, or its tree written into an `--out` folder one file at a time), pruning old ones,
+//! and the lock that lets one build run at a time. The rebuild that fetches, builds and saves is
+//! `eggcat-pipeline`'s; what a snapshot's documents mean is the catalog's. ("Publish", in
+//! eggcat, is the upload to a bucket, `eggcat-publish`'s.)
 //!
 //! Layout of `data_dir`:
 //! ```text
@@ -26,7 +27,7 @@ mod staging;
 
 pub use manifest::Damaged;
 pub use snapshot::{
-    CurrentFiles, Served, SnapshotFiles, SnapshotReader, Store, remove_all, write_tree,
+    CurrentFiles, Served, SnapshotFiles, SnapshotReader, Store, WrittenTree, remove_all,
 };
 pub use staging::{Staging, Verified};
 

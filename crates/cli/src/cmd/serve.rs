@@ -327,7 +327,7 @@ async fn rebuild_once(
                 warnings = report.warnings.len(), failed_sources = ?failed, took_ms,
                 "build published"
             );
-            crate::cmd::publish::after_build(publish, store).await;
+            upload(loader, store, publish).await;
         }
         Some(Ok(None)) => {
             tracing::info!(
@@ -335,10 +335,25 @@ async fn rebuild_once(
                 "nothing changed upstream: kept the current snapshot"
             );
             // A publish that failed after an earlier build is retried.
-            crate::cmd::publish::after_build(publish, store).await;
+            upload(loader, store, publish).await;
         }
         Some(Err(error)) => app.rebuild_failed(&error, crate::now_ms()),
         None => app.rebuild_failed("the build's load crashed", crate::now_ms()),
+    }
+}
+
+/// Publishes to `[publish]` (`target`) after a rebuild, on the loader thread: the upload runs
+/// on a runtime of its own, which cannot start on one of this runtime's threads.
+async fn upload(loader: &Loader, store: &Store, target: Option<&eggcat_publish::Target>) {
+    let Some(target) = target.cloned() else {
+        return;
+    };
+    let store = store.clone();
+    let done = loader
+        .run(move || crate::cmd::publish::after_build(Some(&target), &store))
+        .await;
+    if done.is_none() {
+        tracing::error!("publish failed (retried at the next build): the upload crashed");
     }
 }
 
