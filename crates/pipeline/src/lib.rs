@@ -1,7 +1,7 @@
 //! The application layer: one rebuild, in one place (ask upstream, fetch what changed, build
 //! the catalog, render the pages, save them as a snapshot made current, prune old ones), what
 //! follows a build ([`after`]: the `--out` tree with its static-host rules, and publishing, the
-//! upload to a bucket). The stages are
+//! upload to a bucket), and when `eggcat serve` rebuilds ([`schedule`]). The stages are
 //! functions of this crate; the disk (`eggcat-store`), upstream (`eggcat-upstream`), the catalog
 //! (`eggcat-catalog`), the pages (`eggcat-web`) and the bucket (`eggcat-publish`) are called,
 //! never the other way round. The binary reads the configuration, calls these, and prints.
@@ -20,6 +20,7 @@ mod derivation;
 mod fetch;
 mod images;
 mod previous;
+pub mod schedule;
 
 use std::path::PathBuf;
 
@@ -232,22 +233,6 @@ fn refuse_empty(report: &Report) -> Result<(), PipelineError> {
 
 fn every_source_ok(report: &Report) -> bool {
     report.sources.iter().all(|s| s.status == SourceStatus::Ok)
-}
-
-/// Why the current snapshot is not what a build with `options` would make of the same
-/// upstream commits, as far as its state tells without asking upstream: it was made by another
-/// derivation (another eggcat, another `base_url` or `history_depth`: `derivation.rs`). `None`
-/// when it is current, and when there is none or its state cannot be read (a server builds
-/// then anyway). `serve` rebuilds at start when there is a reason, instead of serving the
-/// stale snapshot until its next refresh. (Other sources than configured are left to the next
-/// refresh, as before: a source that failed at the first build has no state entry and would
-/// read as a change.)
-pub fn stale_reason(store: &Store, options: &BuildOptions) -> Option<&'static str> {
-    let state = previous::current_state(store)?;
-    (state.derivation != derivation::derivation(&options.base_url, options.limits.history))
-        .then_some(
-            "it was made by another version of eggcat or with another base_url or history_depth",
-        )
 }
 
 fn source_info(source: &Source) -> SourceInfo {

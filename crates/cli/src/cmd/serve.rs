@@ -1,9 +1,9 @@
-//! `eggcat serve`: serve the current snapshot, build one first if there is none (and at once
-//! when another derivation made it: `eggcat_pipeline::stale_reason`),
-//! rebuild every `refresh` (jittered, one at a time, missed ticks not replayed) in a child
-//! `eggcat build` process, shut down gracefully on SIGINT or SIGTERM.
+//! `eggcat serve`: serve the current snapshot, and rebuild it when `eggcat_pipeline::schedule`
+//! says (at once when there is none or another derivation made it, then every `refresh`,
+//! jittered, one at a time, missed ticks not replayed; sooner while there is none; at once when
+//! damage is found), each rebuild in a child `eggcat build` process; shut down gracefully on
+//! SIGINT or SIGTERM.
 
-use std::hash::{BuildHasher, Hasher};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use eggcat_catalog::wire::{Report, SourceStatus};
+use eggcat_pipeline::schedule::{self, Schedule};
 use eggcat_server::{App, AppOptions, ServeOptions, Server};
 use eggcat_store::Store;
 
@@ -61,7 +62,7 @@ async fn main(config: Config) -> Result<()> {
     let stale = if loaded {
         let (store, options) = (store.clone(), super::build::options(&config));
         loader
-            .run(move || eggcat_pipeline::stale_reason(&store, &options))
+            .run(move || schedule::stale_reason(&store, &options))
             .await
             .flatten()
     } else {
@@ -76,7 +77,7 @@ async fn main(config: Config) -> Result<()> {
         config,
         app,
         (loader, build.clone()),
-        !loaded || stale.is_some(),
+        schedule::build_at_start(loaded, stale),
     ));
     shutdown_signal().await;
     builder.abort();
@@ -169,6 +170,8 @@ impl Loader {
     }
 }
 
+/// Rebuilds on `config.refresh`'s schedule (`eggcat_pipeline::schedule`), each wait cut short
+/// when damage is found in the snapshot served.
 async fn rebuild_loop(
     store: Store,
     config: Config,
@@ -177,29 +180,23 @@ async fn rebuild_loop(
     build_now: bool,
 ) {
     let publish = config.publish.as_ref();
-    if build_now {
-        rebuild_once(&store, &loader, &build, &app, publish).await;
-    }
-    // Until there is a first catalog, retry sooner than `refresh`: 10 s, 20 s, 40 s, ...
-    let mut retry = Duration::from_secs(10);
-    loop {
-        // Sleeping after each build (not on a fixed schedule) means missed ticks are never
-        // replayed and builds never overlap; the jitter keeps a fleet of mirrors from fetching
-        // upstream at the same instant.
-        let wait = if app.is_ready() {
-            config.refresh
-        } else {
-            retry.min(config.refresh)
-        };
-        retry = retry.saturating_mul(2);
+    let (store, loader, build, app) = (&store, &loader, &build, &app);
+    let wait = |wait: Duration| async move {
         tokio::select! {
-            () = tokio::time::sleep(jittered(wait)) => {}
+            () = tokio::time::sleep(wait) => {}
             () = app.damage_found() => {
                 tracing::info!("building now to repair the damaged files");
             }
         }
-        rebuild_once(&store, &loader, &build, &app, publish).await;
-    }
+    };
+    schedule::run(
+        Schedule::new(config.refresh),
+        build_now,
+        || app.is_ready(),
+        wait,
+        || rebuild_once(store, loader, build, app, publish),
+    )
+    .await;
 }
 
 /// `eggcat build` as a child process of `serve`: this same executable, with the same
@@ -355,16 +352,6 @@ async fn upload(loader: &Loader, store: &Store, target: Option<&eggcat_publish::
     if done.is_none() {
         tracing::error!("publish failed (retried at the next build): the upload crashed");
     }
-}
-
-/// `period` plus or minus up to 10%.
-fn jittered(period: Duration) -> Duration {
-    let random = std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish();
-    let spread = period.as_millis() as u64 / 5;
-    let offset = if spread == 0 { 0 } else { random % spread };
-    (period + Duration::from_millis(offset)).saturating_sub(Duration::from_millis(spread / 2))
 }
 
 async fn shutdown_signal() {
