@@ -108,7 +108,7 @@ fn write_out(config: &Config, store: &Store, out: &Path, snapshot: &str) -> Resu
 /// The summary on stdout; `verb` says what happened to the snapshot ("published", or "kept"
 /// when nothing changed: the report is then the one of the build that made it). Its last line names the build report with a path that works from any
 /// folder: in the `--out` tree when there is one (what a static host serves), else in the
-/// snapshot this build published.
+/// current snapshot.
 fn print_summary(report: &Report, snapshot: &Path, out: Option<&Path>, verb: &str) -> Result<()> {
     let mut o = std::io::stdout().lock();
     writeln!(
