@@ -30,7 +30,7 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Fetch every source, build the catalog, and publish it as the current snapshot.
+    /// Fetch every source, build the catalog, and make it the current snapshot.
     Build {
         /// Configuration file (TOML). Default: ./eggcat.toml if present, else the built-in list
         /// of upstream repositories.

@@ -20,7 +20,7 @@ pub(crate) fn derivation(base_url: &str, history: HistoryDepth) -> String {
 /// The derivation, every configured source (its key, label, owner, repo, URL template, in
 /// configuration order) and what the registries said of the catalog's images (`images`, their
 /// findings as one text): a snapshot whose state holds the same inputs, and whose sources are
-/// all unchanged upstream, is what this rebuild would publish, but for its times.
+/// all unchanged upstream, is what this rebuild would save, but for its times.
 pub(crate) fn inputs(derivation: &str, sources: &[SourceInfo], images: &str) -> String {
     // FNV-1a over the fields, each ended by a NUL: the same on every run and every machine.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;

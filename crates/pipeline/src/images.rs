@@ -3,7 +3,7 @@
 //! inputs. A rebuild with every source unchanged upstream still asks about the current
 //! snapshot's images (the references its `state.json` lists), so an image that disappears
 //! changes the catalog with no upstream commit; when every answer is the one the snapshot was
-//! built with, nothing is published.
+//! built with, no snapshot is made.
 
 use eggcat_catalog::wire::State;
 use eggcat_catalog::{Fetched, ImageFindings, Previous, SourceInput};
@@ -86,7 +86,7 @@ fn ask_rest(
 }
 
 /// The findings as one text for the inputs key: every field the documents show, so that an
-/// answer that changes any of them makes the rebuild publish.
+/// answer that changes any of them makes the rebuild save a new snapshot.
 pub(crate) fn fingerprint(findings: &ImageFindings) -> String {
     serde_json::to_string(findings).expect("findings serialize")
 }

@@ -1,21 +1,26 @@
-//! One rebuild, in one place: ask upstream, fetch what changed, build the catalog, render the
-//! pages, publish a snapshot, prune old ones. The stages are functions of this crate; the disk
-//! (`eggcat-store`), upstream (`eggcat-upstream`), the catalog (`eggcat-catalog`) and the pages
-//! (`eggcat-web`) are called, never the other way round.
+//! The application layer: one rebuild, in one place (ask upstream, fetch what changed, build
+//! the catalog, render the pages, save them as a snapshot made current, prune old ones), what
+//! follows a build ([`after`]: the `--out` tree with its static-host rules, and publishing, the
+//! upload to a bucket), and when `eggcat serve` rebuilds ([`schedule`]). The stages are
+//! functions of this crate; the disk (`eggcat-store`), upstream (`eggcat-upstream`), the catalog
+//! (`eggcat-catalog`), the pages (`eggcat-web`) and the bucket (`eggcat-publish`) are called,
+//! never the other way round. The binary reads the configuration, calls these, and prints.
 //!
 //! A rebuild that finds nothing changed (every source at the commit the current snapshot was
 //! built from, the same deriving code and options, the same sources configured, and no source
-//! failed in that build) publishes nothing: it returns [`Rebuilt::Unchanged`] and the current
+//! failed in that build) saves nothing: it returns [`Rebuilt::Unchanged`] and the current
 //! snapshot, its `_status.json` included, stays as it is.
 //!
 //! One worker pool: the per-egg work (parsing, checks, conversions, history documents) runs on
 //! `eggcat-catalog`'s pool, one call at a time; upstream's blocking git commands run on a few
 //! threads of their own before and after it ([`fetch`]).
 
+pub mod after;
 mod derivation;
 mod fetch;
 mod images;
 mod previous;
+pub mod schedule;
 
 use std::path::PathBuf;
 
@@ -45,17 +50,17 @@ pub struct BuildOptions {
 /// What a rebuild did.
 #[derive(Debug)]
 pub enum Rebuilt {
-    /// A new snapshot was published.
-    Published(Box<Outcome>),
-    /// Nothing changed upstream or in the deriving code: no snapshot was published, the current
-    /// one (in this folder) stays.
+    /// A new snapshot was built and made current.
+    Built(Box<Outcome>),
+    /// Nothing changed upstream or in the deriving code: no snapshot was made, the current one
+    /// (in this folder) stays.
     Unchanged {
         /// The folder of the current snapshot.
         snapshot_dir: PathBuf,
     },
 }
 
-/// A published rebuild.
+/// A rebuild that made a new snapshot current.
 #[derive(Debug)]
 pub struct Outcome {
     /// The build report.
@@ -73,13 +78,14 @@ pub enum PipelineError {
     /// Reading or writing snapshots failed.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// No source could be fetched and there is no previous catalog: nothing to publish.
+    /// No source could be fetched and there is no previous catalog: a snapshot would be empty.
+    /// (The message says "nothing to publish", as it always has: nothing to show users.)
     #[error("nothing to publish: no source could be fetched ({0})")]
-    NothingToPublish(String),
+    NothingFetched(String),
 }
 
 /// Asks every source for its tip; when nothing changed, returns [`Rebuilt::Unchanged`]; else
-/// fetches what changed, builds the catalog, publishes it as the new current snapshot and prunes
+/// fetches what changed, builds the catalog, saves it as the new current snapshot and prunes
 /// old ones. `now_ms` is the clock (Unix milliseconds).
 pub fn rebuild(
     store: &Store,
@@ -118,10 +124,10 @@ pub fn rebuild(
     } else {
         fetched
     };
-    // The snapshots this build's publishing would prune are removed while it builds: they are
+    // The snapshots this build's saving would prune are removed while it builds: they are
     // neither read nor written by it (the one it reads from is spared), and the list is made
     // before it writes anything, so its own folder cannot be on it. A build that ends up
-    // publishing nothing has then pruned one snapshot early; the next one keeps as many.
+    // saving nothing has then pruned one snapshot early; the next one keeps as many.
     let doomed = store
         .prunable(KEEP_SNAPSHOTS - 1, reads.dir())
         .unwrap_or_else(|e| {
@@ -150,7 +156,7 @@ pub fn rebuild(
     let previous = (previous, reads);
     let outcome = std::thread::scope(|scope| {
         let pruning = scope.spawn(|| remove_all(&doomed));
-        let outcome = build_and_publish(store, options, sources, previous, &ctx, inputs, &clock);
+        let outcome = build_and_save(store, options, sources, previous, &ctx, inputs, &clock);
         if let Err(e) = pruning.join().expect("removing folders does not panic") {
             tracing::warn!(error = %e, "could not prune old snapshots");
         }
@@ -158,15 +164,15 @@ pub fn rebuild(
         outcome
     })?;
     drop(lock);
-    Ok(Rebuilt::Published(Box::new(outcome)))
+    Ok(Rebuilt::Built(Box::new(outcome)))
 }
 
 /// Builds the catalog from the sources' outcomes and the previous catalog (with the reader of
-/// the folder it was read from), renders the pages, and publishes the snapshot, unless there is
-/// nothing to publish. `inputs` goes into the state when no source failed. Every file goes into
+/// the folder it was read from), renders the pages, and saves the snapshot and makes it current,
+/// unless every source failed and no egg is left. `inputs` goes into the state when no source failed. Every file goes into
 /// the snapshot being staged as soon as it is made: the build holds its records and the files
 /// in flight, never the whole catalog.
-fn build_and_publish(
+fn build_and_save(
     store: &Store,
     options: &BuildOptions,
     sources: Vec<SourceInput>,
@@ -199,9 +205,9 @@ fn build_and_publish(
         built.state.inputs = inputs;
     }
     // An error drops the staging, which removes its folder: the current snapshot stays.
-    nothing_to_publish(&built.report)?;
+    refuse_empty(&built.report)?;
     let (id, snapshot_dir) = staging.finish(&built.state)?;
-    clock.lap("publish");
+    clock.lap("save");
     Ok(Outcome {
         report: built.report,
         snapshot_dir,
@@ -209,8 +215,8 @@ fn build_and_publish(
     })
 }
 
-/// Fails when every source failed and no egg is left: publishing would empty the catalog.
-fn nothing_to_publish(report: &Report) -> Result<(), PipelineError> {
+/// Fails when every source failed and no egg is left: saving would empty the catalog.
+fn refuse_empty(report: &Report) -> Result<(), PipelineError> {
     // Each reason names its source: the URL is free of credentials (a source with them is
     // refused when the configuration is read).
     let failures: Vec<String> = report
@@ -220,29 +226,13 @@ fn nothing_to_publish(report: &Report) -> Result<(), PipelineError> {
         .filter_map(|s| Some(format!("source `{}`: {}", s.url, s.error.as_deref()?)))
         .collect();
     if !report.sources.is_empty() && failures.len() == report.sources.len() && report.eggs == 0 {
-        return Err(PipelineError::NothingToPublish(failures.join("; ")));
+        return Err(PipelineError::NothingFetched(failures.join("; ")));
     }
     Ok(())
 }
 
 fn every_source_ok(report: &Report) -> bool {
     report.sources.iter().all(|s| s.status == SourceStatus::Ok)
-}
-
-/// Why the current snapshot is not what a build with `options` would make of the same
-/// upstream commits, as far as its state tells without asking upstream: it was made by another
-/// derivation (another eggcat, another `base_url` or `history_depth`: `derivation.rs`). `None`
-/// when it is current, and when there is none or its state cannot be read (a server builds
-/// then anyway). `serve` rebuilds at start when there is a reason, instead of serving the
-/// stale snapshot until its next refresh. (Other sources than configured are left to the next
-/// refresh, as before: a source that failed at the first build has no state entry and would
-/// read as a change.)
-pub fn stale_reason(store: &Store, options: &BuildOptions) -> Option<&'static str> {
-    let state = previous::current_state(store)?;
-    (state.derivation != derivation::derivation(&options.base_url, options.limits.history))
-        .then_some(
-            "it was made by another version of eggcat or with another base_url or history_depth",
-        )
 }
 
 fn source_info(source: &Source) -> SourceInfo {

@@ -17,7 +17,7 @@ pub(crate) struct Loaded {
     /// derivation (else empty: every source is fetched and parsed again).
     pub(crate) commits: HashMap<String, String>,
     /// Whether files of the current snapshot are missing or not of their size in its
-    /// manifest: then the rebuild publishes a new snapshot even if nothing changed upstream.
+    /// manifest: then the rebuild saves a new snapshot even if nothing changed upstream.
     damaged: bool,
 }
 
@@ -63,7 +63,7 @@ impl Loaded {
         self.current.as_ref().map(|(_, state)| state)
     }
 
-    /// The current snapshot's folder when this rebuild would publish it again but for its
+    /// The current snapshot's folder when this rebuild would save it again but for its
     /// times: every source unchanged upstream, and the snapshot made from the same inputs (see
     /// `derivation::inputs`) by a build where no source failed.
     pub(crate) fn unchanged(&self, fetched: &[Fetched], inputs: &str) -> Option<PathBuf> {
@@ -128,7 +128,7 @@ fn decode(store: &Store, dir: &std::path::Path) -> Result<(Previous, Reads), Unr
 
 /// The files of the previous snapshot a rebuild reads (its egg documents, and the import files,
 /// histories and pages it may reuse), each checked against the snapshot's manifest when it is
-/// read (a damaged one is not reused). Which were read intact is kept: publishing compares the
+/// read (a damaged one is not reused). Which were read intact is kept: saving compares the
 /// new snapshot's files with the previous one's to share the unchanged ones, and compares these
 /// with the hash the manifest gives them instead of reading them again. Only their paths are
 /// kept, not their bytes (which cost 30 MiB more at the rebuild's peak, bench/build.sh) nor a

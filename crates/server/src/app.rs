@@ -44,8 +44,8 @@ pub struct AppOptions {
 #[derive(Debug)]
 pub struct App {
     catalog: ArcSwapOption<Snapshot>,
-    /// The snapshot as published, before a failed rebuild's note was added to its status.
-    published: ArcSwapOption<Snapshot>,
+    /// The snapshot as its build made it, before a failed rebuild's note was added to its status.
+    as_built: ArcSwapOption<Snapshot>,
     metrics: Metrics,
     /// What `/readyz` reports as degraded: set when a catalog is installed and after a rebuild.
     problems: std::sync::Mutex<Problems>,
@@ -129,7 +129,7 @@ impl App {
         let started_at = UNIX_EPOCH + std::time::Duration::from_secs(since_epoch.as_secs());
         Ok(Arc::new(App {
             catalog: ArcSwapOption::empty(),
-            published: ArcSwapOption::empty(),
+            as_built: ArcSwapOption::empty(),
             metrics: Metrics::new(),
             problems: std::sync::Mutex::default(),
             cache_control,
@@ -161,9 +161,9 @@ impl App {
         Ok(count)
     }
 
-    /// Whether the snapshot `id` is the one published now.
+    /// Whether the snapshot `id` is the one installed now, as its build made it.
     fn serving(&self, id: &str) -> bool {
-        self.published.load().as_ref().is_some_and(|s| s.id == id)
+        self.as_built.load().as_ref().is_some_and(|s| s.id == id)
     }
 
     /// Records files of the snapshot `id` found damaged (when it is still the one served): they
@@ -214,7 +214,7 @@ impl App {
             gzip_bytes = gzip,
             "serving catalog"
         );
-        self.published.store(Some(Arc::clone(&snapshot)));
+        self.as_built.store(Some(Arc::clone(&snapshot)));
         // The status document may have said "failed" (with the failure's time) before a restart:
         // its date never goes back past this server's start.
         let served = if snapshot.built_at < self.started_at {
@@ -238,12 +238,12 @@ impl App {
     pub fn rebuild_failed(&self, error: &str, at_unix_ms: u64) {
         self.metrics.record_build(at_unix_ms, false);
         self.problems.lock().expect("problems lock").rebuild_failed = Some(error.to_owned());
-        let Some(published) = self.published.load_full() else {
+        let Some(as_built) = self.as_built.load_full() else {
             tracing::error!(%error, "build failed: no catalog to serve yet");
             return;
         };
         tracing::error!(%error, "rebuild failed: still serving the last good catalog");
-        let Some(Ok(status)) = published.read(eggcat_wire::paths::STATUS) else {
+        let Some(Ok(status)) = as_built.read(eggcat_wire::paths::STATUS) else {
             return;
         };
         let Ok(report) = serde_json::from_slice::<Report>(&status) else {
@@ -260,7 +260,7 @@ impl App {
         let body = serde_json::to_vec(&served).expect("a report serializes");
         let at = UNIX_EPOCH + std::time::Duration::from_secs(at_unix_ms / 1000);
         self.catalog
-            .store(Some(Arc::new(published.with_status(body, at))));
+            .store(Some(Arc::new(as_built.with_status(body, at))));
     }
 
     /// Whether a catalog is loaded.

@@ -1,7 +1,9 @@
-//! Snapshots on disk, and nothing else: publishing a catalog atomically, reading the current
-//! snapshot (its files, or the bytes of its `state.json` for the next build), pruning old ones,
-//! and the lock that lets one build run at a time. The rebuild that fetches, builds and
-//! publishes is `eggcat-pipeline`'s; what a snapshot's documents mean is the catalog's.
+//! Snapshots on disk, and nothing else: saving a catalog as a snapshot and making it current
+//! atomically, reading the current snapshot (its files, or the bytes of its `state.json` for the
+//! next build, or its tree written into an `--out` folder one file at a time), pruning old ones,
+//! and the lock that lets one build run at a time. The rebuild that fetches, builds and saves is
+//! `eggcat-pipeline`'s; what a snapshot's documents mean is the catalog's. ("Publish", in
+//! eggcat, is the upload to a bucket, `eggcat-publish`'s.)
 //!
 //! Layout of `data_dir`:
 //! ```text
@@ -9,7 +11,7 @@
 //! snapshots/<build-id>/           one complete published tree (api/v1/...) plus state.json
 //!                                 and manifest.json (each file's size and SHA-256, written last)
 //! snapshots/.tmp-<build-id>/      a snapshot being written (never current)
-//! current -> snapshots/<build-id> the published snapshot, swapped by an atomic rename
+//! current -> snapshots/<build-id> the current snapshot, swapped by an atomic rename
 //! .lock                           held by the one build that may run at a time
 //! ```
 //!
@@ -25,7 +27,7 @@ mod staging;
 
 pub use manifest::Damaged;
 pub use snapshot::{
-    CurrentFiles, Served, SnapshotFiles, SnapshotReader, Store, remove_all, write_tree,
+    CurrentFiles, Served, SnapshotFiles, SnapshotReader, Store, WrittenTree, remove_all,
 };
 pub use staging::{Staging, Verified};
 

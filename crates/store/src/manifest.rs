@@ -1,5 +1,5 @@
 //! A snapshot's `manifest.json`: the size and SHA-256 of every file the build wrote, so that
-//! damage done to a snapshot after it was published (a truncated document, a missing file, a
+//! damage done to a snapshot after it was made current (a truncated document, a missing file, a
 //! changed byte) is found without trusting the files themselves.
 //!
 //! Two checks, of two costs. [`check_sizes`] only stats each file (a few milliseconds for a

@@ -1,4 +1,4 @@
-//! The snapshots folder: publishing a catalog atomically, finding and reading the current one,
+//! The snapshots folder: saving a catalog as a snapshot and making it current atomically, finding and reading the current one,
 //! and pruning old ones.
 
 use std::collections::{BTreeMap, HashSet};
@@ -161,7 +161,7 @@ impl CurrentFiles {
 }
 
 impl Store {
-    /// A store rooted at `data_dir` (created on first publish).
+    /// A store rooted at `data_dir` (created by the first build).
     pub fn new(data_dir: impl Into<PathBuf>) -> Store {
         Store {
             data_dir: data_dir.into(),
@@ -191,7 +191,7 @@ impl Store {
         self.data_dir.join("current")
     }
 
-    /// The folder of the current snapshot, if one was published.
+    /// The folder of the current snapshot, if there is one.
     pub fn current_dir(&self) -> Option<PathBuf> {
         let target = fs::read_link(self.current_link()).ok()?;
         let dir = self.data_dir.join(target);
@@ -374,7 +374,7 @@ impl Store {
         }
     }
 
-    /// Writes `catalog` as a new snapshot and makes it current; returns its id and folder, as a
+    /// Saves `catalog` as a new snapshot and makes it current; returns its id and folder, as a
     /// [`Staging`](crate::Staging) the files are put into one by one does (files identical to
     /// the current snapshot's are hard-linked, the manifest is written last, a failure removes
     /// the half-written folder and leaves the current snapshot as it was). For a catalog made
@@ -383,7 +383,7 @@ impl Store {
     /// `read` holds the paths of files of the current snapshot that the caller has read already
     /// and found intact, matching its manifest: they are compared by the hash that manifest
     /// gives them instead of being read again. A file not in `read` is read to be compared.
-    pub fn publish(
+    pub fn save(
         &self,
         catalog: &Catalog,
         read: &HashSet<String>,
@@ -452,62 +452,125 @@ pub fn remove_all(dirs: &[PathBuf]) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// Writes a published tree into `out` (for `--out`) in two steps: every file is first written
-/// beside its target under a temporary name; only when all are written are they renamed into
-/// place, the [`paths::LISTS`] last, and then files that are no longer published removed. Only
-/// the folders the tree itself has (`api/`, `eggs/`, ...) are cleaned: anything else in `out`
-/// is left alone. When a write fails (a full disk, ...), the temporary files are removed and
-/// `out` is left as it was. `forms` are the files' precompressed forms (`x.json.gz`), each
-/// renamed into place just before the files, so that nginx's `gzip_static` and Caddy's
-/// `precompressed` find them.
-pub fn write_tree(
-    files: &BTreeMap<String, Vec<u8>>,
-    forms: &BTreeMap<String, Vec<u8>>,
-    out: &Path,
-) -> Result<(), StoreError> {
-    // Every other file first, the lists that name them last: a reader of `out` never finds a
-    // list entry whose file is not there yet. Each group's forms go just before it.
-    let is_list = |p: &str| paths::is_list(eggcat_codings::form_of(p).map_or(p, |(base, _)| base));
-    let (list_forms, rest_forms): (Vec<_>, Vec<_>) = forms.iter().partition(|(p, _)| is_list(p));
-    let (lists, rest): (Vec<_>, Vec<_>) = files.iter().partition(|(p, _)| paths::is_list(p));
-    let ordered: Vec<(&String, &Vec<u8>)> = (rest_forms.into_iter().chain(rest))
-        .chain(list_forms.into_iter().chain(lists))
-        .collect();
-    let suffix = format!(".eggcat-{}.tmp", std::process::id());
-    let tmp_of = |target: &Path| {
-        let mut name = target.file_name().unwrap_or_default().to_os_string();
-        name.push(&suffix);
-        target.with_file_name(name)
-    };
-    let mut written: Vec<PathBuf> = Vec::with_capacity(ordered.len());
-    let staged = ordered.iter().try_for_each(|(path, bytes)| {
-        let target = out.join(path);
-        let parent = target.parent().expect("every published path has a folder");
-        fs::create_dir_all(parent).map_err(io_error("create", parent))?;
-        let tmp = tmp_of(&target);
-        written.push(tmp.clone());
-        fs::write(&tmp, bytes).map_err(io_error("write", &tmp))
-    });
-    if let Err(e) = staged {
-        for tmp in &written {
-            let _ = fs::remove_file(tmp);
+/// What [`CurrentFiles::write_tree`] wrote.
+#[derive(Debug, Default)]
+pub struct WrittenTree {
+    /// The published files written (precompressed forms left out), sorted: a damaged file is
+    /// not among them.
+    pub paths: Vec<String>,
+    /// The files found damaged and left out (missing, truncated, changed), by the manifest.
+    pub damaged: Vec<Damaged>,
+}
+
+impl CurrentFiles {
+    /// Writes the published tree into `out` (for `--out`), one file at a time: each file is read
+    /// from the snapshot, checked against its manifest, and written beside its target under a
+    /// temporary name, so that no more than one file is held in memory; only when all are
+    /// written are they renamed into place, the [`paths::LISTS`] last, and then files that are
+    /// no longer published removed. Only the folders the tree itself has (`api/`, `eggs/`, ...)
+    /// are cleaned: anything else in `out` is left alone. When a write fails (a full disk, ...),
+    /// the temporary files are removed and `out` is left as it was. The precompressed forms
+    /// (`x.json.gz`) are each renamed into place just before the files, so that nginx's
+    /// `gzip_static` and Caddy's `precompressed` find them.
+    ///
+    /// A damaged file is left out (and logged), as [`Store::read_current`] leaves it out; a
+    /// damaged index or status document refuses the whole tree ([`StoreError::Damaged`]) before
+    /// anything in `out` changes. `each` sees every published file written, with its bytes (the
+    /// forms are not shown to it).
+    pub fn write_tree(
+        &self,
+        out: &Path,
+        each: &mut dyn FnMut(&str, &[u8]),
+    ) -> Result<WrittenTree, StoreError> {
+        // Every other file first, the lists that name them last: a reader of `out` never finds a
+        // list entry whose file is not there yet. Each group's forms go just before it.
+        let is_list =
+            |p: &str| paths::is_list(eggcat_codings::form_of(p).map_or(p, |(base, _)| base));
+        let (list_forms, rest_forms): (Vec<&String>, Vec<&String>) =
+            self.forms.iter().partition(|p| is_list(p));
+        let (lists, rest): (Vec<&String>, Vec<&String>) =
+            self.paths.iter().partition(|p| paths::is_list(p));
+        fn with(group: Vec<&String>, is_form: bool) -> impl Iterator<Item = (&String, bool)> {
+            group.into_iter().map(move |p| (p, is_form))
         }
-        return Err(e);
+        let ordered: Vec<(&String, bool)> = (with(rest_forms, true).chain(with(rest, false)))
+            .chain(with(list_forms, true).chain(with(lists, false)))
+            .collect();
+        let suffix = format!(".eggcat-{}.tmp", std::process::id());
+        let tmp_of = |target: &Path| {
+            let mut name = target.file_name().unwrap_or_default().to_os_string();
+            name.push(&suffix);
+            target.with_file_name(name)
+        };
+        let mut tree = WrittenTree::default();
+        // The files and forms written, in `ordered`'s order: what is renamed into place.
+        let mut staged: Vec<&String> = Vec::with_capacity(ordered.len());
+        let mut written: Vec<PathBuf> = Vec::with_capacity(ordered.len());
+        let mut result = Ok(());
+        for (path, is_form) in ordered {
+            let bytes = match self.read(path) {
+                Ok(bytes) => bytes,
+                Err(damaged) => {
+                    tree.damaged.push(damaged);
+                    continue;
+                }
+            };
+            let target = out.join(path);
+            let parent = target.parent().expect("every published path has a folder");
+            if let Err(e) = fs::create_dir_all(parent) {
+                result = Err(io_error("create", parent)(e));
+                break;
+            }
+            let tmp = tmp_of(&target);
+            written.push(tmp.clone());
+            if let Err(e) = fs::write(&tmp, &bytes) {
+                result = Err(io_error("write", &tmp)(e));
+                break;
+            }
+            staged.push(path);
+            if !is_form {
+                each(path, &bytes);
+                tree.paths.push(path.clone());
+            }
+        }
+        tree.paths.sort();
+        let has = |path: &str| {
+            tree.paths
+                .binary_search_by(|p| p.as_str().cmp(path))
+                .is_ok()
+        };
+        // As `read_current` refuses it: a tree without its index or status serves nothing.
+        let result =
+            result.and_then(
+                |()| match [paths::INDEX, paths::STATUS].iter().find(|p| !has(p)) {
+                    Some(missing) => Err(StoreError::Damaged {
+                        path: self.reader.dir.display().to_string(),
+                        detail: format!("{missing} missing or damaged"),
+                    }),
+                    None => Ok(()),
+                },
+            );
+        if let Err(e) = result {
+            for tmp in &written {
+                let _ = fs::remove_file(tmp);
+            }
+            return Err(e);
+        }
+        for path in &staged {
+            let target = out.join(path);
+            fs::rename(tmp_of(&target), &target).map_err(io_error("rename", &target))?;
+        }
+        let published: HashSet<&str> = staged.iter().map(|p| p.as_str()).collect();
+        let folders: std::collections::BTreeSet<&str> = tree
+            .paths
+            .iter()
+            .filter_map(|p| p.split_once('/').map(|(top, _)| top))
+            .collect();
+        for folder in folders {
+            remove_stale(&out.join(folder), folder, &|p| published.contains(p))?;
+        }
+        Ok(tree)
     }
-    for (path, _) in &ordered {
-        let target = out.join(path);
-        fs::rename(tmp_of(&target), &target).map_err(io_error("rename", &target))?;
-    }
-    let folders: std::collections::BTreeSet<&str> = files
-        .keys()
-        .filter_map(|p| p.split_once('/').map(|(top, _)| top))
-        .collect();
-    for folder in folders {
-        remove_stale(&out.join(folder), folder, &|p| {
-            files.contains_key(p) || forms.contains_key(p)
-        })?;
-    }
-    Ok(())
 }
 
 /// Removes the files under `dir` (at `prefix` in the tree) that are not `published`, and the
@@ -585,14 +648,14 @@ mod tests {
     }
 
     #[test]
-    fn publish_makes_current_and_shares_identical_files() {
+    fn save_makes_current_and_shares_identical_files() {
         use std::os::unix::fs::MetadataExt;
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
         assert!(store.read_current().unwrap().is_none());
         assert!(store.snapshots_newest_first().unwrap().is_empty());
-        let (first, first_dir) = store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
-        let (second, second_dir) = store.publish(&catalog("2", "{}"), &HashSet::new()).unwrap();
+        let (first, first_dir) = store.save(&catalog("1", "{}"), &HashSet::new()).unwrap();
+        let (second, second_dir) = store.save(&catalog("2", "{}"), &HashSet::new()).unwrap();
         assert_eq!((first.as_str(), second.as_str()), ("1", "2"));
         let current = store.read_current().unwrap().unwrap();
         assert_eq!(current.id, "2");
@@ -610,7 +673,7 @@ mod tests {
         assert!(store.read_state(&second_dir).unwrap().starts_with(b"{"));
         // The same build id twice gets its own folder.
         let (third, _) = store
-            .publish(&catalog("2", "{\"x\":1}"), &HashSet::new())
+            .save(&catalog("2", "{\"x\":1}"), &HashSet::new())
             .unwrap();
         assert_eq!(third, "2-2");
         let order = store.snapshots_newest_first().unwrap();
@@ -626,7 +689,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
         let (_, dir) = store
-            .publish(&catalog("1", "{\"egg\":1}"), &HashSet::new())
+            .save(&catalog("1", "{\"egg\":1}"), &HashSet::new())
             .unwrap();
         assert!(store.check(&dir).is_empty(), "a fresh snapshot is intact");
         assert!(store.read_current().unwrap().unwrap().damaged.is_empty());
@@ -662,15 +725,15 @@ mod tests {
     }
 
     #[test]
-    fn a_failed_publish_leaves_no_folder_behind() {
+    fn a_failed_save_leaves_no_folder_behind() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
-        store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
+        store.save(&catalog("1", "{}"), &HashSet::new()).unwrap();
         // A path that cannot be a file (its folder is a file): the write fails half-way.
         let mut broken = catalog("2", "{}");
         broken.files.insert("x".to_owned(), Vec::new());
         broken.files.insert("x/y".to_owned(), Vec::new());
-        assert!(store.publish(&broken, &HashSet::new()).is_err());
+        assert!(store.save(&broken, &HashSet::new()).is_err());
         let names: Vec<_> = fs::read_dir(tmp.path().join("snapshots"))
             .unwrap()
             .map(|e| e.unwrap().file_name().into_string().unwrap())
@@ -685,7 +748,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
         let big = format!("{{\"a\":\"{}\"}}", "paper ".repeat(200));
-        let (_, first_dir) = store.publish(&catalog("1", &big), &HashSet::new()).unwrap();
+        let (_, first_dir) = store.save(&catalog("1", &big), &HashSet::new()).unwrap();
         let egg = paths::egg("a");
         let current = store.current_files().unwrap().unwrap();
         assert_eq!(current.paths(), [paths::STATUS, paths::INDEX, egg.as_str()]);
@@ -717,7 +780,7 @@ mod tests {
         );
         assert!(!read.files.contains_key(&forms[0]));
         // The same file in the next snapshot: its forms are the previous ones, linked.
-        let (_, second_dir) = store.publish(&catalog("2", &big), &HashSet::new()).unwrap();
+        let (_, second_dir) = store.save(&catalog("2", &big), &HashSet::new()).unwrap();
         let ino = |d: &Path, p: &str| fs::metadata(d.join(p)).unwrap().ino();
         for form in &forms {
             assert_eq!(ino(&first_dir, form), ino(&second_dir, form), "{form}");
@@ -725,7 +788,7 @@ mod tests {
         assert!(store.check(&second_dir).is_empty());
         // A changed file gets new forms; a damaged form is found like any file.
         let (_, third_dir) = store
-            .publish(
+            .save(
                 &catalog("3", &big.replace("paper", "spigot")),
                 &HashSet::new(),
             )
@@ -735,13 +798,66 @@ mod tests {
         assert_eq!(store.check(&third_dir)[0].path, forms[1]);
     }
 
+    /// `--out`: the tree with its forms, one file at a time; stale files and emptied folders
+    /// go, the owner's files beside the tree stay, a damaged file is left out, and a damaged
+    /// index leaves `out` as it was.
+    #[test]
+    fn the_current_tree_is_written_file_by_file_and_damage_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path().join("data"));
+        let big = format!("{{\"a\":\"{}\"}}", "paper ".repeat(200));
+        let mut second = catalog("1", &big);
+        second.files.insert(paths::egg("b"), b"{\"b\":1}".to_vec());
+        let (_, dir) = store.save(&second, &HashSet::new()).unwrap();
+        let out = tmp.path().join("out");
+        fs::create_dir_all(out.join("api/v1/eggs/old")).unwrap();
+        fs::write(out.join("api/v1/eggs/old/x.json"), b"stale").unwrap();
+        fs::write(out.join("robots.txt"), b"mine").unwrap();
+        let current = store.current_files().unwrap().unwrap();
+        let mut seen = Vec::new();
+        let tree = current
+            .write_tree(&out, &mut |path, bytes| {
+                seen.push((path.to_owned(), bytes.len()))
+            })
+            .unwrap();
+        let (a, b) = (paths::egg("a"), paths::egg("b"));
+        assert_eq!(
+            tree.paths,
+            [paths::STATUS, paths::INDEX, a.as_str(), b.as_str()]
+        );
+        assert_eq!(seen.len(), 4, "forms are not shown: {seen:?}");
+        assert_eq!(fs::read(out.join(&a)).unwrap(), big.as_bytes());
+        assert!(out.join(format!("{a}.br")).is_file() && out.join(format!("{a}.gz")).is_file());
+        assert!(
+            !out.join("api/v1/eggs/old").exists(),
+            "stale folder removed"
+        );
+        assert!(out.join("robots.txt").is_file(), "not the tree's: kept");
+        // A damaged file is left out of the tree (and so removed from `out`).
+        fs::write(dir.join(&b), b"{\"b\":2}").unwrap();
+        let current = store.current_files().unwrap().unwrap();
+        let tree = current.write_tree(&out, &mut |_, _| {}).unwrap();
+        assert_eq!(tree.damaged.len(), 1);
+        assert_eq!(tree.damaged[0].path, b);
+        assert!(!out.join(&b).exists());
+        // A damaged index refuses the tree: `out` keeps what it had, no temporary file stays.
+        fs::write(dir.join(paths::INDEX), b"{}").unwrap();
+        let current = store.current_files().unwrap().unwrap();
+        let e = current.write_tree(&out, &mut |_, _| {}).unwrap_err();
+        assert!(e.to_string().contains("missing or damaged"), "{e}");
+        assert_eq!(fs::read(out.join(paths::INDEX)).unwrap(), b"[]");
+        let mut listed = Vec::new();
+        list_tree(&out, "", &mut listed).unwrap();
+        assert!(!listed.iter().any(|p| p.ends_with(".tmp")), "{listed:?}");
+    }
+
     #[test]
     fn a_pinned_snapshot_is_not_pruned() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
-        let (_, first_dir) = store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
+        let (_, first_dir) = store.save(&catalog("1", "{}"), &HashSet::new()).unwrap();
         let pin = store.served().unwrap().pin().unwrap();
-        store.publish(&catalog("2", "{}"), &HashSet::new()).unwrap();
+        store.save(&catalog("2", "{}"), &HashSet::new()).unwrap();
         assert!(
             store.prunable(0, None).unwrap().is_empty(),
             "held by a server"
@@ -765,14 +881,14 @@ mod tests {
         use std::os::unix::fs::MetadataExt;
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
-        let (_, first_dir) = store.publish(&catalog("1", "{}"), &HashSet::new()).unwrap();
+        let (_, first_dir) = store.save(&catalog("1", "{}"), &HashSet::new()).unwrap();
         let ino = |d: &Path| fs::metadata(d.join(paths::egg("a"))).unwrap().ino();
         // Read as they are: shared.
         let read = HashSet::from([paths::egg("a")]);
-        let (_, second_dir) = store.publish(&catalog("2", "{}"), &read).unwrap();
+        let (_, second_dir) = store.save(&catalog("2", "{}"), &read).unwrap();
         assert_eq!(ino(&first_dir), ino(&second_dir));
         // The same file read with other bytes than the new ones: written anew.
-        let (_, third_dir) = store.publish(&catalog("3", "{\"b\":2}"), &read).unwrap();
+        let (_, third_dir) = store.save(&catalog("3", "{\"b\":2}"), &read).unwrap();
         assert_ne!(ino(&second_dir), ino(&third_dir));
         assert_eq!(
             fs::read(third_dir.join(paths::egg("a"))).unwrap(),

@@ -3,7 +3,7 @@
 //! holds the files it is making, never the whole catalog (a catalog ten times the real one made
 //! 470 MB of files that were all in memory until the end). [`Staging::finish`] writes the state
 //! and the manifest, renames the folder into place and moves `current`, as
-//! [`Store::publish`] always did; a staging dropped unfinished (a failed build) removes its
+//! [`Store::save`] always did; a staging dropped unfinished (a failed build) removes its
 //! folder, and `current` never moved.
 //!
 //! A file byte-identical to the current snapshot's at the same path is a hard link to it
@@ -323,7 +323,7 @@ mod tests {
     }
 
     #[test]
-    fn files_put_from_many_threads_are_readable_at_once_and_published_together() {
+    fn files_put_from_many_threads_are_readable_at_once_and_made_current_together() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::new(tmp.path());
         let staging = store.stage("1", NOTHING_READ).unwrap();

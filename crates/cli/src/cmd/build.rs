@@ -1,4 +1,5 @@
-//! `eggcat build`: fetch, build and publish once, then print a summary.
+//! `eggcat build`: one rebuild (`eggcat_pipeline::rebuild`), then what follows it
+//! (`eggcat_pipeline::after`: `--out`, publishing to `[publish]`), and a summary.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -6,8 +7,9 @@ use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use eggcat_catalog::wire::{Report, SourceStatus};
+use eggcat_pipeline::after::{self, OutError};
 use eggcat_pipeline::{BuildOptions, FetchProgress, Progress, Rebuilt, rebuild};
-use eggcat_store::{SnapshotFiles, Store, write_tree};
+use eggcat_store::Store;
 
 use crate::config::Config;
 use crate::words::{count, noun};
@@ -25,7 +27,7 @@ pub(crate) fn options(config: &Config) -> BuildOptions {
     }
 }
 
-/// Runs one build with `config`; with `out`, also writes the published tree there.
+/// Runs one build with `config`; with `out`, also writes the current tree there.
 pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     let store = Store::new(&config.data_dir);
     let options = options(config);
@@ -61,15 +63,12 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     };
     let rebuilt = rebuild(&store, &options, &crate::now_ms, &show).context(FAILED)?;
     let (report, snapshot_dir, verb) = match rebuilt {
-        Rebuilt::Published(outcome) => {
+        // "published": the catalog its users get (the S3 upload is `eggcat publish`'s word too).
+        Rebuilt::Built(outcome) => {
             if let Some(out) = out {
-                // Read back from the snapshot just published: its files with their
+                // Read back from the snapshot just made current: its files with their
                 // precompressed forms, which the store wrote.
-                let current = store
-                    .read_current()
-                    .context("cannot read the snapshot just published")?
-                    .context("the snapshot just published is gone")?;
-                write_out(config, out, &current)?;
+                write_out(config, &store, out, "the snapshot just published")?;
             }
             (outcome.report, outcome.snapshot_dir, "published")
         }
@@ -77,48 +76,39 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
         // and its tree is what `--out` gets (it may be missing or stale there); without `--out`
         // nothing more than the report is read.
         Rebuilt::Unchanged { snapshot_dir } => {
-            let status = snapshot_dir.join(eggcat_catalog::paths::STATUS);
-            let bytes = std::fs::read(&status)
-                .with_context(|| format!("cannot read {}", status.display()))?;
-            let report = serde_json::from_slice(&bytes)
-                .with_context(|| format!("{} is unreadable", status.display()))?;
+            let report = after::kept_report(&snapshot_dir)?;
             if let Some(out) = out {
-                let current = store
-                    .read_current()
-                    .context("cannot read the current snapshot")?
-                    .context("the current snapshot is gone")?;
-                write_out(config, out, &current)?;
+                write_out(config, &store, out, "the current snapshot")?;
             }
             (report, snapshot_dir, "nothing changed upstream: kept")
         }
     };
     print_summary(&report, &snapshot_dir, out, verb)?;
-    if config.publish.is_some() {
-        // A failed publish is logged and leaves the build a success: the next build retries.
-        crate::cmd::publish::block_on(crate::cmd::publish::after_build(
-            config.publish.as_ref(),
-            &store,
-        ))?;
-    }
+    // A failed publish is logged and leaves the build a success: the next build retries.
+    crate::cmd::publish::after_build(config.publish.as_ref(), &store);
     Ok(())
 }
 
-/// Writes the published tree and the static-host rules (nginx, Caddy, CloudFront, in
-/// `out/.eggcat/`) into `out`.
-fn write_out(config: &Config, out: &Path, snapshot: &SnapshotFiles) -> Result<()> {
-    write_tree(&snapshot.files, &snapshot.precompressed, out)
-        .with_context(|| format!("cannot write {}", out.display()))?;
+/// Writes the current tree and the static-host rules (nginx, Caddy, CloudFront, in
+/// `out/.eggcat/`) into `out`; `snapshot` names the current snapshot in the error.
+fn write_out(config: &Config, store: &Store, out: &Path, snapshot: &str) -> Result<()> {
     let rules = eggcat_publish::rules::RulesOptions {
         cache_control: config.cache_control.clone(),
     };
-    eggcat_publish::rules::write(out, &snapshot.files, &rules)
-        .with_context(|| format!("cannot write the static-host rules in {}", out.display()))
+    match after::write_out(store, out, &rules) {
+        Ok(()) => Ok(()),
+        Err(OutError::NoSnapshot) => anyhow::bail!("{snapshot} is gone"),
+        Err(OutError::Read(e)) => {
+            Err(anyhow::Error::new(e).context(format!("cannot read {snapshot}")))
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// The summary on stdout; `verb` says what happened to the snapshot ("published", or "kept"
 /// when nothing changed: the report is then the one of the build that made it). Its last line names the build report with a path that works from any
 /// folder: in the `--out` tree when there is one (what a static host serves), else in the
-/// snapshot this build published.
+/// current snapshot.
 fn print_summary(report: &Report, snapshot: &Path, out: Option<&Path>, verb: &str) -> Result<()> {
     let mut o = std::io::stdout().lock();
     writeln!(

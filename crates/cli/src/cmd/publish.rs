@@ -1,13 +1,14 @@
-//! `eggcat publish`: upload the current snapshot to an S3-compatible bucket, and the `[publish]`
-//! table of the config file. `eggcat build` and `eggcat serve` call [`after_build`] when the
-//! table is present: a failed publish there is logged and retried at the next build, and never
-//! touches the local catalog.
+//! `eggcat publish`: upload the current snapshot to an S3-compatible bucket
+//! (`eggcat_pipeline::after::publish`), and the `[publish]` table of the config file. `eggcat
+//! build` and `eggcat serve` call [`after_build`] when the table is present: a failed publish
+//! there is logged and retried at the next build, and never touches the local catalog.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+use eggcat_pipeline::after::{self, UploadError};
 use eggcat_publish::{CacheControl, Event, Options, Summary, Target};
 use eggcat_store::Store;
 use serde::Deserialize;
@@ -99,86 +100,69 @@ pub(crate) fn run(args: Args) -> Result<()> {
     };
     target.bucket_and_prefix()?;
     let store = Store::new(&config.data_dir);
-    let Some(snapshot) = store
-        .read_current()
-        .with_context(|| format!("cannot read the catalog in {}", config.data_dir.display()))?
-    else {
-        bail!(
-            "nothing to publish: no catalog in {} yet (run `eggcat build` first)",
-            config.data_dir.display()
-        );
-    };
     let options = Options {
         force: args.force,
         dry_run: args.dry_run,
     };
     let terminal = std::io::stderr().is_terminal();
-    let summary = block_on(publish(
-        &snapshot.id,
-        &snapshot.files,
-        &target,
-        options,
-        terminal,
-    ))??;
+    let summary = match publish(&store, &target, options, terminal) {
+        Ok(summary) => summary,
+        Err(UploadError::NoSnapshot) => bail!(
+            "nothing to publish: no catalog in {} yet (run `eggcat build` first)",
+            config.data_dir.display()
+        ),
+        Err(UploadError::Read(e)) => {
+            return Err(anyhow::Error::new(e).context(format!(
+                "cannot read the catalog in {}",
+                config.data_dir.display()
+            )));
+        }
+        Err(e) => return Err(failed(e, &target)),
+    };
     print_summary(&summary)?;
     Ok(())
 }
 
-/// Publishes after a successful build when `[publish]` is configured; failures are logged, not
-/// returned: the build succeeded, and the next build publishes again.
-pub(crate) async fn after_build(target: Option<&Target>, store: &Store) {
+/// Publishes after a build when `[publish]` is configured (`target`), whether the build made a
+/// new snapshot current or kept the current one (a publish that failed after an earlier build
+/// is retried); failures are logged, not returned: the build succeeded, and the next build
+/// publishes again. Blocks: not for a thread that runs a tokio runtime.
+pub(crate) fn after_build(target: Option<&Target>, store: &Store) {
     let Some(target) = target else {
         return;
     };
-    let store = store.clone();
-    let read = tokio::task::spawn_blocking(move || store.read_current()).await;
-    let snapshot = match read {
-        Ok(Ok(Some(s))) => s,
-        Ok(Ok(None)) => return,
-        Err(e) => {
-            tracing::error!(error = %e, "publish skipped: cannot read the catalog");
-            return;
-        }
-        Ok(Err(e)) => {
-            tracing::error!(error = %e, "publish skipped: cannot read the catalog");
-            return;
-        }
-    };
-    match publish(
-        &snapshot.id,
-        &snapshot.files,
-        target,
-        Options::default(),
-        false,
-    )
-    .await
-    {
+    match publish(store, target, Options::default(), false) {
         Ok(s) => tracing::info!(
             target = %s.target, snapshot = %s.snapshot, uploaded = s.uploaded, skipped = s.skipped,
             deleted = s.deleted, bytes = s.bytes, took_ms = s.took.as_millis(), "published"
         ),
+        Err(UploadError::NoSnapshot) => {}
+        Err(UploadError::Read(e)) => {
+            tracing::error!(error = %e, "publish skipped: cannot read the catalog");
+        }
         Err(e) => {
+            let e = failed(e, target);
             tracing::error!(target = %target.url, "publish failed (retried at the next build): {}", crate::errors::one_line(&e))
         }
     }
 }
 
-/// Runs a future to completion on a runtime of its own (for the synchronous commands).
-pub(crate) fn block_on<T>(future: impl Future<Output = T>) -> Result<T> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the runtime")?;
-    Ok(runtime.block_on(future))
+/// A failed upload, as the user reads it.
+fn failed(e: UploadError, target: &Target) -> anyhow::Error {
+    match e {
+        UploadError::Runtime(e) => anyhow::Error::new(e).context("cannot start the runtime"),
+        e => anyhow::Error::new(e).context(format!("publish to {} failed", target.url)),
+    }
 }
 
-async fn publish(
-    id: &str,
-    files: &std::collections::BTreeMap<String, Vec<u8>>,
+/// Publishes the current snapshot (`eggcat_pipeline::after::publish`), showing its progress on
+/// a terminal and at debug level otherwise.
+fn publish(
+    store: &Store,
     target: &Target,
     options: Options,
     terminal: bool,
-) -> Result<Summary> {
+) -> Result<Summary, UploadError> {
     let (total, done, bytes) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicU64::new(0));
     // Whether the terminal's last line is an unfinished progress line, which must be ended
     // before anything else is printed (the summary, or the error line).
@@ -211,12 +195,12 @@ async fn publish(
         }
         Event::Deleted { key } => tracing::debug!(key, "deleted"),
     };
-    let result = eggcat_publish::publish(id, files, target, options, &show).await;
+    let result = after::publish(store, target, options, &show);
     // A failure part way leaves the progress line open; nothing uploaded leaves none.
     if open_line.load(Ordering::Relaxed) {
         eprintln!();
     }
-    result.with_context(|| format!("publish to {} failed", target.url))
+    result
 }
 
 fn print_summary(s: &Summary) -> Result<()> {

@@ -1,9 +1,9 @@
-//! `eggcat serve`: serve the current snapshot, build one first if there is none (and at once
-//! when another derivation made it: `eggcat_pipeline::stale_reason`),
-//! rebuild every `refresh` (jittered, one at a time, missed ticks not replayed) in a child
-//! `eggcat build` process, shut down gracefully on SIGINT or SIGTERM.
+//! `eggcat serve`: serve the current snapshot, and rebuild it when `eggcat_pipeline::schedule`
+//! says (at once when there is none or another derivation made it, then every `refresh`,
+//! jittered, one at a time, missed ticks not replayed; sooner while there is none; at once when
+//! damage is found), each rebuild in a child `eggcat build` process; shut down gracefully on
+//! SIGINT or SIGTERM.
 
-use std::hash::{BuildHasher, Hasher};
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use eggcat_catalog::wire::{Report, SourceStatus};
+use eggcat_pipeline::schedule::{self, Schedule};
 use eggcat_server::{App, AppOptions, ServeOptions, Server};
 use eggcat_store::Store;
 
@@ -23,8 +24,8 @@ pub(crate) fn run(config: Config) -> Result<()> {
         .build()
         .context("cannot start the runtime")?;
     let result = runtime.block_on(main(config));
-    // A build still running in the background is abandoned: snapshots are published atomically,
-    // so an interrupted build leaves the current catalog intact.
+    // A build still running in the background is abandoned: snapshots are made current
+    // atomically, so an interrupted build leaves the current catalog intact.
     runtime.shutdown_timeout(Duration::from_secs(1));
     result
 }
@@ -61,7 +62,7 @@ async fn main(config: Config) -> Result<()> {
     let stale = if loaded {
         let (store, options) = (store.clone(), super::build::options(&config));
         loader
-            .run(move || eggcat_pipeline::stale_reason(&store, &options))
+            .run(move || schedule::stale_reason(&store, &options))
             .await
             .flatten()
     } else {
@@ -76,11 +77,11 @@ async fn main(config: Config) -> Result<()> {
         config,
         app,
         (loader, build.clone()),
-        !loaded || stale.is_some(),
+        schedule::build_at_start(loaded, stale),
     ));
     shutdown_signal().await;
     builder.abort();
-    // A build in progress is stopped: snapshots are published atomically, so the current one
+    // A build in progress is stopped: snapshots are made current atomically, so the current one
     // stays as it was.
     build.stop();
     tokio::task::spawn_blocking(move || server.stop())
@@ -113,7 +114,7 @@ fn cannot_listen(listen: &str, e: &std::io::Error) -> anyhow::Error {
     anyhow::anyhow!("cannot listen on {listen}: {what}")
 }
 
-/// Serves the snapshot already published in `data_dir`, if any; false when there is none, or
+/// Serves the current snapshot of `data_dir`, if any; false when there is none, or
 /// when it is damaged (what of it is intact is served, and a build starts at once to repair it;
 /// damage found later, as its files are checked, wakes the rebuild loop the same way).
 fn load_current(store: &Store, app: &Arc<App>) -> bool {
@@ -169,6 +170,8 @@ impl Loader {
     }
 }
 
+/// Rebuilds on `config.refresh`'s schedule (`eggcat_pipeline::schedule`), each wait cut short
+/// when damage is found in the snapshot served.
 async fn rebuild_loop(
     store: Store,
     config: Config,
@@ -177,36 +180,30 @@ async fn rebuild_loop(
     build_now: bool,
 ) {
     let publish = config.publish.as_ref();
-    if build_now {
-        rebuild_once(&store, &loader, &build, &app, publish).await;
-    }
-    // Until there is a first catalog, retry sooner than `refresh`: 10 s, 20 s, 40 s, ...
-    let mut retry = Duration::from_secs(10);
-    loop {
-        // Sleeping after each build (not on a fixed schedule) means missed ticks are never
-        // replayed and builds never overlap; the jitter keeps a fleet of mirrors from fetching
-        // upstream at the same instant.
-        let wait = if app.is_ready() {
-            config.refresh
-        } else {
-            retry.min(config.refresh)
-        };
-        retry = retry.saturating_mul(2);
+    let (store, loader, build, app) = (&store, &loader, &build, &app);
+    let wait = |wait: Duration| async move {
         tokio::select! {
-            () = tokio::time::sleep(jittered(wait)) => {}
+            () = tokio::time::sleep(wait) => {}
             () = app.damage_found() => {
                 tracing::info!("building now to repair the damaged files");
             }
         }
-        rebuild_once(&store, &loader, &build, &app, publish).await;
-    }
+    };
+    schedule::run(
+        Schedule::new(config.refresh),
+        build_now,
+        || app.is_ready(),
+        wait,
+        || rebuild_once(store, loader, build, app, publish),
+    )
+    .await;
 }
 
 /// `eggcat build` as a child process of `serve`: this same executable, with the same
 /// configuration file. A build allocates its whole working set (parsed eggs, rendered pages,
 /// history) and frees it at once; in a process of its own that memory goes back to the system
 /// when it exits, whatever the allocator keeps, and a build that crashes or is killed for memory
-/// takes nothing down with it. The server then reads the snapshot the build published, as at
+/// takes nothing down with it. The server then reads the snapshot the build made current, as at
 /// start (docs/operations.md, "Memory").
 #[derive(Debug, Clone)]
 struct BuildCommand {
@@ -293,7 +290,9 @@ async fn rebuild_once(
         .run(move || -> Result<_, String> {
             build.run()?;
             let serving = app_.snapshot().map(|s| s.id.clone());
-            let files = store_.served().ok_or("the build published no snapshot")?;
+            let files = store_
+                .served()
+                .ok_or("the build left no current snapshot")?;
             if serving.as_deref() == Some(files.id.as_str()) {
                 // Nothing changed: the snapshot being served is the current one; keep serving it.
                 app_.rebuild_succeeded(crate::now_ms());
@@ -325,7 +324,7 @@ async fn rebuild_once(
                 warnings = report.warnings.len(), failed_sources = ?failed, took_ms,
                 "build published"
             );
-            crate::cmd::publish::after_build(publish, store).await;
+            upload(loader, store, publish).await;
         }
         Some(Ok(None)) => {
             tracing::info!(
@@ -333,21 +332,26 @@ async fn rebuild_once(
                 "nothing changed upstream: kept the current snapshot"
             );
             // A publish that failed after an earlier build is retried.
-            crate::cmd::publish::after_build(publish, store).await;
+            upload(loader, store, publish).await;
         }
         Some(Err(error)) => app.rebuild_failed(&error, crate::now_ms()),
         None => app.rebuild_failed("the build's load crashed", crate::now_ms()),
     }
 }
 
-/// `period` plus or minus up to 10%.
-fn jittered(period: Duration) -> Duration {
-    let random = std::collections::hash_map::RandomState::new()
-        .build_hasher()
-        .finish();
-    let spread = period.as_millis() as u64 / 5;
-    let offset = if spread == 0 { 0 } else { random % spread };
-    (period + Duration::from_millis(offset)).saturating_sub(Duration::from_millis(spread / 2))
+/// Publishes to `[publish]` (`target`) after a rebuild, on the loader thread: the upload runs
+/// on a runtime of its own, which cannot start on one of this runtime's threads.
+async fn upload(loader: &Loader, store: &Store, target: Option<&eggcat_publish::Target>) {
+    let Some(target) = target.cloned() else {
+        return;
+    };
+    let store = store.clone();
+    let done = loader
+        .run(move || crate::cmd::publish::after_build(Some(&target), &store))
+        .await;
+    if done.is_none() {
+        tracing::error!("publish failed (retried at the next build): the upload crashed");
+    }
 }
 
 async fn shutdown_signal() {

@@ -154,7 +154,7 @@ fn every_published_file_is_served_with_its_media_type() {
         .files
         .insert("assets/app.css".into(), b"body{margin:0}".to_vec());
     let served = tmp.path().join("served");
-    publish_files(&served, files.files);
+    save_files(&served, files.files);
     let app = app_for(&served);
 
     for (path, media_type) in [

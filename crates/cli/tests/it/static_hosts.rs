@@ -52,9 +52,9 @@ fn tree(tmp: &Path) -> BTreeMap<String, Vec<u8>> {
     ] {
         files.entry(path).or_insert(bytes);
     }
-    // Published as a snapshot of its own (which writes the precompressed forms), served from
-    // there by `eggcat serve`, and written with its forms into `out` as `--out` does.
-    publish_files(&tmp.join("served"), files);
+    // Saved as a snapshot of its own (which writes the precompressed forms), served from there
+    // by `eggcat serve`, and written with its forms into `out` by what `--out` runs.
+    save_files(&tmp.join("served"), files);
     let snapshot = eggcat_store::Store::new(tmp.join("served"))
         .read_current()
         .unwrap()
@@ -67,11 +67,12 @@ fn tree(tmp: &Path) -> BTreeMap<String, Vec<u8>> {
     );
     let files = snapshot.files;
     let out = tmp.join("out");
-    eggcat_store::write_tree(&files, &snapshot.precompressed, &out).unwrap();
     let options = eggcat_publish::rules::RulesOptions {
         cache_control: CACHE.into(),
     };
-    eggcat_publish::rules::write(&out, &files, &options).unwrap();
+    let served = eggcat_store::Store::new(tmp.join("served"));
+    eggcat_pipeline::after::write_out(&served, &out, &options).unwrap();
+    assert!(out.join(format!("{}.gz", paths::INDEX)).is_file());
     files
 }
 

@@ -223,9 +223,9 @@ impl Clock {
 /// The public address test builds are made for.
 pub(crate) const TEST_BASE_URL: &str = "https://eggcat.example";
 
-/// Publishes `files` (a whole published tree, its status document among them) as the current
+/// Saves `files` (a whole published tree, its status document among them) as the current
 /// snapshot of `data_dir`, as a build writes one: precompressed forms and manifest included.
-pub(crate) fn publish_files(data_dir: &Path, files: std::collections::BTreeMap<String, Vec<u8>>) {
+pub(crate) fn save_files(data_dir: &Path, files: std::collections::BTreeMap<String, Vec<u8>>) {
     let report: Report = serde_json::from_slice(&files["api/v1/_status.json"]).unwrap();
     let catalog = eggcat_catalog::Catalog {
         files,
@@ -233,7 +233,7 @@ pub(crate) fn publish_files(data_dir: &Path, files: std::collections::BTreeMap<S
         state: Default::default(),
     };
     Store::new(data_dir)
-        .publish(&catalog, &std::collections::HashSet::new())
+        .save(&catalog, &std::collections::HashSet::new())
         .unwrap();
 }
 
@@ -297,7 +297,7 @@ pub(crate) fn rebuild_with(
 ) -> Result<Outcome, PipelineError> {
     let store = Store::new(data_dir);
     match rebuild(&store, options, &|| clock.now(), &|_| {})? {
-        Rebuilt::Published(outcome) => Ok(Outcome {
+        Rebuilt::Built(outcome) => Ok(Outcome {
             report: outcome.report,
             ..current(&store, outcome.snapshot_dir)
         }),

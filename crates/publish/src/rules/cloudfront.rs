@@ -29,14 +29,16 @@ use std::collections::BTreeMap;
 
 use eggcat_wire::paths;
 
+use super::Tree;
+
 /// Prefixes the function passes to the bucket without knowing the files: named by the pages.
 const PASSED: &[&str] = &["api/", "assets/", "icons/"];
 
-/// The site's own pages of `files` as request paths (`/`, `/status/`, `/feed.atom`, ...):
+/// The site's own pages of `tree` as request paths (`/`, `/status/`, `/feed.atom`, ...):
 /// every file outside the API, the assets, the icons and the egg pages.
-fn fixed_pages(files: &BTreeMap<String, Vec<u8>>) -> Vec<String> {
+fn fixed_pages(tree: &Tree) -> Vec<String> {
     let mut out = Vec::new();
-    for path in files.keys() {
+    for path in &tree.paths {
         let egg_page = path
             .strip_prefix("eggs/")
             .is_some_and(|rest| rest.contains('/'));
@@ -64,9 +66,10 @@ fn slug_hash(slug: &str) -> u32 {
 
 /// The hashes of the catalog's egg pages' slugs (`eggs/{slug}/index.html`), sorted, four
 /// characters each (six bits per character, most significant first), concatenated.
-pub(crate) fn slug_hashes(files: &BTreeMap<String, Vec<u8>>) -> String {
-    let mut hashes: Vec<u32> = files
-        .keys()
+pub(crate) fn slug_hashes(tree: &Tree) -> String {
+    let mut hashes: Vec<u32> = tree
+        .paths
+        .iter()
         .filter_map(|p| p.strip_prefix("eggs/")?.strip_suffix("/index.html"))
         .filter(|s| !s.contains('/'))
         .map(slug_hash)
@@ -85,17 +88,14 @@ pub(crate) fn slug_hashes(files: &BTreeMap<String, Vec<u8>>) -> String {
 /// The most code a CloudFront Function may hold (AWS's quota: 10 KB).
 pub(crate) const MAX_FUNCTION_BYTES: usize = 10 * 1024;
 
-/// The function's source, for the tree's `files` and `gone` (slug to its 410 body, from
+/// The function's source, for `tree` and its `gone` (slug to its 410 body, from
 /// [`super::gone_problems`]): with the HTML 404 page and the slugs when they fit.
-pub(crate) fn function(
-    files: &BTreeMap<String, Vec<u8>>,
-    gone: &BTreeMap<String, Vec<u8>>,
-) -> String {
-    let full = render(files, gone, Pages::Checked);
+pub(crate) fn function(tree: &Tree, gone: &BTreeMap<String, Vec<u8>>) -> String {
+    let full = render(tree, gone, Pages::Checked);
     if full.len() <= MAX_FUNCTION_BYTES {
         full
     } else {
-        render(files, gone, Pages::Unchecked)
+        render(tree, gone, Pages::Unchecked)
     }
 }
 
@@ -107,12 +107,8 @@ enum Pages {
 }
 
 /// The function's source: its data, the page check, then the handler.
-fn render(
-    files: &BTreeMap<String, Vec<u8>>,
-    gone: &BTreeMap<String, Vec<u8>>,
-    pages: Pages,
-) -> String {
-    let mut out = data(files, gone, pages);
+fn render(tree: &Tree, gone: &BTreeMap<String, Vec<u8>>, pages: Pages) -> String {
+    let mut out = data(tree, gone, pages);
     out.push_str(PAGE_CHECK);
     out.push_str(&handler());
     out
@@ -125,20 +121,15 @@ fn js(s: &str) -> String {
 
 /// The function's head comment and the data it embeds: the removed eggs' 410 bodies and, when
 /// `pages` is checked, the site's fixed pages, the slugs' hashes and the 404 page.
-fn data(
-    files: &BTreeMap<String, Vec<u8>>,
-    gone: &BTreeMap<String, Vec<u8>>,
-    pages: Pages,
-) -> String {
+fn data(tree: &Tree, gone: &BTreeMap<String, Vec<u8>>, pages: Pages) -> String {
     let gone_js = gone_object(gone);
     let checked = pages == Pages::Checked;
     let (fixed, slugs, page) = if checked {
-        let page = files
-            .get(paths::NOT_FOUND_PAGE)
-            .map(|b| String::from_utf8_lossy(b).into_owned());
+        let page =
+            (tree.not_found_page.as_deref()).map(|b| String::from_utf8_lossy(b).into_owned());
         (
-            serde_json::to_string(&fixed_pages(files)).expect("strings serialize"),
-            js(&slug_hashes(files)),
+            serde_json::to_string(&fixed_pages(tree)).expect("strings serialize"),
+            js(&slug_hashes(tree)),
             js(page.as_deref().unwrap_or("Not Found")),
         )
     } else {
@@ -312,7 +303,7 @@ mod tests {
             br#"{"status":410,"detail":"a \"q\""}"#.to_vec(),
         )]
         .into();
-        let f = function(&BTreeMap::new(), &gone);
+        let f = function(&Tree::default(), &gone);
         assert!(
             f.contains(r#"  "old": "{\"status\":410,\"detail\":\"a \\\"q\\\"\"}","#),
             "{f}"
@@ -327,12 +318,12 @@ mod tests {
     /// browser path to the bucket; a small one gets the check.
     #[test]
     fn the_function_always_fits_in_cloudfront() {
-        let catalog = |eggs: usize| -> BTreeMap<String, Vec<u8>> {
+        let catalog = |eggs: usize| -> Tree {
             let mut files: BTreeMap<String, Vec<u8>> = (0..eggs)
                 .map(|i| (format!("eggs/games-egg-{i}/index.html"), Vec::new()))
                 .collect();
             files.insert(paths::NOT_FOUND_PAGE.to_owned(), vec![b'x'; 2000]);
-            files
+            Tree::of(&files)
         };
         let small = function(&catalog(50), &BTreeMap::new());
         assert!(small.contains("var CHECK_PAGES = true;"));
@@ -363,7 +354,7 @@ mod tests {
         .collect();
         // FNV-1a (32 bits) of "voice" is 0x7f9bc9f9, computed apart: low 24 bits 0x9bc9f9.
         assert_eq!(slug_hash("voice"), 0x009b_c9f9);
-        let hashes = slug_hashes(&files);
+        let hashes = slug_hashes(&Tree::of(&files));
         assert_eq!(
             hashes.len(),
             12,
@@ -381,6 +372,9 @@ mod tests {
             .map(|s| char::from(DIGITS[((first >> s) & 63) as usize]))
             .collect();
         assert_eq!(&hashes[..4], code);
-        assert_eq!(fixed_pages(&files), ["/eggs/index.html", "/eggs/"]);
+        assert_eq!(
+            fixed_pages(&Tree::of(&files)),
+            ["/eggs/index.html", "/eggs/"]
+        );
     }
 }

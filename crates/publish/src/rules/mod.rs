@@ -29,12 +29,47 @@ pub struct RulesOptions {
     pub cache_control: String,
 }
 
-/// Every rules file, by path under the `--out` folder, for a snapshot's `files`.
-pub fn files(
-    files: &BTreeMap<String, Vec<u8>>,
-    options: &RulesOptions,
-) -> BTreeMap<String, Vec<u8>> {
-    let gone = gone_problems(files);
+/// What the rules are made of, of a published tree: the paths of its files and two of its
+/// documents. Not the files themselves: `eggcat build --out` writes the tree one file at a time
+/// and keeps only this.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tree {
+    /// Every published file's path under the tree's root (`api/v1/...`, `eggs/{slug}/index.html`),
+    /// sorted, precompressed forms left out.
+    pub paths: Vec<String>,
+    /// The bytes of [`eggcat_wire::paths::REMOVED`] (the removed eggs, for their `410 Gone`), if the tree
+    /// has it.
+    pub removed: Option<Vec<u8>>,
+    /// The bytes of [`eggcat_wire::paths::NOT_FOUND_PAGE`] (the HTML 404 page the CloudFront function
+    /// embeds), if the tree has it.
+    pub not_found_page: Option<Vec<u8>>,
+}
+
+impl Tree {
+    /// The paths and documents the rules need of a tree held in memory, `files` by path.
+    pub fn of(files: &BTreeMap<String, Vec<u8>>) -> Tree {
+        let mut tree = Tree::default();
+        for (path, bytes) in files {
+            tree.see(path, bytes);
+        }
+        tree
+    }
+
+    /// Takes note of the published file at `path` (each once, in path order), keeping its bytes
+    /// only when it is one of the documents the rules read.
+    pub fn see(&mut self, path: &str, bytes: &[u8]) {
+        self.paths.push(path.to_owned());
+        if path == eggcat_wire::paths::REMOVED {
+            self.removed = Some(bytes.to_vec());
+        } else if path == eggcat_wire::paths::NOT_FOUND_PAGE {
+            self.not_found_page = Some(bytes.to_vec());
+        }
+    }
+}
+
+/// Every rules file, by path under the `--out` folder, for a snapshot's `tree`.
+pub fn files(tree: &Tree, options: &RulesOptions) -> BTreeMap<String, Vec<u8>> {
+    let gone = gone_problems(tree.removed.as_deref());
     let mut out = BTreeMap::new();
     let mut add = |name: &str, bytes: Vec<u8>| {
         out.insert(format!("{RULES_DIR}/{name}"), bytes);
@@ -43,7 +78,7 @@ pub fn files(
     add("Caddyfile", caddy::config(options).into_bytes());
     add(
         "cloudfront-function.js",
-        cloudfront::function(files, &gone).into_bytes(),
+        cloudfront::function(tree, &gone).into_bytes(),
     );
     add("404.json", not_found_problem());
     add("400.json", problems::bad_fields_problem());
@@ -55,14 +90,10 @@ pub fn files(
     out
 }
 
-/// Writes the rules for `files` into `out/.eggcat/`, each file replaced whole (written aside
+/// Writes the rules for `tree` into `out/.eggcat/`, each file replaced whole (written aside
 /// and renamed), and removes the 410 documents of eggs no longer removed.
-pub fn write(
-    out: &Path,
-    files: &BTreeMap<String, Vec<u8>>,
-    options: &RulesOptions,
-) -> std::io::Result<()> {
-    let rules = self::files(files, options);
+pub fn write(out: &Path, tree: &Tree, options: &RulesOptions) -> std::io::Result<()> {
+    let rules = self::files(tree, options);
     let gone_dir = out.join(RULES_DIR).join("gone");
     std::fs::create_dir_all(&gone_dir)?;
     for (path, bytes) in &rules {
@@ -142,13 +173,13 @@ See docs/deploy.md.
 mod tests {
     use super::*;
 
-    fn tree() -> BTreeMap<String, Vec<u8>> {
+    fn tree() -> Tree {
         let removed = br#"[{"slug":"old-egg","removedAt":"2026-01-02T03:04:05Z","source":"o/r","path":"x/egg-old.json"}]"#;
-        [
+        let files: [(String, Vec<u8>); 2] = [
             ("api/v1/eggs/_removed.json".to_owned(), removed.to_vec()),
             ("api/v1/eggs/a.json".to_owned(), b"{}".to_vec()),
-        ]
-        .into()
+        ];
+        Tree::of(&BTreeMap::from(files))
     }
 
     #[test]
@@ -205,7 +236,7 @@ mod tests {
         let gone = dir.join(".eggcat/gone/old-egg.json");
         assert!(gone.is_file());
         let mut t = tree();
-        t.insert("api/v1/eggs/_removed.json".into(), b"[]".to_vec());
+        t.removed = Some(b"[]".to_vec());
         write(&dir, &t, &options).unwrap();
         assert!(!gone.exists(), "a slug no longer removed loses its 410");
         assert!(dir.join(".eggcat/nginx.conf").is_file());

@@ -9,11 +9,11 @@ use eggcat_wire::paths;
 use eggcat_wire::{ProblemDocument, Removed};
 use serde_json::Value;
 
-/// The 410 body of every removed egg, by slug, from the tree's [`paths::REMOVED`]. Entries that
-/// are not objects with a slug-like `slug` are skipped: a slug becomes a file name.
-pub fn gone_problems(files: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
-    let removed: Vec<Value> = files
-        .get(paths::REMOVED)
+/// The 410 body of every removed egg, by slug, from the bytes of the tree's [`paths::REMOVED`]
+/// (`None` when it has none). Entries that are not objects with a slug-like `slug` are skipped:
+/// a slug becomes a file name.
+pub fn gone_problems(removed: Option<&[u8]>) -> BTreeMap<String, Vec<u8>> {
+    let removed: Vec<Value> = removed
         .and_then(|b| serde_json::from_slice(b).ok())
         .unwrap_or_default();
     let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_owned();
@@ -113,8 +113,7 @@ mod tests {
     fn gone_bodies_follow_removed_and_skip_unsafe_slugs() {
         let removed =
             br#"[{"slug":"b","removedAt":"T","source":"o/r","path":"p.json"},{"slug":"../x"},3]"#;
-        let files = [(paths::REMOVED.to_owned(), removed.to_vec())].into();
-        let gone = gone_problems(&files);
+        let gone = gone_problems(Some(removed));
         assert_eq!(gone.keys().collect::<Vec<_>>(), ["b"]);
         let v: Value = serde_json::from_slice(&gone["b"]).unwrap();
         assert_eq!(v["status"], 410);
@@ -123,6 +122,6 @@ mod tests {
             v["detail"],
             "the egg `b` is no longer in the catalog (since T); it came from `p.json` of o/r"
         );
-        assert!(gone_problems(&BTreeMap::new()).is_empty());
+        assert!(gone_problems(None).is_empty());
     }
 }

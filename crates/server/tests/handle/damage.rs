@@ -12,10 +12,10 @@ use http::StatusCode;
 
 use crate::support::*;
 
-/// The fixture published, `damage` applied to its folder, then served.
+/// The fixture saved, `damage` applied to its folder, then served.
 fn damaged_site(damage: impl FnOnce(&Path)) -> Site {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = publish(&tmp.path().join("data"), tree("a"));
+    let dir = save(&tmp.path().join("data"), tree("a"));
     damage(&dir);
     let app = app();
     install(&app, &tmp.path().join("data"));
@@ -135,7 +135,7 @@ fn a_damaged_404_page_gives_way_to_the_problem_document() {
 #[test]
 fn a_snapshot_without_its_manifest_is_served_from_its_files_as_they_are_and_reported() {
     let tmp = tempfile::tempdir().unwrap();
-    let dir = publish(&tmp.path().join("data"), tree("a"));
+    let dir = save(&tmp.path().join("data"), tree("a"));
     std::fs::remove_file(dir.join("manifest.json")).unwrap();
     let app = app();
     assert_eq!(

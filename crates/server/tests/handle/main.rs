@@ -1,5 +1,5 @@
 //! The server's request handling, in-process: [`eggcat_server::App::handle`] over snapshots
-//! published through `eggcat-store` into temporary folders and opened from disk, as
+//! saved through `eggcat-store` into temporary folders and opened from disk, as
 //! `eggcat serve` opens them, without a socket or a build. Each module holds one part of the
 //! contract docs/api.md states (documents and encodings, conditional requests, paths and errors,
 //! damaged files, swaps, readiness); the end-to-end tests on a real port stay in

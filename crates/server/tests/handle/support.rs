@@ -1,5 +1,5 @@
 //! The fixture: a small published tree, written as a snapshot through `eggcat-store`'s own
-//! `publish` (precompressed forms and manifest included, as a build writes them), served by an
+//! `save` (precompressed forms and manifest included, as a build writes them), served by an
 //! [`App`] that opened it from disk; and requests sent straight to [`App::handle`].
 
 use std::collections::{BTreeMap, HashSet};
@@ -32,15 +32,15 @@ pub(crate) struct Site {
 }
 
 impl Site {
-    /// The fixture's tree ([`tree`] of `tag`), published and served.
+    /// The fixture's tree ([`tree`] of `tag`), saved and served.
     pub(crate) fn new(tag: &str) -> Site {
         Site::with(tree(tag))
     }
 
-    /// `files` published and served.
+    /// `files` saved and served.
     pub(crate) fn with(files: BTreeMap<String, Vec<u8>>) -> Site {
         let tmp = tempfile::tempdir().expect("a temporary folder");
-        publish(&tmp.path().join("data"), files);
+        save(&tmp.path().join("data"), files);
         let app = app();
         install(&app, &tmp.path().join("data"));
         Site { tmp, app }
@@ -90,8 +90,8 @@ pub(crate) fn install(app: &Arc<App>, data: &Path) -> usize {
     app.install(&served).expect("the snapshot opens")
 }
 
-/// Publishes `files` (their status document among them) as the current snapshot of `data`.
-pub(crate) fn publish(data: &Path, files: BTreeMap<String, Vec<u8>>) -> PathBuf {
+/// Saves `files` (their status document among them) as the current snapshot of `data`.
+pub(crate) fn save(data: &Path, files: BTreeMap<String, Vec<u8>>) -> PathBuf {
     let report: Report =
         serde_json::from_slice(&files[paths::STATUS]).expect("the tree has a report");
     let catalog = eggcat_wire::Catalog {
@@ -100,8 +100,8 @@ pub(crate) fn publish(data: &Path, files: BTreeMap<String, Vec<u8>>) -> PathBuf 
         state: Default::default(),
     };
     Store::new(data)
-        .publish(&catalog, &HashSet::new())
-        .expect("the snapshot is published")
+        .save(&catalog, &HashSet::new())
+        .expect("the snapshot is saved")
         .1
 }
 

@@ -42,7 +42,7 @@ fn requests_racing_swaps_each_get_one_catalogs_document_whole_with_its_own_etag(
     let snapshots: Vec<_> = ["a", "b"]
         .iter()
         .zip(&dirs)
-        .map(|(tag, data)| publish(data, large_tree(tag)))
+        .map(|(tag, data)| save(data, large_tree(tag)))
         .collect();
     let mut expected = Vec::new();
     for (path, file, codings) in [
@@ -137,12 +137,12 @@ fn requests_racing_swaps_each_get_one_catalogs_document_whole_with_its_own_etag(
 fn a_snapshot_still_held_by_a_request_is_read_whole_and_never_pruned() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
-    let old_dir = publish(&data, tree("a"));
+    let old_dir = save(&data, tree("a"));
     let app = app();
     install(&app, &data);
     // What a request in flight holds: the snapshot it loaded.
     let held = app.snapshot().expect("a catalog is served");
-    publish(&data, tree("b"));
+    save(&data, tree("b"));
     install(&app, &data);
     assert_eq!(app.snapshot().unwrap().id, "build-b");
     let prunable = Store::new(&data).prunable(1, None).unwrap();
@@ -169,7 +169,7 @@ fn a_snapshot_still_held_by_a_request_is_read_whole_and_never_pruned() {
 #[test]
 fn installing_a_snapshot_swaps_every_document_at_once() {
     let site = Site::new("a");
-    publish(&site.data(), tree("b"));
+    save(&site.data(), tree("b"));
     install(&site.app, &site.data());
     let b = tree("b");
     for (path, file) in [
@@ -201,7 +201,7 @@ fn a_snapshot_that_cannot_be_opened_leaves_the_served_one_in_place() {
         state: Default::default(),
     };
     Store::new(site.data())
-        .publish(&catalog, &HashSet::new())
+        .save(&catalog, &HashSet::new())
         .unwrap();
     let served = Store::new(site.data()).served().unwrap();
     assert_eq!(served.id, "build-b");

@@ -1,0 +1,245 @@
+//! What follows a build: writing the current snapshot's tree into an `--out` folder with the
+//! rules static hosts need, and publishing it (the upload to an S3-compatible bucket, `[publish]`
+//! or `eggcat publish`). Both read the snapshot the build made current, or kept when nothing
+//! changed, from disk: a build hands them no files.
+//!
+//! `--out` reads and writes one file at a time ([`eggcat_store::CurrentFiles::write_tree`]),
+//! keeping of the tree only its paths and the two documents the rules read
+//! ([`eggcat_publish::rules::Tree`]), so it holds no more of the catalog than the build that
+//! streamed it into the snapshot. The upload still reads the whole snapshot into memory: its
+//! plan compares every object's hash with the bucket's, and `eggcat-publish` takes the files.
+//!
+//! The upload is asynchronous (`object_store`); [`publish`] runs it to its end on a runtime of
+//! its own, as `eggcat-images` asks the registries, so that the pipeline's API is blocking
+//! throughout and its callers need no runtime of their own. It must not be called from a thread
+//! that runs a tokio runtime (`eggcat serve` calls it from its loader thread).
+
+use std::path::{Path, PathBuf};
+
+use eggcat_catalog::wire::Report;
+use eggcat_publish::rules::{RulesOptions, Tree};
+use eggcat_publish::{Event, Options, PublishError, Summary, Target};
+use eggcat_store::{Store, StoreError};
+
+/// Why `--out` could not be written.
+#[derive(Debug, thiserror::Error)]
+pub enum OutError {
+    /// There is no current snapshot (it was removed since the build).
+    #[error("there is no current snapshot")]
+    NoSnapshot,
+    /// The current snapshot cannot be listed, or its index or status document is damaged:
+    /// nothing was written.
+    #[error("cannot read the current snapshot")]
+    Read(#[source] StoreError),
+    /// Writing the tree failed: `out` is as it was, but for the files renamed before the failure.
+    #[error("cannot write {}", .out.display())]
+    Tree {
+        /// The `--out` folder.
+        out: PathBuf,
+        /// What failed.
+        #[source]
+        source: StoreError,
+    },
+    /// Writing the static-host rules (`out/.eggcat/`) failed; the tree is written.
+    #[error("cannot write the static-host rules in {}", .out.display())]
+    Rules {
+        /// The `--out` folder.
+        out: PathBuf,
+        /// What failed.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Writes the current snapshot's tree into `out` (lists last, each file under a temporary name
+/// then renamed, stale files removed, a damaged file left out: see
+/// [`eggcat_store::CurrentFiles::write_tree`]), then the static hosts' rules into
+/// `out/.eggcat/` (nginx, Caddy, CloudFront, problem documents).
+pub fn write_out(store: &Store, out: &Path, rules: &RulesOptions) -> Result<(), OutError> {
+    let current = store
+        .current_files()
+        .map_err(OutError::Read)?
+        .ok_or(OutError::NoSnapshot)?;
+    let mut tree = Tree::default();
+    let written = current.write_tree(out, &mut |path, bytes| tree.see(path, bytes));
+    match written {
+        Ok(_) => {}
+        // A damaged index or status document: the snapshot cannot be read as a tree.
+        Err(e @ StoreError::Damaged { .. }) => return Err(OutError::Read(e)),
+        Err(source) => {
+            return Err(OutError::Tree {
+                out: out.to_path_buf(),
+                source,
+            });
+        }
+    }
+    eggcat_publish::rules::write(out, &tree, rules).map_err(|source| OutError::Rules {
+        out: out.to_path_buf(),
+        source,
+    })
+}
+
+/// Why a snapshot's own report (`_status.json`) cannot be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    /// The file cannot be read.
+    #[error("cannot read {}", .path.display())]
+    Read {
+        /// The report's path.
+        path: PathBuf,
+        /// What failed.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not a report.
+    #[error("{} is unreadable", .path.display())]
+    Decode {
+        /// The report's path.
+        path: PathBuf,
+        /// What failed.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+/// The report of the snapshot in `snapshot_dir`: when a rebuild found nothing changed
+/// ([`crate::Rebuilt::Unchanged`]), the report of the build that made the snapshot kept.
+pub fn kept_report(snapshot_dir: &Path) -> Result<Report, ReportError> {
+    let path = snapshot_dir.join(eggcat_catalog::paths::STATUS);
+    let bytes = std::fs::read(&path).map_err(|source| ReportError::Read {
+        path: path.clone(),
+        source,
+    })?;
+    serde_json::from_slice(&bytes).map_err(|source| ReportError::Decode { path, source })
+}
+
+/// Why publishing failed.
+#[derive(Debug, thiserror::Error)]
+pub enum UploadError {
+    /// There is no current snapshot to publish yet.
+    #[error("there is no current snapshot")]
+    NoSnapshot,
+    /// The current snapshot cannot be read.
+    #[error("cannot read the current snapshot")]
+    Read(#[source] StoreError),
+    /// The upload's runtime could not start.
+    #[error("cannot start the runtime")]
+    Runtime(#[source] std::io::Error),
+    /// The upload failed (part way: the bucket stays consistent for readers, and the next
+    /// publish finishes the work).
+    #[error(transparent)]
+    Publish(PublishError),
+}
+
+/// Publishes the current snapshot to `target` (only what the bucket does not hold yet, unless
+/// `options.force`), reporting each step to `progress`, and returns what was done.
+pub fn publish(
+    store: &Store,
+    target: &Target,
+    options: Options,
+    progress: &(dyn Fn(Event<'_>) + Sync),
+) -> Result<Summary, UploadError> {
+    let snapshot = store
+        .read_current()
+        .map_err(UploadError::Read)?
+        .ok_or(UploadError::NoSnapshot)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(UploadError::Runtime)?;
+    runtime
+        .block_on(eggcat_publish::publish(
+            &snapshot.id,
+            &snapshot.files,
+            target,
+            options,
+            progress,
+        ))
+        .map_err(UploadError::Publish)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::{BTreeMap, HashSet};
+
+    use eggcat_catalog::Catalog;
+    use eggcat_catalog::wire::{DiagnosticCounts, State};
+
+    use super::*;
+
+    fn store_with(tmp: &Path, removed: &str) -> Store {
+        let store = Store::new(tmp.join("data"));
+        let report = Report {
+            interface_version: "2.0.0".to_owned(),
+            build_id: "1".to_owned(),
+            started_at: String::new(),
+            finished_at: String::new(),
+            eggs: 1,
+            sources: Vec::new(),
+            skipped: Vec::new(),
+            warnings: Vec::new(),
+            diagnostics: DiagnosticCounts::default(),
+            images: Default::default(),
+        };
+        let files = BTreeMap::from([
+            (
+                eggcat_catalog::paths::INDEX.to_owned(),
+                b"[{\"slug\":\"a\"}]".to_vec(),
+            ),
+            (
+                eggcat_catalog::paths::STATUS.to_owned(),
+                serde_json::to_vec(&report).unwrap(),
+            ),
+            (
+                eggcat_catalog::paths::REMOVED.to_owned(),
+                removed.as_bytes().to_vec(),
+            ),
+            (eggcat_catalog::paths::egg("a"), b"{}".to_vec()),
+            ("eggs/a/index.html".to_owned(), b"<!doctype html>".to_vec()),
+        ]);
+        let catalog = Catalog {
+            files,
+            report,
+            state: State::default(),
+        };
+        store.save(&catalog, &HashSet::new()).unwrap();
+        store
+    }
+
+    /// `--out` writes the tree and the rules made from it (here the 410 of the removed egg and
+    /// the egg page's slug in the CloudFront function), and a later tree's rules replace them.
+    #[test]
+    fn out_writes_the_tree_and_its_rules() {
+        let tmp = tempfile::tempdir().unwrap();
+        let gone = r#"[{"slug":"old","removedAt":"T","source":"o/r","path":"p.json"}]"#;
+        let store = store_with(tmp.path(), gone);
+        let out = tmp.path().join("out");
+        let rules = RulesOptions {
+            cache_control: "max-age=1".into(),
+        };
+        write_out(&store, &out, &rules).unwrap();
+        assert!(out.join("eggs/a/index.html").is_file());
+        assert!(out.join(".eggcat/gone/old.json").is_file());
+        let function = std::fs::read_to_string(out.join(".eggcat/cloudfront-function.js")).unwrap();
+        let mut tree = Tree::default();
+        let current = store.current_files().unwrap().unwrap();
+        for path in current.paths() {
+            tree.see(path, &current.read(path).unwrap());
+        }
+        let expected = eggcat_publish::rules::files(&tree, &rules);
+        assert_eq!(
+            function.as_bytes(),
+            expected[".eggcat/cloudfront-function.js"].as_slice(),
+            "the rules of the tree as read whole"
+        );
+        let report = kept_report(&store.current_dir().unwrap()).unwrap();
+        assert_eq!(report.eggs, 1);
+        // No current snapshot: nothing to write.
+        let empty = Store::new(tmp.path().join("none"));
+        assert!(matches!(
+            write_out(&empty, &out, &rules),
+            Err(OutError::NoSnapshot)
+        ));
+        assert!(out.join(".eggcat/gone/old.json").is_file(), "untouched");
+    }
+}
