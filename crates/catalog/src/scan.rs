@@ -153,7 +153,8 @@ fn parse_egg(entry: &TreeEntry) -> Result<(ParsedEgg, Vec<String>), Skip> {
     let bytes = entry.content.as_deref().ok_or(Skip::NotRead)?;
     let (_, file) = split(&entry.path);
     let syntax = SyntaxKind::from_file_name(file).ok_or(Skip::NotJsonOrYaml)?;
-    let parsed = eggcat_egg::parse(bytes, syntax).map_err(Skip::Parse)?;
+    // One parse, with the positions the checks place their findings at.
+    let (parsed, spans) = eggcat_egg::parse_with_spans(bytes, syntax).map_err(Skip::Parse)?;
     let info = eggcat_egg::inspect(&parsed.value).map_err(Skip::NotAnEgg)?;
     let compact = serde_json::to_string(&parsed.value).expect("a JSON value always serializes");
     let egg = RawValue::from_string(compact).expect("serde_json output is valid JSON");
@@ -164,9 +165,8 @@ fn parse_egg(entry: &TreeEntry) -> Result<(ParsedEgg, Vec<String>), Skip> {
         sha256: hex_sha256(bytes),
         egg,
         readme: None,
-        // The checks parse the bytes again to keep positions; every egg is checked, and a
-        // finding never stops it from being published.
-        diagnostics: eggcat_validate::check_text(bytes, syntax),
+        // Every egg is checked, and a finding never stops it from being published.
+        diagnostics: eggcat_validate::check_parsed(bytes, syntax, &parsed, &spans),
         images: crate::images::references(&parsed.value),
     };
     Ok((egg, parsed.warnings))

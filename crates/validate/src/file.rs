@@ -2,7 +2,7 @@
 //! refused here exactly when the catalog refuses it), read the format, run the egg checks, then
 //! place every finding in the source where that parse found its node.
 
-use eggcat_egg::{ParseError, Spans, SyntaxKind, parse_with_spans};
+use eggcat_egg::{ParseError, Parsed, Spans, SyntaxKind, parse_with_spans};
 use serde_json::Value;
 
 use crate::checks::check_egg;
@@ -28,15 +28,26 @@ pub fn check_file(path: &str, bytes: &[u8]) -> Vec<Diagnostic> {
 
 /// [`check_file`] with the syntax given.
 pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
-    let (parsed, spans) = match parse_with_spans(bytes, syntax) {
-        Ok(p) => p,
+    match parse_with_spans(bytes, syntax) {
+        Ok((parsed, spans)) => check_parsed(bytes, syntax, &parsed, &spans),
         Err(e) => {
             let f = parse_finding(bytes, &e);
             let byte_columns = matches!(e, ParseError::Json(_));
             let span = f.at.map(|(l, c)| point_in(bytes, l, c, byte_columns));
-            return vec![place(f, span)];
+            vec![place(f, span)]
         }
-    };
+    }
+}
+
+/// [`check_text`] of `bytes` that the caller has parsed already, with
+/// [`eggcat_egg::parse_with_spans`] (the catalog, which publishes that parse): the same
+/// diagnostics, without a second parse.
+pub fn check_parsed(
+    bytes: &[u8],
+    syntax: SyntaxKind,
+    parsed: &Parsed,
+    spans: &Spans,
+) -> Vec<Diagnostic> {
     let text = std::str::from_utf8(bytes).expect("the parser accepted it as UTF-8");
     let mut findings: Vec<Finding> = parsed
         .warnings
@@ -53,7 +64,7 @@ pub fn check_text(bytes: &[u8], syntax: SyntaxKind) -> Vec<Diagnostic> {
         left_out = findings.len() - MAX_DIAGNOSTICS;
         findings.truncate(MAX_DIAGNOSTICS);
     }
-    let mut diags = place_all(text, &spans, findings);
+    let mut diags = place_all(text, spans, findings);
     if left_out > 0 {
         diags.push(place(
             Finding::new(

@@ -23,7 +23,7 @@ mod span;
 mod vocab;
 
 pub use catalog::{CatalogEgg, SHARED_UUID, check_catalog};
-pub use file::{MAX_DIAGNOSTICS, check_file, check_text};
+pub use file::{MAX_DIAGNOSTICS, check_file, check_parsed, check_text};
 pub use php_regex::{Compiled, PhpRegex, PhpRegexError, PregMatch, parse_php_regex};
 pub use reference::ImageReference;
 pub use registry::{RegistryAnswer, check_registry_answers};

@@ -112,3 +112,32 @@ fn every_check_has_a_case() {
         );
     }
 }
+
+/// The catalog parses each egg once and hands the parse to `check_parsed`: for every case file
+/// that parses, that gives exactly what `check_text` gives from the bytes alone.
+#[test]
+fn checking_a_parse_the_caller_made_gives_the_same_diagnostics() {
+    use eggcat_egg::{SyntaxKind, parse_with_spans};
+    let mut compared = 0;
+    for dir in case_dirs() {
+        for (name, syntax) in [
+            ("egg.json", SyntaxKind::Json),
+            ("egg.yaml", SyntaxKind::Yaml),
+        ] {
+            let Ok(bytes) = std::fs::read(dir.join(name)) else {
+                continue;
+            };
+            let Ok((parsed, spans)) = parse_with_spans(&bytes, syntax) else {
+                continue;
+            };
+            assert_eq!(
+                eggcat_validate::check_parsed(&bytes, syntax, &parsed, &spans),
+                eggcat_validate::check_text(&bytes, syntax),
+                "{}",
+                dir.join(name).display()
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared >= 90, "only {compared} case files parsed");
+}
