@@ -20,8 +20,9 @@ pub(crate) fn wanted(path: &str, len: usize) -> bool {
 
 /// Links `path`'s forms from the previous snapshot in `previous` (whose manifest is
 /// `listed`) into `tmp`, returning their manifest entries; `None` when the previous snapshot
-/// has none for it (made before forms were written) or one cannot be linked: then the caller
-/// compresses the file anew.
+/// has none for it (made before forms were written), or one is not of its listed size (damaged:
+/// linking it would carry the damage into every later snapshot), or one cannot be linked: then
+/// nothing is left linked and the caller compresses the file anew.
 pub(crate) fn link_previous(
     previous: &Path,
     listed: &Manifest,
@@ -31,10 +32,18 @@ pub(crate) fn link_previous(
     let mut linked = Vec::new();
     for coding in Coding::ALL {
         let form = coding.path(path);
-        if let Some(entry) = listed.files.get(&form) {
-            fs::hard_link(previous.join(&form), tmp.join(&form)).ok()?;
-            linked.push((form, entry.clone()));
+        let Some(entry) = listed.files.get(&form) else {
+            continue;
+        };
+        let old = previous.join(&form);
+        let intact = fs::metadata(&old).is_ok_and(|m| m.len() == entry.size);
+        if !intact || fs::hard_link(&old, tmp.join(&form)).is_err() {
+            for (done, _) in &linked {
+                let _ = fs::remove_file(tmp.join(done));
+            }
+            return None;
         }
+        linked.push((form, entry.clone()));
     }
     (!linked.is_empty()).then_some(linked)
 }

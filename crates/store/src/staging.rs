@@ -60,6 +60,8 @@ impl std::fmt::Debug for Staging<'_> {
 
 /// What has been written so far.
 struct Written {
+    /// Every path put so far (claimed before it is written): a path put twice is refused.
+    claimed: HashSet<String>,
     manifest: BTreeMap<String, Entry>,
     /// The folders made, each once (`""` is the root).
     folders: HashSet<String>,
@@ -108,6 +110,7 @@ impl Store {
             previous,
             verified,
             written: Mutex::new(Written {
+                claimed: HashSet::new(),
                 manifest: BTreeMap::new(),
                 folders: HashSet::from([String::new()]),
                 failed: None,
@@ -128,14 +131,37 @@ impl Staging<'_> {
     }
 
     /// The bytes of a file already put, read back from the folder being written (a build's
-    /// later stages read the documents of its earlier ones from there).
+    /// later stages read the documents of its earlier ones from there); `None` for a file not
+    /// put. A file put that cannot be read fails the snapshot ([`Staging::finish`] returns the
+    /// error): what is made from it would be made from nothing.
     pub fn read(&self, path: &str) -> Option<Vec<u8>> {
-        fs::read(self.tmp.join(path)).ok()
+        let target = self.tmp.join(path);
+        match fs::read(&target) {
+            Ok(bytes) => Some(bytes),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                self.written()
+                    .failed
+                    .get_or_insert(io_error("read", &target)(e));
+                None
+            }
+        }
     }
 
     fn write(&self, path: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
-        if self.written().failed.is_some() {
-            return Ok(());
+        {
+            let mut written = self.written();
+            if written.failed.is_some() {
+                return Ok(());
+            }
+            // A second put would write over the first one's file, which may be a link to the
+            // current snapshot's: refused, and the snapshot with it.
+            if !written.claimed.insert(path.to_owned()) {
+                let target = self.tmp.join(path);
+                return Err(io_error("write", &target)(std::io::Error::other(
+                    "the build put this file twice",
+                )));
+            }
         }
         self.make_parent(path)?;
         let target = self.tmp.join(path);
@@ -149,7 +175,7 @@ impl Staging<'_> {
         });
         let linked = same.filter(|(dir, _)| fs::hard_link(dir.join(path), &target).is_ok());
         if linked.is_none() {
-            fs::write(&target, &bytes).map_err(io_error("write", &target))?;
+            write_new(&target, &bytes)?;
         }
         let mut entries = vec![(path.to_owned(), entry)];
         let compressed = path != STATE_FILE && forms::wanted(path, bytes.len());
@@ -207,6 +233,7 @@ impl Staging<'_> {
         let mut written = std::mem::replace(
             &mut *self.written(),
             Written {
+                claimed: HashSet::new(),
                 manifest: BTreeMap::new(),
                 folders: HashSet::new(),
                 failed: None,
@@ -235,10 +262,18 @@ impl Staging<'_> {
         let mut all = Vec::new();
         let mut failed = None;
         for thread in self.compressing.drain(..) {
-            match thread.join().expect("a compressing thread panicked") {
-                Ok(forms) => all.extend(forms),
-                Err(e) => {
+            match thread.join() {
+                Ok(Ok(forms)) => all.extend(forms),
+                Ok(Err(e)) => {
                     failed.get_or_insert(e);
+                }
+                // Never a panic here: this runs in `drop` too, maybe while the build unwinds.
+                Err(_) => {
+                    failed.get_or_insert(StoreError::Io {
+                        action: "compress into",
+                        path: self.tmp.display().to_string(),
+                        source: std::io::Error::other("a compressing thread panicked"),
+                    });
                 }
             }
         }
@@ -283,14 +318,26 @@ fn compress(waiting: &Mutex<Receiver<(String, Vec<u8>)>>, tmp: &Path) -> Result<
             };
             let form = coding.path(&path);
             let target = tmp.join(&form);
-            if let Err(e) = fs::write(&target, &packed) {
-                failed = Some(io_error("write", &target)(e));
+            if let Err(e) = write_new(&target, &packed) {
+                failed = Some(e);
                 break;
             }
             written.push((form, Entry::of(&packed)));
         }
     }
     failed.map_or(Ok(written), Err)
+}
+
+/// Writes a new file: never through an existing one, which could be a link to a file of the
+/// current snapshot.
+fn write_new(target: &Path, bytes: &[u8]) -> Result<(), StoreError> {
+    use std::io::Write;
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(target)
+        .and_then(|mut file| file.write_all(bytes))
+        .map_err(io_error("write", target))
 }
 
 fn compressing_stopped(tmp: &Path) -> StoreError {
@@ -401,5 +448,57 @@ mod tests {
         );
         assert_eq!(folders(&store), ["1"]);
         assert_eq!(store.current_dir(), Some(current));
+    }
+
+    /// A compressible body of `n` bytes or so.
+    fn body(tag: &str) -> Vec<u8> {
+        format!("[{}]", format!("\"{tag}\",").repeat(200)).into_bytes()
+    }
+
+    #[test]
+    fn a_path_put_twice_fails_the_snapshot_and_leaves_the_current_one_intact() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let first = store.stage("1", NOTHING_READ).unwrap();
+        first.put("a.json", body("a"));
+        let (_, current) = first.finish(&State::default()).unwrap();
+        let staging = store.stage("2", NOTHING_READ).unwrap();
+        // Identical: a hard link to the current snapshot's file.
+        staging.put("a.json", body("a"));
+        staging.put("a.json", b"other".to_vec());
+        let error = staging.finish(&State::default()).unwrap_err();
+        assert!(error.to_string().contains("put this file twice"), "{error}");
+        assert_eq!(fs::read(current.join("a.json")).unwrap(), body("a"));
+        assert!(store.check(&current).is_empty());
+        assert_eq!(folders(&store), ["1"]);
+    }
+
+    #[test]
+    fn damaged_or_missing_forms_of_the_current_snapshot_are_made_anew_not_linked() {
+        use std::os::unix::fs::MetadataExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::new(tmp.path());
+        let first = store.stage("1", NOTHING_READ).unwrap();
+        first.put("a.json", body("a"));
+        first.put("b.json", body("b"));
+        let (_, old) = first.finish(&State::default()).unwrap();
+        // a.json's br form truncated, b.json's gzip form gone.
+        fs::write(old.join(Coding::ALL[0].path("a.json")), b"x").unwrap();
+        fs::remove_file(old.join(Coding::ALL[1].path("b.json"))).unwrap();
+        let staging = store.stage("2", NOTHING_READ).unwrap();
+        staging.put("a.json", body("a"));
+        staging.put("b.json", body("b"));
+        let (_, new) = staging.finish(&State::default()).unwrap();
+        assert!(store.check(&new).is_empty(), "{:?}", store.check(&new));
+        for path in ["a.json", "b.json"] {
+            let ino = |dir: &Path, p: &str| fs::metadata(dir.join(p)).map(|m| m.ino()).ok();
+            // The identity file is shared; no form is, so none was written through a link.
+            assert_eq!(ino(&new, path), ino(&old, path));
+            for coding in Coding::ALL {
+                let form = coding.path(path);
+                assert!(ino(&new, &form).is_some(), "{form}");
+                assert_ne!(ino(&new, &form), ino(&old, &form), "{form}");
+            }
+        }
     }
 }
