@@ -6,11 +6,9 @@
 use eggcat_panels::{Database, PerDatabase};
 use serde_json::Value;
 
-use crate::PreviousFiles;
 use crate::paths::{self, import};
 use crate::rfc3339;
-use crate::stages::Derived;
-use crate::wire::{DatabaseFiles, Imports, PanelImport};
+use crate::wire::{DatabaseFiles, Imports, Inputs, Key, PanelImport, Reuse};
 
 /// The import files of one egg, by published path, and its `meta.import`.
 #[derive(Debug)]
@@ -29,56 +27,63 @@ pub(crate) struct EggToConvert<'a> {
     /// Of the upstream file: with `slug`, `uuid` and `indexed_at`, all the conversion depends on.
     pub(crate) sha256: &'a str,
     pub(crate) indexed_at: u64,
-    /// What the previous snapshot derived for this slug, if it was made the same way.
-    pub(crate) previous: Option<&'a Derived>,
+    /// The egg's `meta.import` in the previous snapshot, if it had the egg.
+    pub(crate) previous: Option<&'a Imports>,
 }
 
-/// The import files of `e`: the previous snapshot's where its inputs are unchanged, else
-/// converted anew.
-pub(crate) fn convert(
-    e: &EggToConvert<'_>,
-    base_url: &str,
-    previous_files: PreviousFiles<'_>,
-) -> EggImports {
-    reuse(e, base_url, previous_files)
+impl EggToConvert<'_> {
+    /// The name of the egg's import files as one output of [`Reuse`].
+    fn output(&self) -> String {
+        format!("import files of {}", self.slug)
+    }
+
+    /// The key of what its import files are made from (besides the derivation).
+    fn key(&self, base_url: &str) -> Key {
+        Inputs::new("import files")
+            .part("egg sha256", self.sha256.as_bytes())
+            .part("slug", self.slug.as_bytes())
+            .part("uuid", self.uuid.as_bytes())
+            .value("indexed at", &self.indexed_at)
+            .part("base url", base_url.as_bytes())
+            .key()
+    }
+}
+
+/// The import files of `e`: the previous snapshot's where they stand (made from the same inputs,
+/// [`Reuse`]), else converted anew.
+pub(crate) fn convert(e: &EggToConvert<'_>, base_url: &str, reuse: &Reuse<'_>) -> EggImports {
+    let stands = reuse.stands(&e.output(), &e.key(base_url));
+    stands
+        .then(|| previous(e, reuse))
+        .flatten()
         .unwrap_or_else(|| import_files(e.egg, e.slug, e.uuid, base_url, &atom_time(e.indexed_at)))
 }
 
-/// The previous snapshot's import files of `e`, when they were made from the same inputs and can
-/// all be read; `None` means convert again.
-fn reuse(e: &EggToConvert<'_>, base_url: &str, read: PreviousFiles<'_>) -> Option<EggImports> {
-    let d = e.previous?;
-    if (d.sha256.as_str(), d.uuid.as_str(), d.indexed_at) != (e.sha256, e.uuid, e.indexed_at) {
-        return None;
+/// The previous snapshot's import files of `e`, which stand, when its `meta.import` names them
+/// and they can all be read; `None` means convert again.
+fn previous(e: &EggToConvert<'_>, reuse: &Reuse<'_>) -> Option<EggImports> {
+    let import = e.previous?;
+    let pelican = &import.pelican;
+    let mut names = Vec::with_capacity(5);
+    names.extend(pelican.yaml.as_ref().map(|_| import::PELICAN_YAML));
+    names.extend(
+        import
+            .pterodactyl
+            .json
+            .as_ref()
+            .map(|_| import::PTERODACTYL_JSON),
+    );
+    if pelican.databases.is_some() {
+        names.extend(Database::ALL.map(|db| db.pelican_json_name()));
     }
-    let pelican = &d.import.pelican;
-    // A snapshot made before the per-database files has `json` without `databases`.
-    if pelican.json.is_some() != pelican.databases.is_some() {
-        return None;
-    }
-    let mut named = vec![
-        (pelican.yaml.as_deref(), import::PELICAN_YAML),
-        (
-            d.import.pterodactyl.json.as_deref(),
-            import::PTERODACTYL_JSON,
-        ),
-    ];
-    if let Some(dbs) = &pelican.databases {
-        named.extend(Database::ALL.map(|db| (Some(dbs.get(db)), db.pelican_json_name())));
-    }
-    let mut files = Vec::with_capacity(named.len());
-    for (url, name) in named {
-        if let Some(url) = url {
-            let path = paths::egg_file(e.slug, name);
-            if *url != format!("{base_url}/{path}") {
-                return None;
-            }
-            let bytes = read(&path)?;
-            files.push((path, bytes));
-        }
+    let mut files = Vec::with_capacity(names.len());
+    for name in names {
+        let path = paths::egg_file(e.slug, name);
+        let bytes = reuse.read(&path)?;
+        files.push((path, bytes));
     }
     Some(EggImports {
-        meta: d.import.clone(),
+        meta: import.clone(),
         files,
     })
 }

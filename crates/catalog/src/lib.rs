@@ -33,6 +33,6 @@ pub use scan::{
 };
 pub use slug::{SlugKey, assign_slugs, kebab, stem};
 pub use stages::{
-    BuildContext, Built, Derived, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous, PreviousError,
+    BuildContext, Built, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous, PreviousError,
     PreviousSource, SourceInfo, SourceInput, build, build_into,
 };

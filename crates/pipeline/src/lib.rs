@@ -24,7 +24,7 @@ pub mod schedule;
 
 use std::path::PathBuf;
 
-use eggcat_catalog::wire::{Report, SourceStatus};
+use eggcat_catalog::wire::{Report, Reuse, SourceStatus};
 use eggcat_catalog::{BuildContext, Previous, SourceInfo, SourceInput, build_into};
 use eggcat_store::{Store, StoreError, remove_all};
 use eggcat_upstream::{Limits, Source};
@@ -176,21 +176,26 @@ fn build_and_save(
     store: &Store,
     options: &BuildOptions,
     sources: Vec<SourceInput>,
-    (previous, reads): (Previous, previous::Reads),
+    (mut previous, reads): (Previous, previous::Reads),
     ctx: &BuildContext,
     inputs: String,
     clock: &Stages,
 ) -> Result<Outcome, PipelineError> {
-    // Import files, history documents and pages of unchanged eggs are taken from the previous
-    // snapshot, but only when the same code and options made them; each file read is checked
-    // against that snapshot's manifest, and a damaged one is made anew.
+    // Import files and pages that stand (`Reuse`: made from the same inputs, by the same code
+    // and options) are taken from the previous snapshot, and so are the history documents of
+    // the eggs it keeps; each file read is checked against that snapshot's manifest, and a
+    // damaged one is made anew. Nothing is read from a snapshot another derivation made.
     let reusable = previous.derivation == ctx.derivation;
-    let read_previous = |path: &str| reusable.then(|| reads.read(path).ok()).flatten();
+    let keys = std::mem::take(&mut previous.keys);
+    let keys = if reusable { keys } else { Default::default() };
+    let reuse = Reuse::new(keys, |path: &str| {
+        reusable.then(|| reads.read(path).ok()).flatten()
+    });
     let current = store.current_dir();
     let verified = |path: &str| reads.read_intact(path, current.as_deref());
     let staging = store.stage(&ctx.build_id, &verified)?;
     let sink = |path: String, bytes: Vec<u8>| staging.put(&path, bytes);
-    let mut built = build_into(sources, previous, ctx, &read_previous, &sink);
+    let mut built = build_into(sources, previous, ctx, &reuse, &sink);
     clock.lap("build");
     // The web pages, feed and search summary are files of the same snapshot, rendered from its
     // documents (read back from the folder being staged), so every host of the tree shows them
@@ -199,11 +204,12 @@ fn build_and_save(
         base_url: &options.base_url,
     };
     let staged = |path: &str| staging.read(path);
-    eggcat_web::render_into(&staged, &site, &read_previous, &sink);
+    eggcat_web::render_into(&staged, &site, &reuse, &sink);
     clock.lap("render");
     if every_source_ok(&built.report) {
         built.state.inputs = inputs;
     }
+    built.state.reuse = reuse.made();
     // An error drops the staging, which removes its folder: the current snapshot stays.
     refuse_empty(&built.report)?;
     let (id, snapshot_dir) = staging.finish(&built.state)?;

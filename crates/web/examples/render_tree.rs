@@ -24,7 +24,7 @@ fn main() -> std::io::Result<()> {
         out = eggcat_web::render(
             &files,
             &eggcat_web::SiteOptions { base_url: &base },
-            &|_| None,
+            &eggcat_web::Reuse::none(),
         );
         best = best.min(start.elapsed().as_secs_f64());
     }

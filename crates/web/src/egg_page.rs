@@ -34,7 +34,7 @@ pub(crate) fn render(
     doc: &EggDoc,
     item: &SummaryItem,
     related: Related<'_>,
-    status: &Status,
+    warnings: &[(usize, &str)],
     assets: &Assets,
     base: &str,
     readmes: &mut Renderer,
@@ -96,7 +96,7 @@ pub(crate) fn render(
             .lit("</div></section>");
     }
 
-    problems(&mut h, here, m, status);
+    problems(&mut h, here, m, warnings);
     h.lit("</article>");
     let doc_path = eggcat_catalog::paths::egg(&m.slug);
     let label = format!("{}.json", m.slug);
@@ -260,7 +260,7 @@ fn short(commit: &str) -> &str {
 }
 
 /// The build report's warnings about the egg's file, with their place in the report (the page
-/// links to `status/#w-{place}`): with the egg document, all an egg page depends on.
+/// links to `status/#w-{place}`): all an egg page takes of the report.
 pub(crate) fn file_warnings<'a>(status: &'a Status, m: &Meta) -> Vec<(usize, &'a str)> {
     let source = format!("{}/{}", m.owner, m.repo);
     status
@@ -273,8 +273,7 @@ pub(crate) fn file_warnings<'a>(status: &'a Status, m: &Meta) -> Vec<(usize, &'a
 }
 
 /// `meta.diagnostics` and the build report's warnings about this file.
-fn problems(h: &mut Html, here: Here<'_>, m: &Meta, status: &Status) {
-    let warnings = file_warnings(status, m);
+fn problems(h: &mut Html, here: Here<'_>, m: &Meta, warnings: &[(usize, &str)]) {
     if m.diagnostics.is_empty() && warnings.is_empty() {
         return;
     }

@@ -33,16 +33,16 @@ pub(crate) enum Loaded {
 }
 
 impl Loaded {
-    /// The history of `slug` in the published `files`.
-    pub(crate) fn read(files: crate::SnapshotFiles<'_>, slug: &str) -> Loaded {
-        let Some(bytes) = files(&eggcat_catalog::paths::history(slug)) else {
+    /// The history an egg's `history.json` of `bytes` holds (`None`: it has none).
+    pub(crate) fn of(bytes: Option<&[u8]>) -> Loaded {
+        let Some(bytes) = bytes else {
             return Loaded::Missing;
         };
-        match serde_json::from_slice::<History>(&bytes) {
+        match serde_json::from_slice::<History>(bytes) {
             Ok(h) => Loaded::Doc(h),
             Err(_) => Loaded::Unreadable {
                 // A document of a newer or broken shape may still say why in words.
-                note: serde_json::from_slice::<serde_json::Value>(&bytes)
+                note: serde_json::from_slice::<serde_json::Value>(bytes)
                     .ok()
                     .and_then(|v| v.get("note")?.as_str().map(str::to_owned)),
             },

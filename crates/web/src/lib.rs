@@ -44,6 +44,7 @@ mod versions;
 mod words;
 
 pub use eggcat_catalog::paths::SUMMARY;
+pub use eggcat_catalog::wire::Reuse;
 pub use eggcat_catalog::{PreviousFiles, Sink};
 pub use readme::render_readme;
 
@@ -68,7 +69,7 @@ pub type SnapshotFiles<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
 pub fn render(
     files: &BTreeMap<String, Vec<u8>>,
     options: &SiteOptions<'_>,
-    previous: PreviousFiles<'_>,
+    reuse: &Reuse<'_>,
 ) -> BTreeMap<String, Vec<u8>> {
     let out = std::sync::Mutex::new(BTreeMap::new());
     let sink = |path: String, bytes: Vec<u8>| {
@@ -77,7 +78,7 @@ pub fn render(
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         out.insert(path, bytes);
     };
-    render_into(&|path| files.get(path).cloned(), options, previous, &sink);
+    render_into(&|path| files.get(path).cloned(), options, reuse, &sink);
     out.into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -87,15 +88,14 @@ pub fn render(
 /// API). The eggs are rendered one game at a time (the eggs [`siblings`] groups), and only that
 /// game's documents are in memory meanwhile: a page shows its game's eggs, never another's.
 ///
-/// `previous` reads the previous snapshot's files, made by the same code with the same options
-/// (the caller sees to that, and gives a reader that reads nothing otherwise): an egg page whose
-/// inputs are unchanged (its egg document, its history document and the build report's
-/// warnings about its file) is taken from there instead of being rendered again, when its
-/// siblings (their slugs and egg documents) are unchanged too.
+/// An egg page that stands ([`Reuse`]: the previous snapshot made it from the same inputs, which
+/// are its egg document, its history document, the build report's warnings about its file, its
+/// summary item, and the slugs and egg documents of its game) is taken from there instead of
+/// being rendered again.
 pub fn render_into(
     files: SnapshotFiles<'_>,
     options: &SiteOptions<'_>,
-    previous: PreviousFiles<'_>,
+    reuse: &Reuse<'_>,
     sink: Sink<'_>,
 ) {
     let base = options.base_url.trim_end_matches('/');
@@ -120,14 +120,11 @@ pub fn render_into(
     let index: Vec<eggcat_catalog::wire::IndexItem> =
         read(files, eggcat_catalog::paths::INDEX).unwrap_or_default();
 
-    let previous_status: Option<model::Status> = previous(eggcat_catalog::paths::STATUS)
-        .and_then(|bytes| serde_json::from_slice(&bytes).ok());
-
     let mut readmes = readme::Renderer::new();
     // Each page shows the egg's siblings (other eggs for the same game): siblings.rs groups
-    // them, versions.rs splits each game into versions, diffs them and says whether a page
-    // still holds.
-    let mut siblings = versions::Siblings::new(&index, files, previous);
+    // them, versions.rs splits each game into versions, diffs them and says what a page
+    // is made from.
+    let mut siblings = versions::Siblings::new(&index, files);
     let mut items = Vec::with_capacity(index.len());
     let mut versions = BTreeMap::new();
     let mut sha256 = BTreeMap::new();
@@ -142,33 +139,30 @@ pub fn render_into(
                 sink(path.clone(), i.bytes);
                 path
             });
-            let history = history::Loaded::read(files, slug);
+            let history_path = eggcat_catalog::paths::history(slug);
+            let history_bytes = files(&history_path);
+            let history = history::Loaded::of(history_bytes.as_deref());
             let updated = updated::Updated::of(&history, doc.meta.indexed_at);
             let mut item = summary::item(doc, icon, updated);
-            let file_warnings = egg_page::file_warnings(&status, &doc.meta);
-            let unchanged_warnings = previous_status
-                .as_ref()
-                .is_some_and(|before| egg_page::file_warnings(before, &doc.meta) == file_warnings);
+            let warnings = egg_page::file_warnings(&status, &doc.meta);
             sha256.insert(slug.clone(), doc.meta.sha256.clone());
             siblings.set_game(&mut item);
             let page_path = eggcat_catalog::paths::egg_page(slug);
-            let history_path = eggcat_catalog::paths::history(slug);
-            let unchanged = unchanged_warnings
-                && siblings.doc_unchanged(slug)
-                && siblings.siblings_unchanged(slug)
-                && previous(&history_path) == files(&history_path);
-            let page = unchanged
-                .then(|| previous(&page_path))
-                .flatten()
-                .unwrap_or_else(|| {
-                    let (doc, others) = siblings.of(slug);
-                    let related = egg_page::Related {
-                        siblings: &others,
-                        history: &history,
-                    };
-                    egg_page::render(doc, &item, related, &status, &assets, base, &mut readmes)
-                        .into_bytes()
-                });
+            let key = siblings
+                .page_inputs(slug)
+                .file("history", history_bytes.as_deref())
+                .value("warnings", &warnings)
+                .value("summary item", &item)
+                .key();
+            let page = reuse.file(&page_path, &key).unwrap_or_else(|| {
+                let (doc, others) = siblings.of(slug);
+                let related = egg_page::Related {
+                    siblings: &others,
+                    history: &history,
+                };
+                egg_page::render(doc, &item, related, &warnings, &assets, base, &mut readmes)
+                    .into_bytes()
+            });
             sink(page_path, page);
             versions.insert(slug.clone(), history.into_recent());
             items.push(item);

@@ -18,16 +18,15 @@
 //! The documents of one game are read at a time ([`Siblings::load`]), with what is learnt
 //! from them (the eggs read for the diff, the diffs): a game's pages need no other game's eggs.
 //!
-//! An egg page shows its siblings, so it depends on more than its own egg document: it is
-//! taken from the previous snapshot only when its group has the same slugs as there (read from
-//! the previous `_summary.json`, whose `game` fields name the groups) and every egg document of
-//! the group is unchanged.
+//! An egg page shows its siblings, so it is made from more than its own egg document: its key
+//! ([`Siblings::page_inputs`], `eggcat_wire::Reuse`) holds the key of every egg document of its
+//! game, with the slugs.
 
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-use eggcat_catalog::wire::IndexItem;
-use eggcat_catalog::{PreviousFiles, paths};
+use eggcat_catalog::paths;
+use eggcat_catalog::wire::{IndexItem, Inputs, Key};
 use eggcat_diff::{Change, Kind, Prepared};
 
 use crate::SnapshotFiles;
@@ -47,11 +46,9 @@ pub(crate) struct Siblings<'a> {
     /// The documents of the game loaded last ([`Siblings::load`]), by slug.
     docs: BTreeMap<String, EggDoc>,
     files: SnapshotFiles<'a>,
-    previous: PreviousFiles<'a>,
-    /// Slug to whether its egg document is byte-identical to the previous snapshot's.
-    unchanged: BTreeMap<String, bool>,
-    /// The previous snapshot's groups (each sorted), by slug; `None` without a readable summary.
-    previous_groups: Option<BTreeMap<String, Vec<String>>>,
+    /// The key of the bytes of each egg document of the game loaded, by slug (one that cannot
+    /// be read has none).
+    keys: BTreeMap<String, Key>,
     /// Each game's versions, by the game's key (its first slug); `None` for a game of more than
     /// [`MAX_COMPARED`] versions.
     versions: BTreeMap<String, Option<Rc<Versions>>>,
@@ -71,12 +68,8 @@ struct Versions {
 
 impl<'a> Siblings<'a> {
     /// The groups of the eggs of `index` whose documents in `files` can be read (each read
-    /// here once, and let go), and the previous snapshot's reader.
-    pub(crate) fn new(
-        index: &[IndexItem],
-        files: SnapshotFiles<'a>,
-        previous: PreviousFiles<'a>,
-    ) -> Siblings<'a> {
+    /// here once, and let go).
+    pub(crate) fn new(index: &[IndexItem], files: SnapshotFiles<'a>) -> Siblings<'a> {
         let read: Vec<(String, String, String)> = index
             .iter()
             .filter_map(|entry| {
@@ -93,9 +86,7 @@ impl<'a> Siblings<'a> {
             groups: Groups::new(&members),
             docs: BTreeMap::new(),
             files,
-            previous,
-            unchanged: BTreeMap::new(),
-            previous_groups: None,
+            keys: BTreeMap::new(),
             versions: BTreeMap::new(),
             diffs: BTreeMap::new(),
             prepared: BTreeMap::new(),
@@ -111,14 +102,33 @@ impl<'a> Siblings<'a> {
     /// from its eggs.
     pub(crate) fn load(&mut self, game: &[String]) {
         self.docs.clear();
+        self.keys.clear();
         self.prepared.clear();
         self.diffs.clear();
         for slug in game {
-            let doc = (self.files)(&paths::egg(slug)).and_then(|b| EggDoc::decode(&b));
-            if let Some(doc) = doc {
+            let Some(bytes) = (self.files)(&paths::egg(slug)) else {
+                continue;
+            };
+            let key = Inputs::new("egg document").part("bytes", &bytes).key();
+            self.keys.insert(slug.clone(), key);
+            if let Some(doc) = EggDoc::decode(&bytes) {
                 self.docs.insert(slug.clone(), doc);
             }
         }
+    }
+
+    /// What the page of `slug` (of the game loaded) is made from, of its game: its egg
+    /// document and every other egg document of its game, with their slugs. The caller adds
+    /// the rest (its history, the report's warnings, its summary item).
+    pub(crate) fn page_inputs(&self, slug: &str) -> Inputs {
+        let key = |s: &str| self.keys.get(s).map_or("", |k| k.as_str());
+        let mut inputs = Inputs::new("egg page").part("document", key(slug).as_bytes());
+        for sibling in self.groups.group(slug) {
+            inputs = inputs
+                .part("sibling", sibling.as_bytes())
+                .part("sibling document", key(sibling).as_bytes());
+        }
+        inputs
     }
 
     /// The document of an egg of the game loaded.
@@ -130,58 +140,6 @@ impl<'a> Siblings<'a> {
     pub(crate) fn set_game(&self, item: &mut SummaryItem) {
         item.game = self.groups.key(&item.slug).to_owned();
         item.game_eggs = self.groups.group(&item.slug).len().max(1);
-    }
-
-    /// Whether the egg's document is the previous snapshot's, byte for byte.
-    pub(crate) fn doc_unchanged(&mut self, slug: &str) -> bool {
-        if let Some(&known) = self.unchanged.get(slug) {
-            return known;
-        }
-        let path = paths::egg(slug);
-        let same = (self.previous)(&path) == (self.files)(&path);
-        self.unchanged.insert(slug.to_owned(), same);
-        same
-    }
-
-    /// Whether the egg's siblings are what the previous snapshot's page showed: the same group
-    /// (the egg alone included) and every sibling's document unchanged.
-    pub(crate) fn siblings_unchanged(&mut self, slug: &str) -> bool {
-        let group: Vec<String> = self.groups.group(slug).to_vec();
-        let before = self.previous_groups().get(slug).cloned();
-        let same_group = match before {
-            Some(before) => before == group,
-            // Not in the previous summary: the page was not there either, or cannot be trusted.
-            None => false,
-        };
-        same_group && group.iter().all(|s| self.doc_unchanged(s))
-    }
-
-    fn previous_groups(&mut self) -> &BTreeMap<String, Vec<String>> {
-        self.previous_groups.get_or_insert_with(|| {
-            #[derive(serde::Deserialize)]
-            struct Item {
-                slug: String,
-                game: Option<String>,
-            }
-            let items: Vec<Item> = (self.previous)(paths::SUMMARY)
-                .and_then(|b| serde_json::from_slice(&b).ok())
-                .unwrap_or_default();
-            let mut by_game: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-            for i in &items {
-                if let Some(g) = &i.game {
-                    by_game.entry(g).or_default().push(i.slug.clone());
-                }
-            }
-            let mut out = BTreeMap::new();
-            for i in &items {
-                if let Some(g) = &i.game {
-                    let mut members = by_game[g.as_str()].clone();
-                    members.sort();
-                    out.insert(i.slug.clone(), members);
-                }
-            }
-            out
-        })
     }
 
     /// The egg read for the diff, once.

@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 
 use eggcat_catalog::wire::{History, Version, VersionEvent};
 use eggcat_diff::{Change, Kind, ScriptDiff};
-use eggcat_web::{SiteOptions, render};
+use eggcat_web::{Reuse, SiteOptions, render};
 use serde_json::{Value, json};
 
 const BASE: &str = "https://eggs.example";
@@ -140,7 +140,7 @@ fn page(out: &BTreeMap<String, Vec<u8>>, path: &str) -> String {
 }
 
 fn render_plain(files: &BTreeMap<String, Vec<u8>>) -> BTreeMap<String, Vec<u8>> {
-    render(files, &SiteOptions { base_url: BASE }, &|_| None)
+    render(files, &SiteOptions { base_url: BASE }, &Reuse::none())
 }
 
 /// The Changes section of an egg page.
@@ -545,7 +545,7 @@ fn feed_entries_are_egg_versions_newest_first_with_stable_ids() {
             &SiteOptions {
                 base_url: "https://other.example",
             },
-            &|_| None,
+            &Reuse::none(),
         ),
         "feed.atom",
     );
@@ -612,11 +612,11 @@ fn an_egg_page_is_reused_only_while_its_history_is_unchanged() {
             }
         }
     };
-    // The previous snapshot: the documents and what rendering them gave (its summary included,
-    // which the sibling check reads).
+    // The previous snapshot: the documents, what rendering them gave, and its keys.
     let mut snapshot = before.clone();
-    snapshot.extend(render(&before, &SiteOptions { base_url: BASE }, &|_| None));
-    let reader = previous(snapshot);
+    let none = Reuse::none();
+    snapshot.extend(render(&before, &SiteOptions { base_url: BASE }, &none));
+    let reader = Reuse::new(none.made(), previous(snapshot));
     let same = render(&before, &SiteOptions { base_url: BASE }, &reader);
     assert_eq!(
         same["eggs/g/index.html"], sentinel,

@@ -8,7 +8,7 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use eggcat_web::{SiteOptions, render};
+use eggcat_web::{Reuse, SiteOptions, render};
 use serde_json::json;
 
 const BASE: &str = "https://eggs.example";
@@ -66,7 +66,7 @@ fn a_hostile_egg_renders_inert() {
     let out = render(
         &tree(egg, Some(readme)),
         &SiteOptions { base_url: BASE },
-        &|_| None,
+        &Reuse::none(),
     );
     let html = page(&out, "eggs/games-evil/index.html");
     // Markup only: the same words as escaped text are inert and expected.
@@ -137,7 +137,7 @@ fn readme_links_point_upstream_and_images_become_links() {
     let out = render(
         &tree(egg, Some(readme)),
         &SiteOptions { base_url: BASE },
-        &|_| None,
+        &Reuse::none(),
     );
     let html = page(&out, "eggs/games-evil/index.html");
     let blob = "https://github.com/o/games/blob/main/";
@@ -164,8 +164,8 @@ fn readme_links_point_upstream_and_images_become_links() {
 fn rendering_is_deterministic_and_the_summary_keeps_document_order() {
     let egg = json!({"name": "Same", "description": "d", "tags": ["b", "a"], "docker_images": ["i"], "variables": []});
     let files = tree(egg, Some("# r"));
-    let a = render(&files, &SiteOptions { base_url: BASE }, &|_| None);
-    let b = render(&files, &SiteOptions { base_url: BASE }, &|_| None);
+    let a = render(&files, &SiteOptions { base_url: BASE }, &Reuse::none());
+    let b = render(&files, &SiteOptions { base_url: BASE }, &Reuse::none());
     assert_eq!(a, b);
     let summary: serde_json::Value = serde_json::from_slice(&a[eggcat_web::SUMMARY]).unwrap();
     assert_eq!(summary[0]["slug"], "games-evil");
@@ -184,7 +184,7 @@ fn a_checks_help_shows_its_backticks_as_code() {
     let mut doc: serde_json::Value = serde_json::from_slice(&files[path]).unwrap();
     doc["meta"]["diagnostics"][0]["help"] = json!("remove `sort` from every variable");
     files.insert(path.to_owned(), serde_json::to_vec(&doc).unwrap());
-    let out = render(&files, &SiteOptions { base_url: BASE }, &|_| None);
+    let out = render(&files, &SiteOptions { base_url: BASE }, &Reuse::none());
     let html = page(&out, "eggs/games-evil/index.html");
     assert!(
         html.contains("remove <code>sort</code> from every variable"),
@@ -246,7 +246,7 @@ fn no_egg_page_shows_a_literal_backtick() {
         demo.contains_key("api/v1/eggs/_index.json"),
         "the demo catalog is there"
     );
-    let out = render(&demo, &SiteOptions { base_url: BASE }, &|_| None);
+    let out = render(&demo, &SiteOptions { base_url: BASE }, &Reuse::none());
     let eggs: Vec<&String> = out
         .keys()
         .filter(|k| k.starts_with("eggs/") && k.ends_with("/index.html"))
@@ -383,7 +383,7 @@ fn corpus_api(corpus: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
         derivation: "render-test".into(),
         images: Default::default(),
     };
-    eggcat_catalog::build(inputs, Previous::default(), &ctx, &|_| None).files
+    eggcat_catalog::build(inputs, Previous::default(), &ctx, &Reuse::none()).files
 }
 
 /// Where a tag of `html` could run code or reach out: a tag named script (other than the
@@ -508,7 +508,7 @@ fn the_real_corpus_renders_every_egg_inert_and_stable() {
         index.len()
     );
     let options = SiteOptions { base_url: BASE };
-    let out = render(&api, &options, &|_| None);
+    let out = render(&api, &options, &Reuse::none());
     let (mut readmes, mut problems) = (0, 0);
     for item in &index {
         let slug = item["slug"].as_str().unwrap();
@@ -548,7 +548,7 @@ fn the_real_corpus_renders_every_egg_inert_and_stable() {
     }
     assert_eq!(
         out,
-        render(&api, &options, &|_| None),
+        render(&api, &options, &Reuse::none()),
         "rendering is stable"
     );
 }

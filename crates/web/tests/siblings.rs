@@ -7,7 +7,7 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use eggcat_web::{SiteOptions, render};
+use eggcat_web::{Reuse, SiteOptions, render};
 use serde_json::{Value, json};
 
 const BASE: &str = "https://eggs.example";
@@ -106,9 +106,11 @@ fn others(out: &BTreeMap<String, Vec<u8>>, slug: &str) -> String {
 
 #[test]
 fn siblings_are_listed_compared_and_counted() {
-    let out = render(&tree(&catalog()), &SiteOptions { base_url: BASE }, &|_| {
-        None
-    });
+    let out = render(
+        &tree(&catalog()),
+        &SiteOptions { base_url: BASE },
+        &Reuse::none(),
+    );
 
     let section = others(&out, "a-7dtd");
     assert!(section.contains("<h2 id=\"h-others\">Other eggs for this game</h2>"));
@@ -210,7 +212,11 @@ fn copies(n: usize) -> Vec<(String, Value)> {
 fn render_copies(n: usize) -> BTreeMap<String, Vec<u8>> {
     let docs = copies(n);
     let docs: Vec<(&str, Value)> = docs.iter().map(|(s, d)| (s.as_str(), d.clone())).collect();
-    render(&tree(&docs), &SiteOptions { base_url: BASE }, &|_| None)
+    render(
+        &tree(&docs),
+        &SiteOptions { base_url: BASE },
+        &Reuse::none(),
+    )
 }
 
 /// Eggs that run servers the same way are one version: an egg page lists the other eggs of its
@@ -223,7 +229,11 @@ fn copies_of_an_egg_are_one_version_compared_once() {
     docs[1].1["egg"]["uuid"] = json!("another");
     docs[1].1["egg"]["tags"] = json!(["tag"]);
     let docs: Vec<(&str, Value)> = docs.iter().map(|(s, d)| (s.as_str(), d.clone())).collect();
-    let out = render(&tree(&docs), &SiteOptions { base_url: BASE }, &|_| None);
+    let out = render(
+        &tree(&docs),
+        &SiteOptions { base_url: BASE },
+        &Reuse::none(),
+    );
     let section = others(&out, "c00-game");
     assert!(
         section.contains("5 eggs serve this game in the catalog, in 2 versions (eggs that run servers the same way are one version: they differ at most in format, repository or identity, such as name, uuid or tags)."),
@@ -259,7 +269,11 @@ fn copies_of_an_egg_are_one_version_compared_once() {
         .iter()
         .map(|(s, d)| (s.as_str(), d.clone()))
         .collect();
-    let out = render(&tree(&docs), &SiteOptions { base_url: BASE }, &|_| None);
+    let out = render(
+        &tree(&docs),
+        &SiteOptions { base_url: BASE },
+        &Reuse::none(),
+    );
     let section = others(&out, "c00-game");
     assert!(section.contains("2 eggs serve this game in the catalog, in 1 version"));
     assert!(!section.contains("<details>"));
@@ -307,10 +321,11 @@ fn previous_of(
 fn rebuild(before: &[(&str, Value)], after: &[(&str, Value)]) -> BTreeMap<String, Vec<u8>> {
     let options = SiteOptions { base_url: BASE };
     let first_files = tree(before);
-    let first = render(&first_files, &options, &|_| None);
+    let none = Reuse::none();
+    let first = render(&first_files, &options, &none);
     let previous = previous_of(&first_files, &first);
-    let read = move |p: &str| previous.get(p).cloned();
-    render(&tree(after), &options, &read)
+    let reuse = Reuse::new(none.made(), move |p: &str| previous.get(p).cloned());
+    render(&tree(after), &options, &reuse)
 }
 
 fn kept(out: &BTreeMap<String, Vec<u8>>, path: &str) -> bool {
@@ -395,7 +410,11 @@ fn a_game_with_too_many_versions_is_not_compared() {
             (s.as_str(), doc(s, "Clone", egg))
         })
         .collect();
-    let out = render(&tree(&docs), &SiteOptions { base_url: BASE }, &|_| None);
+    let out = render(
+        &tree(&docs),
+        &SiteOptions { base_url: BASE },
+        &Reuse::none(),
+    );
     let section = others(&out, "x-clone-00");
     assert!(section.contains(
         "13 eggs serve this game in the catalog, in too many versions to compare each with every other."
@@ -409,9 +428,11 @@ fn a_game_with_too_many_versions_is_not_compared() {
     );
 
     // Twelve are compared: each page with the eleven others.
-    let out = render(&tree(&docs[..12]), &SiteOptions { base_url: BASE }, &|_| {
-        None
-    });
+    let out = render(
+        &tree(&docs[..12]),
+        &SiteOptions { base_url: BASE },
+        &Reuse::none(),
+    );
     for slug in &slugs[..12] {
         let section = others(&out, slug);
         assert_eq!(
@@ -426,7 +447,11 @@ fn a_game_with_too_many_versions_is_not_compared() {
         .iter()
         .map(|s| (s.as_str(), doc(s, "Clone", egg("Clone", "img", &[]))))
         .collect();
-    let out = render(&tree(&same), &SiteOptions { base_url: BASE }, &|_| None);
+    let out = render(
+        &tree(&same),
+        &SiteOptions { base_url: BASE },
+        &Reuse::none(),
+    );
     let section = others(&out, "x-clone-00");
     assert!(section.contains("13 eggs serve this game in the catalog, in 1 version"));
     assert_eq!(section.matches("<h3>").count(), 3, "{section}");
@@ -450,7 +475,11 @@ fn eggs_of_one_game_that_look_alike_are_told_apart_by_repository() {
         ),
         ("c-ark", doc("c-ark", "Ark", egg("Ark", "img:3", &["PORT"]))),
     ];
-    let out = render(&tree(&docs), &SiteOptions { base_url: BASE }, &|_| None);
+    let out = render(
+        &tree(&docs),
+        &SiteOptions { base_url: BASE },
+        &Reuse::none(),
+    );
     let catalog = text(&out, "index.html");
     let card = |slug: &str| {
         let start = catalog.find(&format!("<li id=\"e-{slug}\"")).unwrap();

@@ -6,7 +6,7 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use eggcat_web::{SiteOptions, render};
+use eggcat_web::{Reuse, SiteOptions, render};
 use serde_json::json;
 
 /// A published tree with `n` eggs, each from a repository of its own, `n`
@@ -84,7 +84,7 @@ fn pages(n: usize) -> BTreeMap<String, String> {
         &SiteOptions {
             base_url: "https://eggs.example/cat",
         },
-        &|_| None,
+        &Reuse::none(),
     )
     .into_iter()
     .filter(|(k, _)| k.ends_with(".html"))

@@ -388,6 +388,10 @@ pub struct State {
     /// with the same inputs whose sources are all unchanged upstream publishes nothing.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub inputs: String,
+    /// The key of what each output a later build may reuse was made from, by the output's name
+    /// ([`crate::Reuse`]); empty when absent (a later build then makes every output anew).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub reuse: BTreeMap<String, crate::Key>,
 }
 
 /// One element of `api/v1/eggs/_removed.json`: a slug that answers `410 Gone`.

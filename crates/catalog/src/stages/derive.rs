@@ -1,5 +1,5 @@
 //! Stage 4, derive: each egg's import files for the panels, taken from the previous snapshot when
-//! it made them from the same inputs under the same derivation, else converted anew (rules in
+//! they stand (made from the same inputs under the same derivation: `wire::Reuse`), else converted anew (rules in
 //! [`crate::imports`] and `eggcat_panels`), and what its document says of its images, on every
 //! core. Each egg's files go to the build's sink as soon as they are made.
 
@@ -7,19 +7,20 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Derived, EggFacts, EggRecord};
+use super::{EggFacts, EggRecord};
 use crate::ImageFindings;
+use crate::Sink;
 use crate::imports::{self, EggToConvert};
-use crate::{PreviousFiles, Sink};
+use crate::wire::{Imports, Reuse};
 
 /// What the stage is given besides the eggs.
 pub(super) struct Inputs<'a> {
-    /// What the previous snapshot derived, by slug, when it was made under this build's
-    /// derivation (else empty).
-    pub(super) reusable: &'a HashMap<String, Derived>,
+    /// Each egg's `meta.import` in the previous snapshot, by slug.
+    pub(super) previous: &'a HashMap<String, Imports>,
     pub(super) base_url: &'a str,
     pub(super) images: &'a ImageFindings,
-    pub(super) previous_files: PreviousFiles<'a>,
+    /// Decides whether the previous snapshot's import files of an egg stand.
+    pub(super) reuse: &'a Reuse<'a>,
 }
 
 /// Sets `facts` of every record and puts its import files. An unreadable egg (see
@@ -40,9 +41,9 @@ pub(super) fn derive(eggs: &mut [EggRecord], inputs: &Inputs<'_>, sink: Sink<'_>
             uuid: &r.uuid,
             sha256: &r.egg.sha256,
             indexed_at: r.first.indexed_at,
-            previous: inputs.reusable.get(&r.slug),
+            previous: inputs.previous.get(&r.slug),
         };
-        let made = imports::convert(&egg, inputs.base_url, inputs.previous_files);
+        let made = imports::convert(&egg, inputs.base_url, inputs.reuse);
         for (path, bytes) in made.files {
             sink(path, bytes);
         }

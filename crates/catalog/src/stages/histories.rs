@@ -7,10 +7,10 @@
 use std::collections::HashMap;
 
 use super::{EggRecord, MergedSource, Previous, to_json};
+use crate::Sink;
 use crate::history::{self, SourceHistory};
 use crate::paths;
-use crate::wire::History;
-use crate::{PreviousFiles, Sink};
+use crate::wire::{History, Reuse};
 
 /// Puts the history document of every record, made on every core, then drops the sources'
 /// histories.
@@ -18,7 +18,7 @@ pub(super) fn documents(
     sources: &mut [MergedSource],
     eggs: &[EggRecord],
     previous: &Previous,
-    (previous_files, sink): (PreviousFiles<'_>, Sink<'_>),
+    (reuse, sink): (&Reuse<'_>, Sink<'_>),
 ) {
     // Where the previous catalog published each (source, path): a kept egg's old document.
     let previous_slug: HashMap<(&str, &str), &str> = previous
@@ -28,7 +28,7 @@ pub(super) fn documents(
         .collect();
     let read_only: &[MergedSource] = sources;
     crate::par::map(eggs, |r| {
-        let document = document(&read_only[r.source], r, &previous_slug, previous_files);
+        let document = document(&read_only[r.source], r, &previous_slug, reuse);
         sink(paths::history(&r.slug), document);
     });
     for source in sources {
@@ -41,7 +41,7 @@ fn document(
     m: &MergedSource,
     r: &EggRecord,
     previous_slug: &HashMap<(&str, &str), &str>,
-    previous_files: PreviousFiles<'_>,
+    reuse: &Reuse<'_>,
 ) -> Vec<u8> {
     let source = m.name();
     let at = history::EggRef {
@@ -54,7 +54,7 @@ fn document(
         return to_json(&history::document(h, at));
     }
     let old = previous_slug.get(&(source.as_str(), r.egg.path.as_str()));
-    let kept = old.and_then(|old| Some((*old, previous_files(&paths::history(old))?)));
+    let kept = old.and_then(|old| Some((*old, reuse.read(&paths::history(old))?)));
     match kept {
         Some((old, bytes)) if old == r.slug => bytes,
         Some((_, bytes)) => match serde_json::from_slice::<History>(&bytes) {

@@ -42,9 +42,10 @@ use serde::Serialize;
 use crate::history::SourceHistory;
 use crate::scan::{ParsedEgg, SourceScan};
 use crate::wire::{
-    Diagnostic, ImageInfo, Imports, Problem, Removed, Report, SourceReport, SourceState, State,
+    Diagnostic, ImageInfo, Imports, Key, Problem, Removed, Report, Reuse, SourceReport,
+    SourceState, State,
 };
-use crate::{Catalog, PreviousFiles, Sink};
+use crate::{Catalog, Sink};
 
 pub use previous::PreviousError;
 
@@ -125,9 +126,12 @@ pub struct Previous {
     pub removed: Vec<Removed>,
     /// What derived its eggs, import files and pages ([`BuildContext::derivation`]).
     pub derivation: String,
-    /// What each of its eggs derived, by slug: reused by a build of the same derivation for an
-    /// egg whose inputs are the same (see [`Derived`]).
-    pub derived: HashMap<String, Derived>,
+    /// Each of its eggs' `meta.import`, by slug: what names the import files of an egg whose
+    /// files stand ([`Reuse`]).
+    pub imports: HashMap<String, Imports>,
+    /// The key of each output it made (`state.json` `reuse`): the record [`Reuse`] decides by,
+    /// given by the caller under the same derivation only.
+    pub keys: BTreeMap<String, Key>,
 }
 
 /// When the catalog first read an egg file's current content (`indexedAt`), and at which
@@ -140,20 +144,6 @@ pub struct FirstRead {
     pub indexed_at: u64,
     /// The commit's full id.
     pub commit: String,
-}
-
-/// What an earlier build derived from one egg: its import files are a function of the egg
-/// (`sha256`), its slug, uuid and `indexedAt` (the files' `exported_at`), and the derivation.
-#[derive(Debug, Clone)]
-pub struct Derived {
-    /// Hex SHA-256 of the upstream file the files were made from.
-    pub sha256: String,
-    /// The uuid they carry.
-    pub uuid: String,
-    /// The `indexedAt` they were made with.
-    pub indexed_at: u64,
-    /// Its `meta.import`, which names the files.
-    pub import: Imports,
 }
 
 /// The build's identity, the times it runs at (the clock is read by the caller), and where the
@@ -250,19 +240,20 @@ struct EggFacts {
 }
 
 /// Builds the catalog from every source's outcome and the previous catalog, in memory: every
-/// file [`build_into`] puts, collected.
+/// file [`build_into`] puts, collected, and the state with the key of every output made.
 pub fn build(
     inputs: Vec<SourceInput>,
     previous: Previous,
     ctx: &BuildContext,
-    previous_files: PreviousFiles<'_>,
+    reuse: &Reuse<'_>,
 ) -> Catalog {
     let files = Mutex::new(BTreeMap::new());
     let sink = |path: String, bytes: Vec<u8>| {
         let mut files = files.lock().unwrap_or_else(PoisonError::into_inner);
         files.insert(path, bytes);
     };
-    let Built { report, state } = build_into(inputs, previous, ctx, previous_files, &sink);
+    let Built { report, mut state } = build_into(inputs, previous, ctx, reuse, &sink);
+    state.reuse = reuse.made();
     Catalog {
         files: files.into_inner().unwrap_or_else(PoisonError::into_inner),
         report,
@@ -271,33 +262,30 @@ pub fn build(
 }
 
 /// Builds the catalog from every source's outcome and the previous catalog, putting each of its
-/// files into `sink` as it is made. An egg whose import files the previous snapshot already
-/// holds, made from the same inputs under the same derivation, gets those files (read through
-/// `previous_files`) instead of being converted again.
+/// files into `sink` as it is made. An egg's import files that stand ([`Reuse`]: the previous
+/// snapshot made them from the same inputs under the same derivation) are read from there
+/// instead of being converted again; so are the history documents of eggs kept from the
+/// previous catalog (`reuse` reads the previous snapshot's files).
 pub fn build_into(
     inputs: Vec<SourceInput>,
     mut previous: Previous,
     ctx: &BuildContext,
-    previous_files: PreviousFiles<'_>,
+    reuse: &Reuse<'_>,
     sink: Sink<'_>,
 ) -> Built {
     let (mut sources, eggs) = merge::merge(inputs, &mut previous, ctx.now_ms);
     let mut eggs = order::order(&sources, eggs);
     let unreadable = identify::identify(&mut eggs);
-    let reusable = if previous.derivation == ctx.derivation {
-        std::mem::take(&mut previous.derived)
-    } else {
-        HashMap::new()
-    };
+    let imports = std::mem::take(&mut previous.imports);
     let derive_inputs = derive::Inputs {
-        reusable: &reusable,
+        previous: &imports,
         base_url: &ctx.base_url,
         images: &ctx.images,
-        previous_files,
+        reuse,
     };
     derive::derive(&mut eggs, &derive_inputs, sink);
-    drop(reusable);
-    histories::documents(&mut sources, &eggs, &previous, (previous_files, sink));
+    drop(imports);
+    histories::documents(&mut sources, &eggs, &previous, (reuse, sink));
     let parts = assemble::Parts {
         sources,
         eggs,

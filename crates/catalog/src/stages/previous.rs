@@ -2,7 +2,7 @@
 //! names. The catalog decodes its own documents; the caller only reads bytes (the store knows
 //! where a snapshot is, not what is in it).
 
-use super::{Derived, FirstRead, Previous, PreviousSource};
+use super::{FirstRead, Previous, PreviousSource};
 use crate::paths;
 use crate::scan::ParsedEgg;
 use crate::wire::{EggDocument, SHARED_UUID, State};
@@ -46,6 +46,7 @@ impl Previous {
         let mut previous = Previous {
             removed: state.removed,
             derivation: state.derivation,
+            keys: state.reuse,
             ..Previous::default()
         };
         for source in state.sources {
@@ -65,7 +66,7 @@ impl Previous {
         Ok(previous)
     }
 
-    /// Reads the document of `slug`, records what it published and derived, and gives the egg
+    /// Reads the document of `slug`, records what it published and its `meta.import`, and gives the egg
     /// back as the build parsed it.
     fn read_egg(
         &mut self,
@@ -83,13 +84,7 @@ impl Previous {
         let origin = format!("{}/{}", meta.owner, meta.repo);
         self.published
             .insert(slug.to_owned(), (origin, meta.path.clone()));
-        let derived = Derived {
-            sha256: meta.sha256.clone(),
-            uuid: meta.uuid,
-            indexed_at: meta.indexed_at,
-            import: meta.import,
-        };
-        self.derived.insert(slug.to_owned(), derived);
+        self.imports.insert(slug.to_owned(), meta.import);
         // The references its document shows; a document of an older eggcat shows none, and its
         // egg says them.
         let mut images: Vec<String> = meta

@@ -70,11 +70,12 @@ fn run(inputs: Vec<(SourceInfo, Fetched)>, previous: Previous, now_ms: u64) -> C
         .into_iter()
         .map(|(info, fetched)| SourceInput { info, fetched })
         .collect();
-    build(inputs, previous, &ctx(now_ms), &|_| None)
+    build(inputs, previous, &ctx(now_ms), &Reuse::none())
 }
 
-/// The previous catalog a rebuild decodes from `catalog`'s snapshot, and a reader of its files.
-fn previous_of(catalog: &Catalog) -> (Previous, impl Fn(&str) -> Option<Vec<u8>> + Sync + '_) {
+/// The previous catalog a rebuild decodes from `catalog`'s snapshot, and the reuse rule over its
+/// keys and files.
+fn previous_of(catalog: &Catalog) -> (Previous, Reuse<'_>) {
     let state = serde_json::to_vec(&catalog.state).unwrap();
     let state = Previous::decode_state(&state).unwrap();
     let read = |path: &str| {
@@ -85,7 +86,10 @@ fn previous_of(catalog: &Catalog) -> (Previous, impl Fn(&str) -> Option<Vec<u8>>
             .ok_or_else(|| std::io::ErrorKind::NotFound.into())
     };
     let previous = Previous::decode(state, &read).unwrap();
-    (previous, |path: &str| catalog.files.get(path).cloned())
+    let reuse = Reuse::new(previous.keys.clone(), |path: &str| {
+        catalog.files.get(path).cloned()
+    });
+    (previous, reuse)
 }
 
 fn json(catalog: &Catalog, path: &str) -> Value {
@@ -186,7 +190,7 @@ fn the_same_input_gives_byte_identical_output() {
 #[test]
 fn a_failed_source_and_an_emptied_source_keep_their_previous_eggs() {
     let first = run(two_sources(), Previous::default(), 1000);
-    let (previous, read) = previous_of(&first);
+    let (previous, reuse) = previous_of(&first);
     let failed = Fetched::Failed {
         branch: None,
         error: "git ls-remote failed".to_owned(),
@@ -203,7 +207,7 @@ fn a_failed_source_and_an_emptied_source_keep_their_previous_eggs() {
     .into_iter()
     .map(|(info, fetched)| SourceInput { info, fetched })
     .collect();
-    let second = build(inputs, previous, &ctx(2000), &read);
+    let second = build(inputs, previous, &ctx(2000), &reuse);
     assert_eq!(
         slugs(&second),
         slugs(&first),
@@ -316,12 +320,12 @@ fn a_kept_egg_keeps_its_history_document_and_the_shared_uuid_finding_is_not_doub
         Previous::default(),
         1000,
     );
-    let (previous, read) = previous_of(&first);
+    let (previous, reuse) = previous_of(&first);
     let input = SourceInput {
         info: info("o", "r"),
         fetched: Fetched::Unchanged,
     };
-    let second = build(vec![input], previous, &ctx(2000), &read);
+    let second = build(vec![input], previous, &ctx(2000), &reuse);
     for slug in slugs(&first) {
         let slug = slug.as_str();
         assert_eq!(
@@ -341,7 +345,7 @@ fn a_kept_egg_keeps_its_history_document_and_the_shared_uuid_finding_is_not_doub
         info: info("o", "r"),
         fetched: Fetched::Unchanged,
     };
-    let third = build(vec![input], previous, &ctx(3000), &|_| None);
+    let third = build(vec![input], previous, &ctx(3000), &Reuse::none());
     let history = json(&third, &paths::history(&slug_of(&third, "a/egg-one.json")));
     assert!(
         history.to_string().contains("not read in this build"),
@@ -352,7 +356,7 @@ fn a_kept_egg_keeps_its_history_document_and_the_shared_uuid_finding_is_not_doub
 #[test]
 fn an_unchanged_file_keeps_when_and_where_it_was_first_read_and_a_changed_one_gets_now() {
     let first = run(two_sources(), Previous::default(), 1000);
-    let (previous, read) = previous_of(&first);
+    let (previous, reuse) = previous_of(&first);
     let a = [
         ("games/paper/egg-paper.json", egg("Paper", None)),
         (
@@ -371,7 +375,7 @@ fn an_unchanged_file_keeps_when_and_where_it_was_first_read_and_a_changed_one_ge
             fetched: scanned(&a, "c-a2", SourceHistory::default()),
         },
     ];
-    let second = build(inputs, previous, &ctx(2000), &read);
+    let second = build(inputs, previous, &ctx(2000), &reuse);
     let first_read = |catalog: &Catalog| -> BTreeMap<String, (u64, String)> {
         slugs(catalog)
             .into_iter()
@@ -415,16 +419,67 @@ fn an_unchanged_file_keeps_when_and_where_it_was_first_read_and_a_changed_one_ge
     assert!(second.report.sources[1].changed);
 
     // Read again at a third commit: still the first read, not the second.
-    let (previous, read) = previous_of(&second);
+    let (previous, reuse) = previous_of(&second);
     let inputs = vec![SourceInput {
         info: info("alpha", "eggs"),
         fetched: scanned(&a, "c-a3", SourceHistory::default()),
     }];
-    let third = build(inputs, previous, &ctx(3000), &read);
+    let third = build(inputs, previous, &ctx(3000), &reuse);
     let at = first_read(&third);
     assert_eq!(
         at["alpha:games/paper2/egg-paper.json"],
         read_at(2000, "c-a2")
     );
     assert_eq!(at["alpha:voice/egg-mumble.json"], read_at(1000, "c-a1"));
+}
+
+/// The import files of an egg stand ([`Reuse`]) only when the previous snapshot made them from
+/// the same inputs: a file planted in the previous snapshot is taken for an unchanged egg (so
+/// the rule is what decides), and never for an egg one of whose inputs changed.
+#[test]
+fn import_files_stand_only_when_made_from_the_same_inputs() {
+    let files = |paper: &str| {
+        [
+            ("games/paper/egg-paper.json", egg(paper, None)),
+            ("voice/egg-mumble.json", egg("Mumble", None)),
+        ]
+    };
+    let source = |commit: &str, paper: &str| {
+        vec![SourceInput {
+            info: info("alpha", "eggs"),
+            fetched: scanned(&files(paper), commit, SourceHistory::default()),
+        }]
+    };
+    let mut first = build(
+        source("c1", "Paper"),
+        Previous::default(),
+        &ctx(1000),
+        &Reuse::none(),
+    );
+    let [paper, mumble] = ["games/paper/egg-paper.json", "voice/egg-mumble.json"]
+        .map(|path| paths::egg_file(&slug_of(&first, path), paths::import::PELICAN_YAML));
+    for path in [&paper, &mumble] {
+        first.files.insert(path.clone(), b"planted".to_vec());
+    }
+    let (previous, reuse) = previous_of(&first);
+    let second = build(source("c2", "Paper, edited"), previous, &ctx(2000), &reuse);
+    assert_eq!(
+        second.files[&mumble], b"planted",
+        "unchanged egg: its files stand"
+    );
+    assert_ne!(
+        second.files[&paper], b"planted",
+        "changed egg: converted anew"
+    );
+    assert_eq!(second.state.reuse.len(), 2, "{:?}", second.state.reuse);
+
+    // The same eggs under another base URL (an input of every import file): nothing stands.
+    let (previous, reuse) = previous_of(&first);
+    let inputs = source("c1", "Paper");
+    let moved = BuildContext {
+        base_url: "https://elsewhere.example".to_owned(),
+        ..ctx(2000)
+    };
+    let third = build(inputs, previous, &moved, &reuse);
+    assert_ne!(third.files[&mumble], b"planted");
 }
