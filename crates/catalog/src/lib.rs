@@ -11,6 +11,7 @@
 //! previous catalog (kept eggs, `indexedAt`), assigns slugs, and renders the documents.
 
 mod compat;
+pub mod games;
 pub mod history;
 mod identity;
 pub mod images;

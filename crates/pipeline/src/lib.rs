@@ -204,7 +204,7 @@ fn build_and_save(
         base_url: &options.base_url,
     };
     let staged = |path: &str| staging.read(path);
-    eggcat_web::render_into(&staged, &site, &reuse, &sink);
+    eggcat_web::render_into(&staged, &built.games, &site, &reuse, &sink);
     clock.lap("render");
     if every_source_ok(&built.report) {
         built.state.inputs = inputs;

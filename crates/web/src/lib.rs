@@ -35,7 +35,6 @@ mod model;
 mod not_found_page;
 mod readme;
 mod rules;
-mod siblings;
 mod side_by_side;
 mod status_page;
 mod summary;
@@ -43,6 +42,7 @@ mod updated;
 mod versions;
 mod words;
 
+pub use eggcat_catalog::games::Groups;
 pub use eggcat_catalog::paths::SUMMARY;
 pub use eggcat_catalog::wire::Reuse;
 pub use eggcat_catalog::{PreviousFiles, Sink};
@@ -65,7 +65,8 @@ const JS: &str = include_str!("../assets/eggcat.js");
 pub type SnapshotFiles<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
 
 /// Every web file for the published snapshot `files` (path -> bytes), from its documents: what
-/// [`render_into`] puts, collected.
+/// [`render_into`] puts, collected, with the games found from the documents listed in its
+/// `_index.json` ([`Groups::of_documents`]; a build hands [`render_into`] its own).
 pub fn render(
     files: &BTreeMap<String, Vec<u8>>,
     options: &SiteOptions<'_>,
@@ -78,15 +79,20 @@ pub fn render(
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         out.insert(path, bytes);
     };
-    render_into(&|path| files.get(path).cloned(), options, reuse, &sink);
+    let read = |path: &str| files.get(path).cloned();
+    let index: Vec<eggcat_catalog::wire::IndexItem> =
+        read_json(&read, eggcat_catalog::paths::INDEX).unwrap_or_default();
+    let games = Groups::of_documents(index.iter().map(|i| i.slug.as_str()), &read);
+    render_into(&read, &games, options, reuse, &sink);
     out.into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Puts every web file for the snapshot whose files `files` reads into `sink`, from its
 /// documents. Egg documents that do not parse are left out of the pages (they stay in the JSON
-/// API). The eggs are rendered one game at a time (the eggs [`siblings`] groups), and only that
-/// game's documents are in memory meanwhile: a page shows its game's eggs, never another's.
+/// API). The eggs are rendered one game at a time (`games`, the build's groups of eggs that serve
+/// the same game), and only that game's documents are in memory meanwhile: a page shows its
+/// game's eggs, never another's.
 ///
 /// An egg page that stands ([`Reuse`]: the previous snapshot made it from the same inputs, which
 /// are its egg document, its history document, the build report's warnings about its file, its
@@ -94,6 +100,7 @@ pub fn render(
 /// being rendered again.
 pub fn render_into(
     files: SnapshotFiles<'_>,
+    games: &Groups,
     options: &SiteOptions<'_>,
     reuse: &Reuse<'_>,
     sink: Sink<'_>,
@@ -114,23 +121,21 @@ pub fn render_into(
     sink(assets.css.clone(), CSS.as_bytes().to_vec());
     sink(assets.js.clone(), JS.as_bytes().to_vec());
 
-    let status: model::Status = read(files, eggcat_catalog::paths::STATUS).unwrap_or_default();
+    let status: model::Status = read_json(files, eggcat_catalog::paths::STATUS).unwrap_or_default();
     let removed: Vec<model::Removed> =
-        read(files, eggcat_catalog::paths::REMOVED).unwrap_or_default();
-    let index: Vec<eggcat_catalog::wire::IndexItem> =
-        read(files, eggcat_catalog::paths::INDEX).unwrap_or_default();
+        read_json(files, eggcat_catalog::paths::REMOVED).unwrap_or_default();
 
     let mut readmes = readme::Renderer::new();
     // Each page shows the egg's siblings (other eggs for the same game): siblings.rs groups
     // them, versions.rs splits each game into versions, diffs them and says what a page
     // is made from.
-    let mut siblings = versions::Siblings::new(&index, files);
-    let mut items = Vec::with_capacity(index.len());
+    let mut siblings = versions::Siblings::new(games, files);
+    let mut items = Vec::new();
     let mut versions = BTreeMap::new();
     let mut sha256 = BTreeMap::new();
     for game in siblings.games() {
-        siblings.load(&game);
-        for slug in &game {
+        siblings.load(game);
+        for slug in game {
             let Some(doc) = siblings.doc(slug) else {
                 continue;
             };
@@ -196,7 +201,7 @@ pub fn render_into(
     );
 }
 
-fn read<T: serde::de::DeserializeOwned>(files: SnapshotFiles<'_>, path: &str) -> Option<T> {
+fn read_json<T: serde::de::DeserializeOwned>(files: SnapshotFiles<'_>, path: &str) -> Option<T> {
     serde_json::from_slice(&files(path)?).ok()
 }
 

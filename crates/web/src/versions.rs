@@ -25,14 +25,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
+use eggcat_catalog::games::Groups;
 use eggcat_catalog::paths;
-use eggcat_catalog::wire::{IndexItem, Inputs, Key};
+use eggcat_catalog::wire::{Inputs, Key};
 use eggcat_diff::{Change, Kind, Prepared};
 
 use crate::SnapshotFiles;
 use crate::compare::{Compared, LISTED, Others, Sibling, Version};
-use crate::model::{EggDoc, egg_str};
-use crate::siblings::{Groups, Member};
+use crate::model::EggDoc;
 use crate::summary::SummaryItem;
 
 /// The most versions a game may have for them to be compared: an egg page holds one
@@ -40,16 +40,21 @@ use crate::summary::SummaryItem;
 /// The largest game of the ten shared repositories has four.
 pub(crate) const MAX_COMPARED: usize = 12;
 
-/// The groups of a render and what it has learnt about them.
+/// The catalog's games as a render goes through them, and what it has learnt about the game
+/// loaded.
 pub(crate) struct Siblings<'a> {
-    groups: Groups,
-    /// The documents of the game loaded last ([`Siblings::load`]), by slug.
+    /// The catalog's games (`eggcat_catalog::games`).
+    groups: &'a Groups,
+    /// The slugs of the game loaded last ([`Siblings::load`]) whose documents decode, sorted:
+    /// the game as its pages show it.
+    game: Vec<String>,
+    /// Their documents, by slug.
     docs: BTreeMap<String, EggDoc>,
     files: SnapshotFiles<'a>,
     /// The key of the bytes of each egg document of the game loaded, by slug (one that cannot
     /// be read has none).
     keys: BTreeMap<String, Key>,
-    /// Each game's versions, by the game's key (its first slug); `None` for a game of more than
+    /// The versions of the game loaded, by its key (its first slug); `None` for a game of more than
     /// [`MAX_COMPARED`] versions.
     versions: BTreeMap<String, Option<Rc<Versions>>>,
     /// The changes from the first slug to the second, in the game loaded.
@@ -67,23 +72,11 @@ struct Versions {
 }
 
 impl<'a> Siblings<'a> {
-    /// The groups of the eggs of `index` whose documents in `files` can be read (each read
-    /// here once, and let go).
-    pub(crate) fn new(index: &[IndexItem], files: SnapshotFiles<'a>) -> Siblings<'a> {
-        let read: Vec<(String, String, String)> = index
-            .iter()
-            .filter_map(|entry| {
-                let doc = EggDoc::decode(&files(&paths::egg(&entry.slug))?)?;
-                let uuid = egg_str(&doc.egg, "uuid").to_owned();
-                Some((doc.meta.slug, doc.meta.name, uuid))
-            })
-            .collect();
-        let members: Vec<Member<'_>> = read
-            .iter()
-            .map(|(slug, name, uuid)| Member { slug, name, uuid })
-            .collect();
+    /// The games `groups`, whose documents `files` reads.
+    pub(crate) fn new(groups: &'a Groups, files: SnapshotFiles<'a>) -> Siblings<'a> {
         Siblings {
-            groups: Groups::new(&members),
+            groups,
+            game: Vec::new(),
             docs: BTreeMap::new(),
             files,
             keys: BTreeMap::new(),
@@ -94,15 +87,27 @@ impl<'a> Siblings<'a> {
     }
 
     /// Every game (each a group of slugs, sorted), in order.
-    pub(crate) fn games(&self) -> Vec<Vec<String>> {
-        self.groups.all().to_vec()
+    pub(crate) fn games(&self) -> &'a [Vec<String>] {
+        self.groups.all()
+    }
+
+    /// The slugs of the egg's game as its pages show it (itself included, sorted): the game
+    /// loaded, when the egg is in it; else none.
+    fn group(&self, slug: &str) -> &[String] {
+        if self.docs.contains_key(slug) {
+            &self.game
+        } else {
+            &[]
+        }
     }
 
     /// Reads the documents of `game`, in place of the game loaded before and what was learnt
     /// from its eggs.
     pub(crate) fn load(&mut self, game: &[String]) {
+        self.game.clear();
         self.docs.clear();
         self.keys.clear();
+        self.versions.clear();
         self.prepared.clear();
         self.diffs.clear();
         for slug in game {
@@ -112,6 +117,7 @@ impl<'a> Siblings<'a> {
             let key = Inputs::new("egg document").part("bytes", &bytes).key();
             self.keys.insert(slug.clone(), key);
             if let Some(doc) = EggDoc::decode(&bytes) {
+                self.game.push(slug.clone());
                 self.docs.insert(slug.clone(), doc);
             }
         }
@@ -123,7 +129,7 @@ impl<'a> Siblings<'a> {
     pub(crate) fn page_inputs(&self, slug: &str) -> Inputs {
         let key = |s: &str| self.keys.get(s).map_or("", |k| k.as_str());
         let mut inputs = Inputs::new("egg page").part("document", key(slug).as_bytes());
-        for sibling in self.groups.group(slug) {
+        for sibling in self.group(slug) {
             inputs = inputs
                 .part("sibling", sibling.as_bytes())
                 .part("sibling document", key(sibling).as_bytes());
@@ -138,8 +144,9 @@ impl<'a> Siblings<'a> {
 
     /// Sets the summary item's `game` and `gameEggs`.
     pub(crate) fn set_game(&self, item: &mut SummaryItem) {
-        item.game = self.groups.key(&item.slug).to_owned();
-        item.game_eggs = self.groups.group(&item.slug).len().max(1);
+        let group = self.group(&item.slug);
+        item.game = group.first().unwrap_or(&item.slug).clone();
+        item.game_eggs = group.len().max(1);
     }
 
     /// The egg read for the diff, once.
@@ -214,7 +221,7 @@ impl<'a> Siblings<'a> {
     /// Splits the egg's game into versions, once, and diffs the egg with the eggs its page
     /// compares it with.
     fn learn(&mut self, slug: &str) {
-        let group = self.groups.group(slug);
+        let group = self.group(slug);
         if group.len() < 2 {
             return;
         }
@@ -237,7 +244,7 @@ impl<'a> Siblings<'a> {
 
     /// The egg page's siblings, once [`Siblings::learn`] has run for it.
     fn others(&self, slug: &str) -> Others<'_> {
-        let group = self.groups.group(slug);
+        let group = self.group(slug);
         if group.len() < 2 {
             return Others::Alone;
         }

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::{BuildContext, Built, EggRecord, MergedSource, Previous, to_json};
+use super::{BuildContext, EggRecord, MergedSource, Previous, to_json};
 use crate::Sink;
 use crate::name::sort_names;
 use crate::raw_url::render_raw_url;
@@ -50,7 +50,7 @@ pub(super) fn assemble(
     previous: &Previous,
     ctx: &BuildContext,
     sink: Sink<'_>,
-) -> Built {
+) -> (Report, State) {
     let Parts {
         sources,
         mut eggs,
@@ -78,7 +78,7 @@ pub(super) fn assemble(
     sink(paths::REMOVED.to_owned(), to_json(&removed));
     let (report, state) = report_and_state(&sources, listed, removed, ctx);
     sink(paths::STATUS.to_owned(), to_json(&report));
-    Built { report, state }
+    (report, state)
 }
 
 /// Puts each egg's document, in catalog order.

@@ -8,7 +8,7 @@ use super::EggRecord;
 use crate::identity;
 use crate::wire::Problem;
 
-/// Sets `readable`, `uuid`, `collision` and `shared` of every record (in catalog order: the
+/// Sets `readable`, `upstream_uuid`, `uuid`, `collision` and `shared` of every record (in catalog order: the
 /// first egg to hold an upstream uuid keeps it). Each egg is read as a value here, on every
 /// core, for its upstream uuid, and not kept: [`super::derive`] reads it again egg by egg, so
 /// that the whole catalog's values are never in memory at once. Returns a warning for each egg
@@ -40,7 +40,9 @@ pub(super) fn identify(eggs: &mut [EggRecord]) -> Vec<(usize, Problem)> {
         })
         .collect();
     let shared = eggcat_validate::check_catalog(&catalog);
-    for ((r, id), shared) in eggs.iter_mut().zip(identities).zip(shared) {
+    for (((r, id), shared), upstream) in eggs.iter_mut().zip(identities).zip(shared).zip(&upstream)
+    {
+        r.upstream_uuid = upstream.unwrap_or("").to_owned();
         r.uuid = id.uuid;
         r.collision = id.collision;
         r.shared = shared;

@@ -8,6 +8,7 @@
 //!    source or of one that suddenly has no eggs, `indexedAt` of unchanged files);
 //! 2. [`order`]: every egg once, in (owner, repo, path) order, with its slug;
 //! 3. [`identify`]: the upstream egg parsed, its uuid (upstream's or derived), shared uuids (E017);
+//!    then [`games`]: the eggs grouped by the game they serve (for the pages);
 //! 4. [`derive`]: its import files, reused from the previous snapshot or converted anew;
 //! 5. [`histories`]: its history document, made anew or kept from the previous snapshot;
 //! 6. [`assemble`]: the egg documents, the index, names, compat indexes, removals, the report
@@ -26,6 +27,7 @@
 
 mod assemble;
 mod derive;
+mod games;
 mod histories;
 mod identify;
 mod merge;
@@ -39,6 +41,7 @@ use std::sync::{Mutex, PoisonError};
 
 use serde::Serialize;
 
+use crate::games::Groups;
 use crate::history::SourceHistory;
 use crate::scan::{ParsedEgg, SourceScan};
 use crate::wire::{
@@ -176,6 +179,8 @@ pub struct Built {
     pub report: Report,
     /// What the next build needs to reuse this one.
     pub state: State,
+    /// The catalog's games: its eggs grouped by the game they serve ([`games`]).
+    pub games: Groups,
 }
 
 /// One source after [`merge`]: everything of it but its eggs, which become [`EggRecord`]s.
@@ -215,6 +220,9 @@ struct EggRecord {
     /// [`identify`]: whether the upstream egg can be read back as a JSON value (see
     /// [`identify`]).
     readable: bool,
+    /// [`identify`]: the upstream egg's `uuid`, or "" when it has none (what [`games`] groups
+    /// by, with the name).
+    upstream_uuid: String,
     /// [`identify`]: the uuid its import files carry.
     uuid: String,
     /// [`identify`]: why upstream's uuid was not kept, when another egg kept it first.
@@ -252,7 +260,9 @@ pub fn build(
         let mut files = files.lock().unwrap_or_else(PoisonError::into_inner);
         files.insert(path, bytes);
     };
-    let Built { report, mut state } = build_into(inputs, previous, ctx, reuse, &sink);
+    let Built {
+        report, mut state, ..
+    } = build_into(inputs, previous, ctx, reuse, &sink);
     state.reuse = reuse.made();
     Catalog {
         files: files.into_inner().unwrap_or_else(PoisonError::into_inner),
@@ -276,6 +286,7 @@ pub fn build_into(
     let (mut sources, eggs) = merge::merge(inputs, &mut previous, ctx.now_ms);
     let mut eggs = order::order(&sources, eggs);
     let unreadable = identify::identify(&mut eggs);
+    let games = games::games(&eggs);
     let imports = std::mem::take(&mut previous.imports);
     let derive_inputs = derive::Inputs {
         previous: &imports,
@@ -291,7 +302,12 @@ pub fn build_into(
         eggs,
         unreadable,
     };
-    assemble::assemble(parts, &previous, ctx, sink)
+    let (report, state) = assemble::assemble(parts, &previous, ctx, sink);
+    Built {
+        report,
+        state,
+        games,
+    }
 }
 
 /// How the error of a source that suddenly has no eggs ends (the report already says the

@@ -31,6 +31,7 @@ pub(super) fn order(sources: &[MergedSource], mut eggs: Vec<SourceEgg>) -> Vec<E
             first,
             slug,
             readable: false,
+            upstream_uuid: String::new(),
             uuid: String::new(),
             collision: None,
             shared: Vec::new(),

@@ -483,3 +483,36 @@ fn import_files_stand_only_when_made_from_the_same_inputs() {
     let third = build(inputs, previous, &moved, &reuse);
     assert_ne!(third.files[&mumble], b"planted");
 }
+
+/// The build groups its eggs into games (for the pages): by display name, the ` (Pterodactyl)`
+/// twin included, and by a shared upstream uuid.
+#[test]
+fn the_build_groups_its_eggs_into_games() {
+    let uuid = "0b9ad3d9-6d8f-4a2b-a3a5-8f1c3e2d4b6a";
+    let files = [
+        ("games/paper/egg-paper.json", egg("Paper", None)),
+        ("games/paper/pterodactyl-egg-paper.json", egg("Paper", None)),
+        ("voice/egg-mumble.json", egg("Mumble", Some(uuid))),
+        ("voice/egg-murmur.json", egg("Murmur", Some(uuid))),
+        ("voice/egg-teamspeak.json", egg("TeamSpeak", None)),
+    ];
+    let inputs = vec![SourceInput {
+        info: info("alpha", "eggs"),
+        fetched: scanned(&files, "c1", SourceHistory::default()),
+    }];
+    let built = build_into(
+        inputs,
+        Previous::default(),
+        &ctx(1000),
+        &Reuse::none(),
+        &|_, _| {},
+    );
+    let games = built.games.all();
+    let mut sizes: Vec<usize> = games.iter().map(Vec::len).collect();
+    sizes.sort_unstable();
+    assert_eq!(sizes, [1, 2, 2], "{games:?}");
+    let twin = games
+        .iter()
+        .find(|g| g.iter().any(|s| s.contains("pterodactyl")));
+    assert_eq!(twin.map(Vec::len), Some(2), "{games:?}");
+}

@@ -1,8 +1,9 @@
-//! Sibling eggs: the eggs of one catalog that serve the same game.
+//! The catalog's games: the eggs of one catalog that serve the same game (siblings), found by the
+//! build (its `games` step, after `identify`) and handed to the pages as [`Groups`].
 //!
 //! Two eggs are siblings when their names match once a ` (Pterodactyl)` suffix, case and
 //! punctuation are set aside ([`name_key`]), or when their upstream eggs carry the same `uuid`
-//! (the `uuid` of the egg in the document's `egg`, not `meta.uuid`, which eggcat makes up for an
+//! (the `uuid` of the upstream egg, the document's `egg`, not `meta.uuid`, which eggcat makes up for an
 //! egg without one and which is therefore unique). Siblings of siblings are siblings: a group is
 //! the transitive closure of both relations. The upstream keeps a Pelican egg and its
 //! Pterodactyl twin side by side under one name, and a second repository may carry the same
@@ -13,19 +14,25 @@
 
 use std::collections::BTreeMap;
 
+use serde_json::Value;
+
+use crate::paths;
+use crate::wire::EggDocument;
+
 /// What grouping needs of one egg.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Member<'a> {
-    pub(crate) slug: &'a str,
+pub struct Member<'a> {
+    /// Its slug.
+    pub slug: &'a str,
     /// `meta.name`, the display name (` (Pterodactyl)` added to a twin).
-    pub(crate) name: &'a str,
+    pub name: &'a str,
     /// The upstream egg's `uuid`, or "" when it has none.
-    pub(crate) uuid: &'a str,
+    pub uuid: &'a str,
 }
 
 /// The sibling groups of a catalog.
 #[derive(Debug, Default)]
-pub(crate) struct Groups {
+pub struct Groups {
     /// Slug to the index of its group in `groups`.
     of: BTreeMap<String, usize>,
     /// Each group's slugs, sorted; groups sorted by their first slug.
@@ -34,7 +41,7 @@ pub(crate) struct Groups {
 
 impl Groups {
     /// The groups of `members` (slugs unique; a repeated slug is read once).
-    pub(crate) fn new(members: &[Member<'_>]) -> Groups {
+    pub fn new(members: &[Member<'_>]) -> Groups {
         let mut slugs: Vec<&str> = members.iter().map(|m| m.slug).collect();
         slugs.sort_unstable();
         slugs.dedup();
@@ -77,8 +84,31 @@ impl Groups {
         Groups { of, groups }
     }
 
+    /// The groups of the eggs of `slugs` whose egg documents `read` gives (by published path)
+    /// and decode with their egg: for a published tree made elsewhere than by the build (tests,
+    /// tools). A document that does not decode is in no group.
+    pub fn of_documents<'s>(
+        slugs: impl IntoIterator<Item = &'s str>,
+        read: &dyn Fn(&str) -> Option<Vec<u8>>,
+    ) -> Groups {
+        let read: Vec<(String, String, String)> = slugs
+            .into_iter()
+            .filter_map(|slug| {
+                let doc: EggDocument = serde_json::from_slice(&read(&paths::egg(slug))?).ok()?;
+                let egg: Value = serde_json::from_str(doc.egg.get()).ok()?;
+                let uuid = egg.get("uuid").and_then(Value::as_str).unwrap_or("");
+                Some((doc.meta.slug, doc.meta.name, uuid.to_owned()))
+            })
+            .collect();
+        let members: Vec<Member<'_>> = read
+            .iter()
+            .map(|(slug, name, uuid)| Member { slug, name, uuid })
+            .collect();
+        Groups::new(&members)
+    }
+
     /// Every slug of the egg's group, itself included, sorted; empty for an unknown slug.
-    pub(crate) fn group(&self, slug: &str) -> &[String] {
+    pub fn group(&self, slug: &str) -> &[String] {
         self.of
             .get(slug)
             .map(|&g| self.groups[g].as_slice())
@@ -86,12 +116,12 @@ impl Groups {
     }
 
     /// Every group, sorted by first slug.
-    pub(crate) fn all(&self) -> &[Vec<String>] {
+    pub fn all(&self) -> &[Vec<String>] {
         &self.groups
     }
 
     /// The group's key: its first slug (the summary's `game`). An egg alone is its own group.
-    pub(crate) fn key<'a>(&'a self, slug: &'a str) -> &'a str {
+    pub fn key<'a>(&'a self, slug: &'a str) -> &'a str {
         self.group(slug).first().map_or(slug, String::as_str)
     }
 }
@@ -100,7 +130,7 @@ impl Groups {
 /// only letters and digits kept, lowercase. Spaces go with the punctuation, so that
 /// "Counter-Strike", "Counter Strike" and "CounterStrike" meet; a name with neither letters nor
 /// digits has no key and joins no group by name.
-pub(crate) fn name_key(name: &str) -> String {
+pub fn name_key(name: &str) -> String {
     let trimmed = name.trim_end();
     let cut = trimmed.len().saturating_sub("(pterodactyl)".len());
     let base = match trimmed.get(cut..) {
