@@ -6,5 +6,5 @@ pub use eggcat_wire::{
     Change, Database, DatabaseFiles, Diagnostic, DiagnosticCounts, EggDocument, History, ImageInfo,
     ImageRole, ImageStatus, ImagesReport, Imports, IndexItem, Inputs, Key, Meta, MissingImage,
     PanelImport, Problem, ProblemDocument, Removed, Report, Reuse, Severity, Since, SourceProblem,
-    SourceReport, SourceState, SourceStatus, State, Version, VersionEvent,
+    SourceReport, SourceState, SourceStatus, State, SummaryItem, Version, VersionEvent,
 };

@@ -18,8 +18,8 @@ use eggcat_catalog::wire::Database;
 use crate::html::Html;
 use crate::layout::{self, Assets, Data, Here, Nav};
 use crate::model::Status;
-use crate::summary::SummaryItem;
 use crate::words::count;
+use eggcat_catalog::wire::SummaryItem;
 
 /// Where the catalog page is published, for its links.
 const HERE: Here<'static> = Here::Page(paths::CATALOG_PAGE);
@@ -118,7 +118,7 @@ pub(crate) fn render(
         None,
         Some(Data {
             label: "_summary.json",
-            path: crate::SUMMARY,
+            path: eggcat_catalog::paths::SUMMARY,
         }),
     );
     h.finish()
@@ -167,7 +167,7 @@ fn filters(h: &mut Html, items: &[SummaryItem]) {
             i.runs_on.clone()
         });
     }
-    // One row per game: only where some game has more than one egg (siblings.rs).
+    // One row per game: only where some game has more than one egg (`eggcat_catalog::games`).
     if items.iter().any(|i| i.game_eggs > 1) {
         h.lit("<div class=\"field check\"><input type=\"checkbox\" id=\"per-game\" name=\"rows\" value=\"game\">")
             .lit("<label for=\"per-game\">One row per game</label></div>");
@@ -233,7 +233,7 @@ pub(crate) fn all(items: &[SummaryItem], assets: &Assets) -> String {
         None,
         Some(Data {
             label: "_summary.json",
-            path: crate::SUMMARY,
+            path: eggcat_catalog::paths::SUMMARY,
         }),
     );
     h.finish()

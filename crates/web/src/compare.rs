@@ -1,8 +1,8 @@
-//! Eggs for the same game ([`crate::siblings`]) shown against each other: the egg page's
+//! Eggs for the same game (`eggcat_catalog::games`) shown against each other: the egg page's
 //! section "Other eggs for this game" (id [`paths::OTHERS_SECTION`], where the comparison pages
 //! of earlier eggcats, `eggs/{slug}/compare/{other}/`, now redirect).
 //!
-//! A game's eggs come in versions (versions.rs): eggs that run servers the same way, in which
+//! A game's eggs come in versions (`eggcat_catalog::games::Siblings`): eggs that run servers the same way, in which
 //! `eggcat_diff` finds no change but to their identity (name, description, author, uuid,
 //! update URL, icon, tags; an egg and its Pterodactyl twin, a repository's copy of another's
 //! egg), are one version. The section lists the other eggs of this egg's version, each with
@@ -17,7 +17,7 @@
 //! servers made from this egg if the panel held the other egg in its place.
 //!
 //! The section is bounded whatever the size of the game: at most [`LISTED`] eggs of a version
-//! named, the others counted, and at most `versions::MAX_COMPARED - 1` other versions compared,
+//! named, the others counted, and at most `games::MAX_COMPARED - 1` other versions compared,
 //! so that the pages of a game of n eggs weigh O(n) in all, not O(n²) (docs/web.md, "Eggs for
 //! the same game").
 
@@ -26,55 +26,11 @@ use eggcat_diff::{Change, Kind};
 
 use crate::html::Html;
 use crate::layout::Here;
+use eggcat_catalog::games::{Others, Sibling, Version};
+
 use crate::model::{EggDoc, Meta};
 use crate::side_by_side;
 use crate::words::count;
-
-/// The most eggs of one version the section names; the others are counted.
-pub(crate) const LISTED: usize = 3;
-
-/// The eggs for the same game as the egg page shows them.
-pub(crate) enum Others<'a> {
-    /// The egg is the only one for its game: no section.
-    Alone,
-    /// The other eggs, in at most `versions::MAX_COMPARED` versions.
-    Compared(Compared<'a>),
-    /// The game has this many eggs, in too many versions to compare each with every other.
-    TooMany(usize),
-}
-
-/// The other eggs of a game of at most `versions::MAX_COMPARED` versions.
-pub(crate) struct Compared<'a> {
-    /// How many eggs serve the game, this one included.
-    pub(crate) eggs: usize,
-    /// How many versions they come in.
-    pub(crate) versions: usize,
-    /// The first [`LISTED`] other eggs of this egg's version.
-    pub(crate) same: Vec<Sibling<'a>>,
-    /// How many other eggs this egg's version has.
-    pub(crate) same_total: usize,
-    /// Every other version, in the order of their first slugs.
-    pub(crate) others: Vec<Version<'a>>,
-}
-
-/// Another egg of this egg's version.
-pub(crate) struct Sibling<'a> {
-    pub(crate) meta: &'a Meta,
-    /// The changes from this egg to it (to its identity only).
-    pub(crate) changes: &'a [Change],
-}
-
-/// Another version of the game.
-pub(crate) struct Version<'a> {
-    /// Its first egg by slug, the one set beside this egg.
-    pub(crate) doc: &'a EggDoc,
-    /// The first [`LISTED`] of its other eggs.
-    pub(crate) more: Vec<&'a Meta>,
-    /// How many other eggs it has.
-    pub(crate) more_total: usize,
-    /// The changes from this egg to its first egg.
-    pub(crate) changes: &'a [Change],
-}
 
 /// The egg page's section: nothing when the egg has no sibling. `this` is the egg of the page,
 /// published at `here`.

@@ -14,8 +14,8 @@ use crate::html::Html;
 use crate::layout::{self, Assets, Data, Here, Nav};
 use crate::model::{EggDoc, Meta, PanelImport, Status, clip, egg_str, startup_commands};
 use crate::readme::{Renderer, Upstream};
-use crate::summary::SummaryItem;
 use crate::{egg_page_parts as parts, history, rules};
+use eggcat_catalog::wire::SummaryItem;
 
 /// The description is shown whole up to this many characters (a 2 MB description would make
 /// the page unusable); the egg document keeps all of it.
@@ -25,8 +25,8 @@ const DESCRIPTION_CHARS: usize = 5_000;
 /// history.
 #[derive(Clone, Copy)]
 pub(crate) struct Related<'a> {
-    pub(crate) siblings: &'a crate::compare::Others<'a>,
-    pub(crate) history: &'a history::Loaded,
+    pub(crate) siblings: &'a eggcat_catalog::games::Others<'a>,
+    pub(crate) history: &'a eggcat_catalog::games::Loaded,
 }
 
 /// The page of one egg.

@@ -25,8 +25,8 @@ use eggcat_catalog::wire::{Version, VersionEvent};
 
 use crate::history::{anchor, event_words, full_stop, no_changes_words, short, web_url};
 use crate::html::{Html, escape};
-use crate::summary::SummaryItem;
-use crate::updated::unix_ms;
+use eggcat_catalog::games::unix_ms;
+use eggcat_catalog::wire::SummaryItem;
 
 /// How many entries the feed carries.
 pub(crate) const ENTRIES: usize = 50;

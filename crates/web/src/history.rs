@@ -1,7 +1,7 @@
 //! The egg page's "Changes" section, from the egg's history document
 //! (`api/v1/eggs/{slug}/history.json`, [`eggcat_catalog::wire::History`]).
 //!
-//! The section shows the newest [`PAGE_VERSIONS`] versions, each with its date, commit subject,
+//! The section shows the newest `PAGE_VERSIONS` versions (`eggcat_catalog::games`), each with its date, commit subject,
 //! a link to the upstream commit (or the short id), what the commit did to the file, and each
 //! change in plain words (`Change::text`), the ones that can break servers marked in words and
 //! with why; the install script's diff is collapsed, and so are the full values of a change
@@ -10,66 +10,13 @@
 //! escaped text. The feed (`feed.rs`) takes its entries from the same versions and links to
 //! each one's anchor here ([`anchor`]).
 
+use eggcat_catalog::games::Loaded;
 use eggcat_catalog::wire::{History, Version, VersionEvent};
 use eggcat_diff::ScriptDiff;
 
 use crate::html::Html;
 use crate::layout::Here;
 use crate::words::count;
-
-/// How many versions the page shows; the rest are in the history document it links. The feed
-/// carries at most these per egg too, so that every entry's link has its anchor on the page.
-pub(crate) const PAGE_VERSIONS: usize = 10;
-
-/// An egg's history as the pages read it.
-#[derive(Debug)]
-pub(crate) enum Loaded {
-    /// The document, parsed.
-    Doc(History),
-    /// No history document for the egg (a catalog built without history, an older snapshot).
-    Missing,
-    /// A document that is not a history: its `note`, when it has one that can be read.
-    Unreadable { note: Option<String> },
-}
-
-impl Loaded {
-    /// The history an egg's `history.json` of `bytes` holds (`None`: it has none).
-    pub(crate) fn of(bytes: Option<&[u8]>) -> Loaded {
-        let Some(bytes) = bytes else {
-            return Loaded::Missing;
-        };
-        match serde_json::from_slice::<History>(bytes) {
-            Ok(h) => Loaded::Doc(h),
-            Err(_) => Loaded::Unreadable {
-                // A document of a newer or broken shape may still say why in words.
-                note: serde_json::from_slice::<serde_json::Value>(bytes)
-                    .ok()
-                    .and_then(|v| v.get("note")?.as_str().map(str::to_owned)),
-            },
-        }
-    }
-
-    /// The versions the page shows (newest first, at most [`PAGE_VERSIONS`]); none when there
-    /// is no readable history.
-    pub(crate) fn recent(&self) -> &[Version] {
-        match self {
-            Loaded::Doc(h) => &h.versions[..h.versions.len().min(PAGE_VERSIONS)],
-            _ => &[],
-        }
-    }
-
-    /// The same, keeping only the versions the page and the feed use (the rest of a long
-    /// history is not held for the whole build).
-    pub(crate) fn into_recent(self) -> Vec<Version> {
-        match self {
-            Loaded::Doc(mut h) => {
-                h.versions.truncate(PAGE_VERSIONS);
-                h.versions
-            }
-            _ => Vec::new(),
-        }
-    }
-}
 
 /// The anchor of a version on its egg's page: `v-{commit}`.
 pub(crate) fn anchor(commit: &str) -> String {

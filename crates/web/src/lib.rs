@@ -28,7 +28,6 @@ mod egg_page_parts;
 mod feed;
 mod history;
 mod html;
-mod icon;
 mod images;
 mod layout;
 mod model;
@@ -37,13 +36,10 @@ mod readme;
 mod rules;
 mod side_by_side;
 mod status_page;
-mod summary;
-mod updated;
-mod versions;
 mod words;
 
 pub use eggcat_catalog::games::Groups;
-pub use eggcat_catalog::paths::SUMMARY;
+use eggcat_catalog::games::{self, Siblings};
 pub use eggcat_catalog::wire::Reuse;
 pub use eggcat_catalog::{PreviousFiles, Sink};
 pub use readme::render_readme;
@@ -60,9 +56,7 @@ const CSS: &str = include_str!("../assets/eggcat.css");
 /// The script, as shipped.
 const JS: &str = include_str!("../assets/eggcat.js");
 
-/// Reads a file of the snapshot the pages are rendered for, by its published path; `None` when
-/// it has none (the caller's IO, as for [`PreviousFiles`]).
-pub type SnapshotFiles<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
+pub use eggcat_catalog::games::SnapshotFiles;
 
 /// Every web file for the published snapshot `files` (path -> bytes), from its documents: what
 /// [`render_into`] puts, collected, with the games found from the documents listed in its
@@ -126,59 +120,50 @@ pub fn render_into(
         read_json(files, eggcat_catalog::paths::REMOVED).unwrap_or_default();
 
     let mut readmes = readme::Renderer::new();
-    // Each page shows the egg's siblings (other eggs for the same game): siblings.rs groups
-    // them, versions.rs splits each game into versions, diffs them and says what a page
-    // is made from.
-    let mut siblings = versions::Siblings::new(games, files);
+    // Each page shows the egg's siblings (other eggs for the same game): the catalog groups
+    // them and, a game at a time, splits it into versions, diffs them and says what a page is
+    // made from (`eggcat_catalog::games`).
+    let mut siblings = Siblings::new(games, files);
     let mut items = Vec::new();
     let mut versions = BTreeMap::new();
     let mut sha256 = BTreeMap::new();
     for game in siblings.games() {
         siblings.load(game);
-        for slug in game {
-            let Some(doc) = siblings.doc(slug) else {
+        for slug in &siblings.shown_slugs().to_vec() {
+            let (Some(doc), Some(shown)) = (siblings.doc(slug), siblings.shown(slug)) else {
                 continue;
             };
-            let icon = icon::from_egg(&doc.egg).map(|i| {
-                let path = icon::path(&doc.meta.slug, &i);
-                sink(path.clone(), i.bytes);
-                path
-            });
-            let history_path = eggcat_catalog::paths::history(slug);
-            let history_bytes = files(&history_path);
-            let history = history::Loaded::of(history_bytes.as_deref());
-            let updated = updated::Updated::of(&history, doc.meta.indexed_at);
-            let mut item = summary::item(doc, icon, updated);
+            if let Some((path, icon)) = &shown.icon {
+                sink(path.clone(), icon.bytes.clone());
+            }
             let warnings = egg_page::file_warnings(&status, &doc.meta);
             sha256.insert(slug.clone(), doc.meta.sha256.clone());
-            siblings.set_game(&mut item);
+            versions.insert(slug.clone(), shown.history.recent().to_vec());
+            items.push(shown.item.clone());
             let page_path = eggcat_catalog::paths::egg_page(slug);
-            let key = siblings
-                .page_inputs(slug)
-                .file("history", history_bytes.as_deref())
-                .value("warnings", &warnings)
-                .value("summary item", &item)
-                .key();
+            let key = siblings.page_key(slug, &warnings);
             let page = reuse.file(&page_path, &key).unwrap_or_else(|| {
-                let (doc, others) = siblings.of(slug);
+                let (doc, shown, others) = siblings.of(slug);
                 let related = egg_page::Related {
                     siblings: &others,
-                    history: &history,
+                    history: &shown.history,
                 };
-                egg_page::render(doc, &item, related, &warnings, &assets, base, &mut readmes)
-                    .into_bytes()
+                egg_page::render(
+                    doc,
+                    &shown.item,
+                    related,
+                    &warnings,
+                    &assets,
+                    base,
+                    &mut readmes,
+                )
+                .into_bytes()
             });
             sink(page_path, page);
-            versions.insert(slug.clone(), history.into_recent());
-            items.push(item);
         }
     }
     drop(siblings);
-    items.sort_by(|a, b| a.slug.cmp(&b.slug));
-    summary::mark_lookalikes(&mut items);
-
-    let summary = serde_json::to_vec(&items).expect("the summary serializes");
-    sink(SUMMARY.to_owned(), summary);
+    let items = games::summary(items, sink);
     sink(
         eggcat_catalog::paths::CATALOG_PAGE.to_owned(),
         catalog_page::render(&items, &status, &assets, base).into_bytes(),

@@ -10,8 +10,8 @@ use eggcat_catalog::wire::SourceStatus;
 
 use crate::layout::{self, Assets, Data, Here, Nav};
 use crate::model::{Removed, SourceProblem, Status};
-use crate::summary::SummaryItem;
 use crate::words::count;
+use eggcat_catalog::wire::SummaryItem;
 
 /// The page.
 pub(crate) fn render(

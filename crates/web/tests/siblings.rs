@@ -167,7 +167,7 @@ fn siblings_are_listed_compared_and_counted() {
         )
     );
 
-    let summary: Vec<Value> = serde_json::from_slice(&out[eggcat_web::SUMMARY]).unwrap();
+    let summary: Vec<Value> = serde_json::from_slice(&out[eggcat_catalog::paths::SUMMARY]).unwrap();
     let game = |slug: &str| {
         let i = summary.iter().find(|i| i["slug"] == slug).unwrap();
         (
@@ -420,7 +420,7 @@ fn a_game_with_too_many_versions_is_not_compared() {
         "13 eggs serve this game in the catalog, in too many versions to compare each with every other."
     ));
     assert!(!section.contains("<a "));
-    let summary: Vec<Value> = serde_json::from_slice(&out[eggcat_web::SUMMARY]).unwrap();
+    let summary: Vec<Value> = serde_json::from_slice(&out[eggcat_catalog::paths::SUMMARY]).unwrap();
     assert!(
         summary
             .iter()

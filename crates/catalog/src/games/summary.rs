@@ -3,30 +3,24 @@
 //! One array sorted by slug. The search runs over it in the browser, and scripts can use it as
 //! a richer index than `_index.json` (docs/web.md documents each field).
 
-use eggcat_catalog::wire::ImageStatus;
-pub(crate) use eggcat_wire::{Importable, SummaryItem};
-
-use crate::model::{EggDoc, egg_strings, one_line};
+use super::doc::{Doc, egg_str, egg_strings, one_line};
+use super::updated::Updated;
+use crate::wire::{ImageStatus, SummaryItem};
+use crate::{Sink, paths};
+use eggcat_wire::Importable;
 
 /// Longest description kept in the summary and the catalog list, in characters.
-pub(crate) const DESCRIPTION_CHARS: usize = 200;
+pub const DESCRIPTION_CHARS: usize = 200;
 
 /// The summary item of one egg, last updated as `updated` says.
-pub(crate) fn item(
-    doc: &EggDoc,
-    icon: Option<String>,
-    updated: crate::updated::Updated,
-) -> SummaryItem {
+pub fn item(doc: &Doc, icon: Option<String>, updated: Updated) -> SummaryItem {
     let m = &doc.meta;
     let mut images = egg_strings(&doc.egg, "docker_images");
     images.dedup();
     SummaryItem {
         slug: m.slug.clone(),
         name: m.name.clone(),
-        description: one_line(
-            crate::model::egg_str(&doc.egg, "description"),
-            DESCRIPTION_CHARS,
-        ),
+        description: one_line(egg_str(&doc.egg, "description"), DESCRIPTION_CHARS),
         category: m.category.clone(),
         source: m.source.clone(),
         owner: m.owner.clone(),
@@ -43,7 +37,7 @@ pub(crate) fn item(
             pelican: m.import.pelican.importable,
             pterodactyl: m.import.pterodactyl.importable,
         },
-        // Alone until the caller knows the groups (lib.rs sets both).
+        // Alone until the caller knows the game (`Siblings::load` sets both).
         game: m.slug.clone(),
         game_eggs: 1,
         lookalike: false,
@@ -56,9 +50,19 @@ pub(crate) fn item(
     }
 }
 
+/// `api/v1/eggs/_summary.json` of the catalog whose eggs' items are `items` (in any order): the
+/// items sorted by slug, lookalikes marked, put into `sink`, and returned as published.
+pub fn summary(mut items: Vec<SummaryItem>, sink: Sink<'_>) -> Vec<SummaryItem> {
+    items.sort_by(|a, b| a.slug.cmp(&b.slug));
+    mark_lookalikes(&mut items);
+    let bytes = serde_json::to_vec(&items).expect("the summary serializes");
+    sink(paths::SUMMARY.to_owned(), bytes);
+    items
+}
+
 /// Marks the items that another item of the same game would show as the same card, so that
 /// their cards name the repository (two "5e Tools" from two repositories looked alike).
-pub(crate) fn mark_lookalikes(items: &mut [SummaryItem]) {
+fn mark_lookalikes(items: &mut [SummaryItem]) {
     let card = |i: &SummaryItem| {
         (
             i.game.clone(),

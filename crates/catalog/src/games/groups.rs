@@ -1,5 +1,5 @@
-//! The catalog's games: the eggs of one catalog that serve the same game (siblings), found by the
-//! build (its `games` step, after `identify`) and handed to the pages as [`Groups`].
+//! The eggs of one catalog that serve the same game (siblings), found by the build (its `games`
+//! step, after `identify`) and handed to the pages as [`Groups`].
 //!
 //! Two eggs are siblings when their names match once a ` (Pterodactyl)` suffix, case and
 //! punctuation are set aside ([`name_key`]), or when their upstream eggs carry the same `uuid`

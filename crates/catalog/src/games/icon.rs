@@ -10,19 +10,19 @@ use base64::Engine;
 use serde_json::Value;
 
 /// Icons larger than this (decoded) are not shown: a catalog thumbnail has no need for more.
-pub(crate) const MAX_ICON_BYTES: usize = 512 * 1024;
+pub const MAX_ICON_BYTES: usize = 512 * 1024;
 
 /// A checked icon.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Icon {
+pub struct Icon {
     /// File extension for its type (`png`, `jpg`, `gif`, `webp`).
-    pub(crate) ext: &'static str,
+    pub ext: &'static str,
     /// The decoded image.
-    pub(crate) bytes: Vec<u8>,
+    pub bytes: Vec<u8>,
 }
 
 /// The egg's icon, when it has one that is an accepted image.
-pub(crate) fn from_egg(egg: &Value) -> Option<Icon> {
+pub fn from_egg(egg: &Value) -> Option<Icon> {
     ["image", "icon"]
         .iter()
         .filter_map(|k| egg.get(*k).and_then(Value::as_str))
@@ -30,7 +30,7 @@ pub(crate) fn from_egg(egg: &Value) -> Option<Icon> {
 }
 
 /// Decodes `data:image/...;base64,...` and checks its bytes.
-pub(crate) fn from_data_url(url: &str) -> Option<Icon> {
+pub fn from_data_url(url: &str) -> Option<Icon> {
     let rest = url.trim().strip_prefix("data:")?;
     let (head, data) = rest.split_once(',')?;
     let mut parts = head.split(';');
@@ -69,8 +69,8 @@ fn sniff(bytes: &[u8]) -> Option<&'static str> {
 }
 
 /// Where an egg's icon is published.
-pub(crate) fn path(slug: &str, icon: &Icon) -> String {
-    eggcat_catalog::paths::icon(slug, icon.ext)
+pub fn path(slug: &str, icon: &Icon) -> String {
+    crate::paths::icon(slug, icon.ext)
 }
 
 #[cfg(test)]

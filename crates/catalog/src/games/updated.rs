@@ -11,13 +11,13 @@
 
 use std::time::UNIX_EPOCH;
 
-use eggcat_catalog::wire::VersionEvent;
+use crate::wire::VersionEvent;
 
-use crate::history::Loaded;
+use super::history::Loaded;
 
 /// The date an egg was last updated, and how it is known (Unix ms).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Updated {
+pub enum Updated {
     /// The date of the newest upstream commit that changed the file.
     Upstream(u64),
     /// The file is older than the history eggcat reads: it last changed at this date or before
@@ -29,7 +29,7 @@ pub(crate) enum Updated {
 
 impl Updated {
     /// The date for an egg with `history`, first read by eggcat at `indexed_at`.
-    pub(crate) fn of(history: &Loaded, indexed_at: u64) -> Updated {
+    pub fn of(history: &Loaded, indexed_at: u64) -> Updated {
         let Loaded::Doc(doc) = history else {
             return Updated::Indexed(indexed_at);
         };
@@ -53,14 +53,14 @@ impl Updated {
     }
 
     /// The date, Unix ms.
-    pub(crate) fn at(self) -> u64 {
+    pub fn at(self) -> u64 {
         match self {
             Updated::Upstream(at) | Updated::Before(at) | Updated::Indexed(at) => at,
         }
     }
 
     /// How the date is known, as `_summary.json` `updatedFrom` says it.
-    pub(crate) fn from(self) -> &'static str {
+    pub fn from(self) -> &'static str {
         match self {
             Updated::Upstream(_) => "upstream",
             Updated::Before(_) => "before",
@@ -70,7 +70,7 @@ impl Updated {
 }
 
 /// An RFC 3339 UTC date (`2026-01-01T00:00:00Z`, fractions allowed) in Unix ms.
-pub(crate) fn unix_ms(date: &str) -> Option<u64> {
+pub fn unix_ms(date: &str) -> Option<u64> {
     let t = humantime::parse_rfc3339_weak(date).ok()?;
     u64::try_from(t.duration_since(UNIX_EPOCH).ok()?.as_millis()).ok()
 }
@@ -78,7 +78,7 @@ pub(crate) fn unix_ms(date: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use eggcat_catalog::wire::{History, Since};
+    use crate::wire::{History, Since};
 
     fn doc(versions: serde_json::Value, since: Option<&str>) -> Loaded {
         let mut h: History = serde_json::from_value(serde_json::json!({

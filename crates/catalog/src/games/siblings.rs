@@ -1,19 +1,19 @@
-//! The eggs for one game as the egg pages show them: each game's eggs split into versions, the
-//! changes from an egg to the eggs its page compares it with (each diffed once, and only when a
-//! page needs it), the summary's `game` fields, and whether an egg page of the previous
-//! snapshot still holds.
+//! The eggs for one game as the egg pages show them: each game's documents read back from the
+//! snapshot being made, its eggs split into versions, the changes from an egg to the eggs its
+//! page compares it with (each diffed once, and only when a page needs it), the summary's
+//! `game` fields, and what an egg page is made from of its game (its reuse key's part).
 //!
 //! A version is a set of eggs that run servers the same way: `eggcat_diff` finds no change
 //! between them but to what the egg is called and how it is found (name, description, author,
 //! uuid, update URL, icon, tags; [`same_version`]), such as an egg and its Pterodactyl twin or a
 //! repository's copy of another's egg. An egg page compares its egg in full with each *other
 //! version* of its game (through that version's first egg) and lists at most
-//! [`crate::compare::LISTED`] eggs of each version, so the copies of an egg cost nothing on
+//! [`LISTED`] eggs of each version, so the copies of an egg cost nothing on
 //! the other pages and the pages of a game of n eggs weigh O(n) in all (docs/web.md, "Eggs for
 //! the same game"). Copies that are the same egg byte for byte are one version without a diff;
 //! each other egg is diffed with the first egg of each version found so far, at most
 //! [`MAX_COMPARED`] of them, so that splitting a game costs at most that many diffs per egg,
-//! and a page at most [`crate::compare::LISTED`] + [`MAX_COMPARED`] - 1 more.
+//! and a page at most [`LISTED`] + [`MAX_COMPARED`] - 1 more.
 //!
 //! The documents of one game are read at a time ([`Siblings::load`]), with what is learnt
 //! from them (the eggs read for the diff, the diffs): a game's pages need no other game's eggs.
@@ -25,31 +25,34 @@
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 
-use eggcat_catalog::games::Groups;
-use eggcat_catalog::paths;
-use eggcat_catalog::wire::{Inputs, Key};
 use eggcat_diff::{Change, Kind, Prepared};
 
-use crate::SnapshotFiles;
-use crate::compare::{Compared, LISTED, Others, Sibling, Version};
-use crate::model::EggDoc;
-use crate::summary::SummaryItem;
+use super::icon::{self, Icon};
+use super::{Compared, Doc, Groups, LISTED, Loaded, Others, Sibling, Updated, Version, item};
+use crate::paths;
+use crate::wire::{Inputs, Key, SummaryItem};
+
+/// Reads a file of the snapshot being made, by its published path; `None` when it has none
+/// (the caller's IO, as for [`crate::PreviousFiles`]).
+pub type SnapshotFiles<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
 
 /// The most versions a game may have for them to be compared: an egg page holds one
 /// comparison per other version, and an upstream could name a thousand different eggs alike.
 /// The largest game of the ten shared repositories has four.
-pub(crate) const MAX_COMPARED: usize = 12;
+pub const MAX_COMPARED: usize = 12;
 
 /// The catalog's games as a render goes through them, and what it has learnt about the game
 /// loaded.
-pub(crate) struct Siblings<'a> {
-    /// The catalog's games (`eggcat_catalog::games`).
+pub struct Siblings<'a> {
+    /// The catalog's games ([`Groups`]).
     groups: &'a Groups,
     /// The slugs of the game loaded last ([`Siblings::load`]) whose documents decode, sorted:
     /// the game as its pages show it.
     game: Vec<String>,
     /// Their documents, by slug.
-    docs: BTreeMap<String, EggDoc>,
+    docs: BTreeMap<String, Doc>,
+    /// What their pages and the summary show besides the documents, by slug.
+    shown: BTreeMap<String, Shown>,
     files: SnapshotFiles<'a>,
     /// The key of the bytes of each egg document of the game loaded, by slug (one that cannot
     /// be read has none).
@@ -64,6 +67,29 @@ pub(crate) struct Siblings<'a> {
     prepared: BTreeMap<String, Prepared>,
 }
 
+impl std::fmt::Debug for Siblings<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Siblings")
+            .field("game", &self.game)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What the catalog says of one egg of the game loaded besides its document: its history, its
+/// `_summary.json` item and its icon.
+#[derive(Debug)]
+pub struct Shown {
+    /// Its history document, read back.
+    pub history: Loaded,
+    /// Its summary item, `game` and `gameEggs` included (`lookalike` is set by
+    /// [`super::summary`], over the whole catalog).
+    pub item: SummaryItem,
+    /// Its icon's published path and image, when it has one that passed the checks.
+    pub icon: Option<(String, Icon)>,
+    /// The key of its history document's bytes (or of its having none).
+    history_key: Key,
+}
+
 /// One game's versions.
 #[derive(Debug)]
 struct Versions {
@@ -73,11 +99,12 @@ struct Versions {
 
 impl<'a> Siblings<'a> {
     /// The games `groups`, whose documents `files` reads.
-    pub(crate) fn new(groups: &'a Groups, files: SnapshotFiles<'a>) -> Siblings<'a> {
+    pub fn new(groups: &'a Groups, files: SnapshotFiles<'a>) -> Siblings<'a> {
         Siblings {
             groups,
             game: Vec::new(),
             docs: BTreeMap::new(),
+            shown: BTreeMap::new(),
             files,
             keys: BTreeMap::new(),
             versions: BTreeMap::new(),
@@ -87,7 +114,7 @@ impl<'a> Siblings<'a> {
     }
 
     /// Every game (each a group of slugs, sorted), in order.
-    pub(crate) fn games(&self) -> &'a [Vec<String>] {
+    pub fn games(&self) -> &'a [Vec<String>] {
         self.groups.all()
     }
 
@@ -103,9 +130,10 @@ impl<'a> Siblings<'a> {
 
     /// Reads the documents of `game`, in place of the game loaded before and what was learnt
     /// from its eggs.
-    pub(crate) fn load(&mut self, game: &[String]) {
+    pub fn load(&mut self, game: &[String]) {
         self.game.clear();
         self.docs.clear();
+        self.shown.clear();
         self.keys.clear();
         self.versions.clear();
         self.prepared.clear();
@@ -116,37 +144,66 @@ impl<'a> Siblings<'a> {
             };
             let key = Inputs::new("egg document").part("bytes", &bytes).key();
             self.keys.insert(slug.clone(), key);
-            if let Some(doc) = EggDoc::decode(&bytes) {
+            if let Some(doc) = Doc::decode(&bytes) {
                 self.game.push(slug.clone());
                 self.docs.insert(slug.clone(), doc);
             }
         }
+        for slug in &self.game {
+            let doc = &self.docs[slug];
+            let history = (self.files)(&paths::history(slug));
+            let history_key = Inputs::new("history document")
+                .file("bytes", history.as_deref())
+                .key();
+            let history = Loaded::of(history.as_deref());
+            let icon = icon::from_egg(&doc.egg).map(|i| (icon::path(slug, &i), i));
+            let updated = Updated::of(&history, doc.meta.indexed_at);
+            let mut item = item(doc, icon.as_ref().map(|(path, _)| path.clone()), updated);
+            item.game = self.game[0].clone();
+            item.game_eggs = self.game.len();
+            let shown = Shown {
+                history,
+                item,
+                icon,
+                history_key,
+            };
+            self.shown.insert(slug.clone(), shown);
+        }
     }
 
-    /// What the page of `slug` (of the game loaded) is made from, of its game: its egg
-    /// document and every other egg document of its game, with their slugs. The caller adds
-    /// the rest (its history, the report's warnings, its summary item).
-    pub(crate) fn page_inputs(&self, slug: &str) -> Inputs {
+    /// The slugs of the game loaded whose documents decode: the eggs that have pages.
+    pub fn shown_slugs(&self) -> &[String] {
+        &self.game
+    }
+
+    /// What the catalog says of an egg of the game loaded besides its document.
+    pub fn shown(&self, slug: &str) -> Option<&Shown> {
+        self.shown.get(slug)
+    }
+
+    /// The key of what the page of `slug` (of the game loaded) is made from: its egg document,
+    /// its history document, its summary item, the build report's `warnings` about its file
+    /// (given by the caller), and the slugs and egg documents of every egg of its game.
+    pub fn page_key<T: serde::Serialize + ?Sized>(&self, slug: &str, warnings: &T) -> Key {
         let key = |s: &str| self.keys.get(s).map_or("", |k| k.as_str());
         let mut inputs = Inputs::new("egg page").part("document", key(slug).as_bytes());
+        if let Some(shown) = self.shown.get(slug) {
+            inputs = inputs
+                .part("history", shown.history_key.as_str().as_bytes())
+                .value("summary item", &shown.item);
+        }
+        inputs = inputs.value("warnings", warnings);
         for sibling in self.group(slug) {
             inputs = inputs
                 .part("sibling", sibling.as_bytes())
                 .part("sibling document", key(sibling).as_bytes());
         }
-        inputs
+        inputs.key()
     }
 
     /// The document of an egg of the game loaded.
-    pub(crate) fn doc(&self, slug: &str) -> Option<&EggDoc> {
+    pub fn doc(&self, slug: &str) -> Option<&Doc> {
         self.docs.get(slug)
-    }
-
-    /// Sets the summary item's `game` and `gameEggs`.
-    pub(crate) fn set_game(&self, item: &mut SummaryItem) {
-        let group = self.group(&item.slug);
-        item.game = group.first().unwrap_or(&item.slug).clone();
-        item.game_eggs = group.len().max(1);
     }
 
     /// The egg read for the diff, once.
@@ -210,12 +267,13 @@ impl<'a> Siblings<'a> {
         Some(Versions { list })
     }
 
-    /// The egg's document (of the game loaded) and its page's siblings: the first [`LISTED`]
+    /// The egg's document (of the game loaded), what else is shown of it, and its page's
+    /// siblings: the first [`LISTED`]
     /// other eggs of its version and each other version, with the changes from this egg to
     /// each.
-    pub(crate) fn of(&mut self, slug: &str) -> (&EggDoc, Others<'_>) {
+    pub fn of(&mut self, slug: &str) -> (&Doc, &Shown, Others<'_>) {
         self.learn(slug);
-        (&self.docs[slug], self.others(slug))
+        (&self.docs[slug], &self.shown[slug], self.others(slug))
     }
 
     /// Splits the egg's game into versions, once, and diffs the egg with the eggs its page

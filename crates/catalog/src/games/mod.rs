@@ -1,0 +1,21 @@
+//! The catalog's games: its eggs grouped by the game they serve ([`Groups`], found by the build
+//! after `identify`), and, one game at a time, what its egg pages show of it ([`Siblings`]: the
+//! game's documents read back, split into versions, and the changes from each egg to the eggs
+//! its page compares it with, as [`Others`]). The pages only render these facts.
+
+mod doc;
+mod groups;
+mod history;
+pub mod icon;
+mod others;
+mod siblings;
+mod summary;
+mod updated;
+
+pub use doc::{Doc, clip, docker_images, egg_str, egg_strings, one_line, startup_commands};
+pub use groups::{Groups, Member, name_key};
+pub use history::{Loaded, PAGE_VERSIONS};
+pub use others::{Compared, LISTED, Others, Sibling, Version};
+pub use siblings::{MAX_COMPARED, Shown, Siblings, SnapshotFiles};
+pub use summary::{DESCRIPTION_CHARS, item, summary};
+pub use updated::{Updated, unix_ms};
