@@ -204,7 +204,12 @@ fn build_and_save(
         base_url: &options.base_url,
     };
     let staged = |path: &str| staging.read(path);
-    eggcat_web::render_into(&staged, &built.games, &site, &reuse, &sink);
+    let facts = eggcat_web::Facts {
+        games: &built.games,
+        report: &built.report,
+        removed: &built.state.removed,
+    };
+    eggcat_web::render_into(&staged, &facts, &site, &reuse, &sink);
     clock.lap("render");
     if every_source_ok(&built.report) {
         built.state.inputs = inputs;

@@ -212,7 +212,7 @@ fn facts(h: &mut Html, doc: &EggDoc, item: &SummaryItem) {
 }
 
 /// "Updated": the date upstream last changed the file, or, where the history does not know
-/// it, which date it is instead (`updated.rs`).
+/// it, which date it is instead (`eggcat_catalog::games::Updated`).
 fn updated(h: &mut Html, item: &SummaryItem) {
     let at = eggcat_catalog::rfc3339(item.updated_at);
     h.lit("<dt>Updated</dt><dd>").el(

@@ -1,9 +1,11 @@
-//! The web catalog: HTML pages, the summary document, the Atom feed and the icons, generated
-//! from the catalog's own published documents.
+//! The web catalog: HTML pages, the Atom feed and the icons' files, rendered from the catalog's
+//! facts. Web works out nothing of the catalog and decodes none of its documents: the build
+//! hands [`render_into`] its games, report and removals ([`Facts`]), and `eggcat_catalog::games`
+//! reads each game back (its egg and history documents, decoded by the catalog that wrote them),
+//! with its versions, comparisons, summary items, icons and `_summary.json`.
 //!
-//! [`render`] is a pure function of the published tree: same files in, byte-identical files
-//! out. It reads `api/v1/eggs/_index.json`, every egg document, `api/v1/_status.json` and, when
-//! present, each egg's `api/v1/eggs/{slug}/history.json` and `api/v1/eggs/_removed.json`, and
+//! [`render_into`] is a pure function of the published tree and the facts: same inputs,
+//! byte-identical files out ([`render`] reads the facts from the tree, for tests and tools). It
 //! writes (paths from the tree's root):
 //!
 //! - `index.html`: the catalog; `eggs/index.html`: every egg as a plain list (the catalog
@@ -11,9 +13,11 @@
 //!   side by side with each other version of its game: compare.rs); `status/index.html`;
 //! - `404.html`: the page every host answers a missing browser path with (status 404);
 //! - `feed.atom`: the newest egg versions (one entry per upstream commit that changed an egg);
-//! - `api/v1/eggs/_summary.json`: what the catalog page shows and searches;
+//! - `api/v1/eggs/_summary.json`: what the catalog page shows and searches (made by
+//!   `eggcat_catalog::games::summary`);
 //! - `assets/eggcat-{hash}.css`, `assets/eggcat-{hash}.js`: named by content, cacheable forever;
-//! - `icons/{slug}.{png,jpg,gif,webp}`: egg icons that passed the checks of [`icon`].
+//! - `icons/{slug}.{png,jpg,gif,webp}`: egg icons that passed the checks of
+//!   `eggcat_catalog::games::icon`.
 //!
 //! Every page uses relative URLs, except `404.html` (answered at any depth, it starts its URLs
 //! from the path of [`SiteOptions::base_url`]); only the feed, the 404 page and the
@@ -40,7 +44,9 @@ mod words;
 
 pub use eggcat_catalog::games::Groups;
 use eggcat_catalog::games::{self, Siblings};
+use eggcat_catalog::paths;
 pub use eggcat_catalog::wire::Reuse;
+use eggcat_catalog::wire::{Removed, Report};
 pub use eggcat_catalog::{PreviousFiles, Sink};
 pub use readme::render_readme;
 
@@ -58,9 +64,22 @@ const JS: &str = include_str!("../assets/eggcat.js");
 
 pub use eggcat_catalog::games::SnapshotFiles;
 
+/// What the build that made a snapshot hands its pages besides the snapshot's files: facts of
+/// the catalog it has in hand, so that the pages neither decode them again nor work them out.
+#[derive(Debug, Clone, Copy)]
+pub struct Facts<'a> {
+    /// The catalog's games (`eggcat_catalog::Built::games`).
+    pub games: &'a Groups,
+    /// The build report (`_status.json`).
+    pub report: &'a Report,
+    /// The removed eggs (`_removed.json`).
+    pub removed: &'a [Removed],
+}
+
 /// Every web file for the published snapshot `files` (path -> bytes), from its documents: what
-/// [`render_into`] puts, collected, with the games found from the documents listed in its
-/// `_index.json` ([`Groups::of_documents`]; a build hands [`render_into`] its own).
+/// [`render_into`] puts, collected, with the facts read from the tree (for tests and tools; a
+/// build hands [`render_into`] its own): the games of the documents its `_index.json` lists
+/// ([`Groups::of_documents`]), its `_status.json` and `_removed.json`.
 pub fn render(
     files: &BTreeMap<String, Vec<u8>>,
     options: &SiteOptions<'_>,
@@ -75,9 +94,16 @@ pub fn render(
     };
     let read = |path: &str| files.get(path).cloned();
     let index: Vec<eggcat_catalog::wire::IndexItem> =
-        read_json(&read, eggcat_catalog::paths::INDEX).unwrap_or_default();
+        read_json(&read, paths::INDEX).unwrap_or_default();
     let games = Groups::of_documents(index.iter().map(|i| i.slug.as_str()), &read);
-    render_into(&read, &games, options, reuse, &sink);
+    let report: Report = read_json(&read, paths::STATUS).unwrap_or_default();
+    let removed: Vec<Removed> = read_json(&read, paths::REMOVED).unwrap_or_default();
+    let facts = Facts {
+        games: &games,
+        report: &report,
+        removed: &removed,
+    };
+    render_into(&read, &facts, options, reuse, &sink);
     out.into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
@@ -94,7 +120,7 @@ pub fn render(
 /// being rendered again.
 pub fn render_into(
     files: SnapshotFiles<'_>,
-    games: &Groups,
+    facts: &Facts<'_>,
     options: &SiteOptions<'_>,
     reuse: &Reuse<'_>,
     sink: Sink<'_>,
@@ -115,9 +141,11 @@ pub fn render_into(
     sink(assets.css.clone(), CSS.as_bytes().to_vec());
     sink(assets.js.clone(), JS.as_bytes().to_vec());
 
-    let status: model::Status = read_json(files, eggcat_catalog::paths::STATUS).unwrap_or_default();
-    let removed: Vec<model::Removed> =
-        read_json(files, eggcat_catalog::paths::REMOVED).unwrap_or_default();
+    let Facts {
+        games,
+        report: status,
+        removed,
+    } = *facts;
 
     let mut readmes = readme::Renderer::new();
     // Each page shows the egg's siblings (other eggs for the same game): the catalog groups
@@ -136,7 +164,7 @@ pub fn render_into(
             if let Some((path, icon)) = &shown.icon {
                 sink(path.clone(), icon.bytes.clone());
             }
-            let warnings = egg_page::file_warnings(&status, &doc.meta);
+            let warnings = egg_page::file_warnings(status, &doc.meta);
             sha256.insert(slug.clone(), doc.meta.sha256.clone());
             versions.insert(slug.clone(), shown.history.recent().to_vec());
             items.push(shown.item.clone());
@@ -166,7 +194,7 @@ pub fn render_into(
     let items = games::summary(items, sink);
     sink(
         eggcat_catalog::paths::CATALOG_PAGE.to_owned(),
-        catalog_page::render(&items, &status, &assets, base).into_bytes(),
+        catalog_page::render(&items, status, &assets, base).into_bytes(),
     );
     sink(
         eggcat_catalog::paths::ALL_EGGS_PAGE.to_owned(),
@@ -178,7 +206,7 @@ pub fn render_into(
     );
     sink(
         eggcat_catalog::paths::STATUS_PAGE.to_owned(),
-        status_page::render(&status, &removed, &items, &assets).into_bytes(),
+        status_page::render(status, removed, &items, &assets).into_bytes(),
     );
     sink(
         eggcat_catalog::paths::FEED.to_owned(),

@@ -167,7 +167,8 @@ fn rendering_is_deterministic_and_the_summary_keeps_document_order() {
     let a = render(&files, &SiteOptions { base_url: BASE }, &Reuse::none());
     let b = render(&files, &SiteOptions { base_url: BASE }, &Reuse::none());
     assert_eq!(a, b);
-    let summary: serde_json::Value = serde_json::from_slice(&a[eggcat_catalog::paths::SUMMARY]).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&a[eggcat_catalog::paths::SUMMARY]).unwrap();
     assert_eq!(summary[0]["slug"], "games-evil");
     assert_eq!(summary[0]["tags"], json!(["b", "a"]));
     assert!(

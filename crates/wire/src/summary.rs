@@ -23,7 +23,7 @@ pub struct SummaryItem {
     pub images: Vec<String>,
     pub indexed_at: u64,
     /// When upstream last changed the file (Unix ms), as far as the history knows
-    /// (`updated.rs`): what "Recently updated" sorts by.
+    /// (`eggcat_catalog::games::Updated`): what "Recently updated" sorts by.
     pub updated_at: u64,
     /// How `updatedAt` is known: `upstream` (the commit that last changed the file), `before`
     /// (the file is older than the history eggcat reads: it changed then or earlier) or
@@ -33,7 +33,7 @@ pub struct SummaryItem {
     pub icon: Option<String>,
     /// Whether each panel can import the egg (both false before the catalog knows).
     pub importable: Importable,
-    /// The egg's game: the key of its sibling group (`eggcat-web`'s `siblings.rs`), the
+    /// The egg's game: the key of its sibling group (`eggcat-catalog`'s `games`), the
     /// group's first slug.
     pub game: String,
     /// How many eggs the game has in the catalog, this one included.

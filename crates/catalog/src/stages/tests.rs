@@ -516,3 +516,69 @@ fn the_build_groups_its_eggs_into_games() {
         .find(|g| g.iter().any(|s| s.contains("pterodactyl")));
     assert_eq!(twin.map(Vec::len), Some(2), "{games:?}");
 }
+
+/// A game read back for its pages (`games::Siblings`): its eggs split into versions, each page's
+/// comparisons, the summary items' game fields; a document that does not decode is left out.
+#[test]
+fn a_game_read_back_gives_versions_comparisons_and_summary_items() {
+    use crate::games::{Others, Siblings};
+    let paper = egg("Paper", None);
+    let newer = paper.replace(r#""startup": "./run""#, r#""startup": "./run --new""#);
+    let files = [
+        ("paper/a/egg-paper.json", paper.clone()),
+        ("paper/b/egg-paper.json", paper),
+        ("paper/c/egg-paper.json", newer),
+        ("voice/egg-mumble.json", egg("Mumble", None)),
+    ];
+    let inputs = vec![SourceInput {
+        info: info("alpha", "eggs"),
+        fetched: scanned(&files, "c1", SourceHistory::default()),
+    }];
+    let out = std::sync::Mutex::new(BTreeMap::new());
+    let sink = |path: String, bytes: Vec<u8>| {
+        out.lock().unwrap().insert(path, bytes);
+    };
+    let built = build_into(
+        inputs,
+        Previous::default(),
+        &ctx(1000),
+        &Reuse::none(),
+        &sink,
+    );
+    let mut out = out.into_inner().unwrap();
+    let game = built
+        .games
+        .all()
+        .iter()
+        .find(|g| g.len() == 3)
+        .unwrap()
+        .clone();
+    let read = |path: &str| out.get(path).cloned();
+    let mut siblings = Siblings::new(&built.games, &read);
+    siblings.load(&game);
+    assert_eq!(siblings.shown_slugs(), game.as_slice());
+    let changed = &game[2];
+    assert_eq!(siblings.shown(changed).unwrap().item.game, game[0]);
+    assert_eq!(siblings.shown(changed).unwrap().item.game_eggs, 3);
+    let (_, _, others) = siblings.of(changed);
+    let Others::Compared(c) = others else {
+        panic!("{others:?}")
+    };
+    assert_eq!((c.eggs, c.versions, c.same.len()), (3, 2, 0));
+    assert_eq!(c.others[0].more_total, 1, "the copies are one version");
+    assert!(!c.others[0].changes.is_empty());
+    let (_, _, others) = siblings.of(&game[0]);
+    let Others::Compared(c) = others else {
+        panic!("{others:?}")
+    };
+    assert_eq!(c.same.len(), 1);
+    assert!(c.same[0].changes.is_empty(), "a byte-identical copy");
+
+    // A document that does not decode is in no page of its game.
+    out.insert(paths::egg(&game[1]), b"{}".to_vec());
+    let read = |path: &str| out.get(path).cloned();
+    let mut siblings = Siblings::new(&built.games, &read);
+    siblings.load(&game);
+    assert_eq!(siblings.shown_slugs(), [game[0].clone(), game[2].clone()]);
+    assert_eq!(siblings.shown(&game[0]).unwrap().item.game_eggs, 2);
+}
