@@ -27,9 +27,6 @@ use crate::problem::Problem;
 use crate::routes::{Route, no_egg, not_found, route};
 use crate::snapshot::{Doc, Held, Snapshot};
 
-/// The OpenAPI document of everything served.
-const OPENAPI: &str = include_str!("openapi.json");
-
 /// The response body type.
 pub type Body = Full<Bytes>;
 
@@ -133,7 +130,7 @@ impl App {
             metrics: Metrics::new(),
             problems: std::sync::Mutex::default(),
             cache_control,
-            openapi: Held::new(OPENAPI.as_bytes().to_vec(), "application/json"),
+            openapi: Held::new(crate::openapi::document().to_vec(), "application/json"),
             repair: tokio::sync::Notify::new(),
             checker: std::sync::Mutex::default(),
             started_header: HeaderValue::from_str(&httpdate::fmt_http_date(started_at))

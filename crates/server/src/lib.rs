@@ -2,8 +2,9 @@
 //!
 //! One module per HTTP concern: [`routes`](crate::routes) (paths and query), `encoding`
 //! (Accept-Encoding), `snapshot` (the index of a snapshot's files, their bodies read from disk), `conditional` (ETag and dates), `problem` (RFC 9457
-//! errors), `metrics` (Prometheus), `listener` (the accept loop and its limits). The pipeline
-//! reads top to bottom in [`App::handle`].
+//! errors), `metrics` (Prometheus), `listener` (the accept loop and its limits), `openapi` (the
+//! served OpenAPI document: the hand-written `openapi.base.json` with its schemas generated from
+//! the types). The pipeline reads top to bottom in [`App::handle`].
 
 mod answers;
 mod app;
@@ -13,6 +14,7 @@ mod encoding;
 mod error;
 mod listener;
 mod metrics;
+mod openapi;
 mod problem;
 mod routes;
 mod snapshot;

@@ -8,6 +8,14 @@ use serde_json::Value;
 
 /// What kind of change; the part of the egg is in the name, the details in [`Change::path`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "schemars",
+    schemars(
+        rename = "ChangeKind",
+        description = "What kind of change; the part of the egg is in the name, the details in `path` (docs/diff.md lists every kind)."
+    )
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     NameChanged,
@@ -60,7 +68,19 @@ pub enum Kind {
 /// One change between two eggs. A wire type: `eggcat diff --format json` prints it and the
 /// catalog's history will publish it, so its fields only ever gain optional ones.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "schemars",
+    schemars(
+        rename = "EggChange",
+        description = "One change between two versions of an egg (`eggcat diff --format json` prints the same); its fields only ever gain optional ones."
+    )
+)]
 pub struct Change {
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(description = "What kind of change (docs/diff.md lists each).")
+    )]
     pub kind: Kind,
     /// What changed, as keys from the egg's top: e.g. `["docker_images", "Java 21"]`,
     /// `["config", "files", "server.properties", "server-port"]`,
@@ -81,12 +101,17 @@ pub struct Change {
     /// The change in plain words, one line, for an admin.
     pub text: String,
     /// For [`Kind::InstallScriptChanged`]: the line diff.
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(description = "For `install_script_changed`: the line diff.")
+    )]
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub script: Option<ScriptDiff>,
 }
 
 /// The install script's line diff.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ScriptDiff {
     /// Lines added.
@@ -95,6 +120,12 @@ pub struct ScriptDiff {
     pub removed: usize,
     /// The unified diff (`@@ -a,b +c,d @@` hunks, three lines of context), at most
     /// `eggcat_diff::MAX_DIFF_LINES` lines.
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(
+            description = "The unified diff (`@@ -a,b +c,d @@` hunks, three lines of context), at most 400 lines."
+        )
+    )]
     pub unified: String,
     /// Why the diff is shorter or coarser than it could be, when it is.
     #[serde(default, skip_serializing_if = "Option::is_none")]

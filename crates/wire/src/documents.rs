@@ -10,13 +10,18 @@ use crate::{Change, Database, Diagnostic, Severity};
 
 /// Where an egg came from, and when it was first indexed with this content.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "EggMeta"))]
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
     /// The egg's slug (unique in the catalog).
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[a-z0-9][a-z0-9-]*$")))]
     pub slug: String,
     /// The display name.
+    #[cfg_attr(feature = "schemars", schemars(length(min = 1)))]
     pub name: String,
     /// The first folder of the path; the repository name for a file at the root.
+    #[cfg_attr(feature = "schemars", schemars(length(min = 1)))]
     pub category: String,
     /// The source's label (`pelican`, `pterodactyl`, ...).
     pub source: String,
@@ -27,23 +32,37 @@ pub struct Meta {
     /// The upstream branch.
     pub branch: String,
     /// Path of the egg file inside the repository.
+    #[cfg_attr(feature = "schemars", schemars(length(min = 1)))]
     pub path: String,
     /// Where the upstream file can be downloaded.
+    #[cfg_attr(feature = "schemars", schemars(url))]
     pub raw_url: String,
     /// Unix time in milliseconds at which this content was first indexed.
     pub indexed_at: u64,
     /// `meta.version` of the egg (`PTDL_v2`, `PLCN_v3`, ...).
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^(PTDL|PLCN)_v[0-9]+$")))]
     pub format: String,
     /// Hex SHA-256 of the upstream file's bytes.
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[0-9a-f]{64}$")))]
     pub sha256: String,
     /// The upstream commit at which the file was first read with its current content: kept
     /// while the file stays byte-identical (like `indexedAt`), so a commit elsewhere in the
     /// repository changes nothing of this egg's documents.
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(pattern(r"^[0-9a-f]{40}([0-9a-f]{24})?$"))
+    )]
     pub commit: String,
     /// The UUID every import file of the egg carries, stable across rebuilds: upstream's when it
     /// is a UUID that no other egg of the catalog kept first, else derived from the source and
     /// path (UUIDv5).
     #[serde(default)]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(pattern(
+            r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"
+        ))
+    )]
     pub uuid: String,
     /// The egg's import files for each panel, and whether the panel accepts them.
     #[serde(default)]
@@ -59,11 +78,16 @@ pub struct Meta {
     /// The platforms (`linux/amd64`, `linux/arm64`) the egg runs on: those one of its runtime
     /// images and its install container (when it has one) are both present for.
     #[serde(default)]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(inner(pattern(r"^[a-z0-9]+/[a-z0-9_]+(/[a-z0-9]+)?$")))
+    )]
     pub runs_on: Vec<String>,
 }
 
 /// One element of `meta.images`: an image the egg names and what its registry said of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct ImageInfo {
     /// The reference as the egg writes it.
     pub image: String,
@@ -80,12 +104,18 @@ pub struct ImageInfo {
     pub status: ImageStatus,
     /// The manifest's digest, when present.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^sha256:[0-9a-f]{64}$")))]
     pub digest: Option<String>,
     /// The platforms (`os/architecture[/variant]`) the image offers, sorted; empty unless present.
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(inner(pattern(r"^[a-z0-9]+/[a-z0-9_]+(/[a-z0-9]+)?$")))
+    )]
     pub platforms: Vec<String>,
     /// When the registry first gave this answer (RFC 3339, UTC); kept while later checks give the
     /// same one. Absent when the image was never checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub since: Option<String>,
     /// Why the image is missing or unknown, one line.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -94,6 +124,7 @@ pub struct ImageInfo {
 
 /// What an egg uses an image for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ImageRole {
     /// One of `docker_images`: servers run in it.
@@ -104,6 +135,7 @@ pub enum ImageRole {
 
 /// What an image's registry said of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum ImageStatus {
     /// The registry has the manifest.
@@ -128,6 +160,7 @@ impl ImageStatus {
 
 /// `meta.import`: one entry per panel.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Imports {
     /// Pelican: `pelican.yaml` and `pelican.json` (PLCN_v3).
     pub pelican: PanelImport,
@@ -137,12 +170,15 @@ pub struct Imports {
 
 /// The import files of an egg for one panel.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct PanelImport {
     /// Absolute URL of the YAML import file (Pelican only); absent when none could be written,
     /// and always for Pterodactyl.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(url))]
     pub yaml: Option<String>,
     /// Absolute URL of the JSON import file, or null when none could be written.
+    #[cfg_attr(feature = "schemars", schemars(url))]
     pub json: Option<String>,
     /// Whether the panel's own import rules accept the file.
     pub importable: bool,
@@ -167,12 +203,16 @@ pub struct PanelImport {
 
 /// `meta.import.pelican.databases`: absolute URLs of an egg's JSON import file per database.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct DatabaseFiles {
     /// SQLite (Pelican's default): `pelican.json`.
+    #[cfg_attr(feature = "schemars", schemars(url))]
     pub sqlite: String,
     /// MariaDB, and MySQL (untested): `pelican-mariadb.json`.
+    #[cfg_attr(feature = "schemars", schemars(url))]
     pub mariadb: String,
     /// PostgreSQL: `pelican-postgresql.json`.
+    #[cfg_attr(feature = "schemars", schemars(url))]
     pub postgresql: String,
 }
 
@@ -189,8 +229,11 @@ impl DatabaseFiles {
 
 /// `api/v1/eggs/<slug>.json`.
 #[derive(Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "EggDetail"))]
 pub struct EggDocument {
     /// The upstream egg, faithful, as compact JSON.
+    #[cfg_attr(feature = "schemars", schemars(with = "serde_json::Value", extend("$ref" = "#/components/schemas/Egg")))]
     pub egg: Box<RawValue>,
     /// Where it came from.
     pub meta: Meta,
@@ -200,32 +243,65 @@ pub struct EggDocument {
 
 /// One element of `api/v1/eggs/_index.json`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "EggListItem"))]
 pub struct IndexItem {
     /// See [`Meta::slug`].
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(
+            pattern(r"^[a-z0-9][a-z0-9-]*$"),
+            description = "Unique in the catalog; the path segment of the egg document."
+        )
+    )]
     pub slug: String,
     /// See [`Meta::name`].
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(length(min = 1), description = "The display name.")
+    )]
     pub name: String,
     /// See [`Meta::category`].
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(
+            length(min = 1),
+            description = "The first folder of the egg's path; the repository name for a file at the root."
+        )
+    )]
     pub category: String,
     /// See [`Meta::repo`].
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(description = "Name of the upstream repository.")
+    )]
     pub repo: String,
     /// See [`Meta::source`].
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(description = "The source's label (`pelican`, `pterodactyl`, ...).")
+    )]
     pub source: String,
 }
 
 /// `api/v1/_status.json`: what the build did. (`Default` is the report of no build, which the
 /// pages show for a tree without one.)
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Report {
     /// Always [`crate::INTERFACE_VERSION`].
+    #[cfg_attr(feature = "schemars", schemars(extend("const" = crate::INTERFACE_VERSION), description = "The interface version the documents follow."))]
     pub interface_version: String,
     /// Identifies this build (and its snapshot folder).
+    #[cfg_attr(feature = "schemars", schemars(extend("examples" = ["20261121T101258.569Z"])))]
     pub build_id: String,
     /// When the build started (RFC 3339, UTC).
+    #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub started_at: String,
     /// When the documents were complete (RFC 3339, UTC). This is the `Last-Modified` of every
     /// document of the snapshot.
+    #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub finished_at: String,
     /// Eggs in the catalog.
     pub eggs: usize,
@@ -246,6 +322,7 @@ pub struct Report {
 /// `images` of the report: the catalog's distinct image references by status, and the missing
 /// ones with the eggs that name them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ImagesReport {
     /// References the registries have.
@@ -253,6 +330,10 @@ pub struct ImagesReport {
     /// References the registries say do not exist.
     pub missing: usize,
     /// References without an answer that tells (see [`ImageStatus::Unknown`]).
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(description = "References without an answer that tells (see `ImageStatus`).")
+    )]
     pub unknown: usize,
     /// Each missing reference, sorted, with the eggs that name it.
     pub missing_images: Vec<MissingImage>,
@@ -260,21 +341,28 @@ pub struct ImagesReport {
 
 /// One missing image of the report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct MissingImage {
     /// The normalized reference.
     pub reference: String,
     /// When the registry first said so (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub since: Option<String>,
     /// The registry's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
     /// The slugs of the eggs that name it, sorted.
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(inner(pattern(r"^[a-z0-9][a-z0-9-]*$")))
+    )]
     pub eggs: Vec<String>,
 }
 
 /// `diagnostics` of the report: counts over every egg of the catalog.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DiagnosticCounts {
     /// Diagnostics of severity `error`.
@@ -284,8 +372,10 @@ pub struct DiagnosticCounts {
     /// Diagnostics of severity `note`.
     pub notes: usize,
     /// Per code (`E021`), how many diagnostics.
+    #[cfg_attr(feature = "schemars", schemars(extend("additionalProperties" = {"type": "integer", "minimum": 1})))]
     pub by_code: BTreeMap<String, usize>,
     /// Per source (`owner/repo`), per code, how many diagnostics.
+    #[cfg_attr(feature = "schemars", schemars(extend("additionalProperties" = {"type": "object", "additionalProperties": {"type": "integer", "minimum": 1}})))]
     pub by_source: BTreeMap<String, BTreeMap<String, usize>>,
 }
 
@@ -311,6 +401,7 @@ impl DiagnosticCounts {
 
 /// The outcome for one source.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SourceReport {
     /// The configured URL or path.
@@ -340,6 +431,7 @@ pub struct SourceReport {
 
 /// Whether a source gave its eggs in this build.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum SourceStatus {
     /// Fetched (or unchanged) and scanned.
@@ -350,6 +442,7 @@ pub enum SourceStatus {
 
 /// A file of one source and what is wrong with it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SourceProblem {
     /// `owner/repo` of the source.
     pub source: String,
@@ -396,11 +489,15 @@ pub struct State {
 
 /// One element of `api/v1/eggs/_removed.json`: a slug that answers `410 Gone`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "RemovedEgg"))]
 #[serde(rename_all = "camelCase")]
 pub struct Removed {
     /// The slug that is gone.
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[a-z0-9][a-z0-9-]*$")))]
     pub slug: String,
     /// When the first build without it finished (RFC 3339, UTC).
+    #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub removed_at: String,
     /// `owner/repo` of the source it came from.
     pub source: String,
@@ -446,9 +543,12 @@ pub struct SourceState {
 /// branch's first-parent history, as deep as the source's history was fetched), so the same
 /// upstream gives the same document.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "EggHistory"))]
 #[serde(rename_all = "camelCase")]
 pub struct History {
     /// The egg's slug.
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[a-z0-9][a-z0-9-]*$")))]
     pub slug: String,
     /// `owner/repo` of the upstream repository.
     pub source: String,
@@ -460,6 +560,12 @@ pub struct History {
     /// is older than the history eggcat reads (the newest `history_depth` commits of the
     /// branch), when versions were cut at [`History`]'s limit, or when there is no history at
     /// all.
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(
+            description = "Whether `versions` reaches back to the commit that added the file. False when the file is older than the history eggcat reads (the newest `history_depth` commits of the branch, `since`), when versions were cut at 100, or when there is no history at all."
+        )
+    )]
     pub complete: bool,
     /// Why the history is partial or missing, one sentence; absent when it is complete.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -470,31 +576,50 @@ pub struct History {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub since: Option<Since>,
     /// Newest first.
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(length(max = 100), description = "Newest first, at most 100.")
+    )]
     pub versions: Vec<Version>,
 }
 
 /// `since` of a [`History`]: the newest commit of the branch whose changes eggcat does not read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "schemars",
+    schemars(
+        rename = "HistorySince",
+        description = "`since` of a history: the newest commit of the branch whose changes eggcat does not read."
+    )
+)]
 pub struct Since {
     /// The commit's full id.
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[0-9a-f]{40,64}$")))]
     pub commit: String,
     /// Its committer date, RFC 3339 UTC.
+    #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub date: String,
 }
 
 /// One upstream commit that changed the egg's file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schemars", schemars(rename = "EggVersion"))]
 #[serde(rename_all = "camelCase")]
 pub struct Version {
     /// The commit's full id.
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[0-9a-f]{40,64}$")))]
     pub commit: String,
     /// The commit's committer date, RFC 3339 UTC.
+    #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
     pub date: String,
     /// The commit message's first line.
     pub subject: String,
     /// The commit on the upstream host's web site, when the host is known (GitHub, GitLab,
     /// Codeberg).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(url))]
     pub url: Option<String>,
     /// Path of the egg file in this commit (the old path for `removed`).
     pub path: String,
@@ -505,6 +630,7 @@ pub struct Version {
     pub renamed_from: Option<String>,
     /// Hex SHA-256 of the file in this commit; absent for `removed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[0-9a-f]{64}$")))]
     pub sha256: Option<String>,
     /// Why the file in this commit is not an egg eggcat can read (not JSON or YAML, binary,
     /// too large, not egg-shaped); its changes are then empty, and the next newer version is
@@ -514,6 +640,7 @@ pub struct Version {
     /// The commit of the version `changes` are counted from; absent when there is none (the
     /// file's first version, `earliest`, a version that cannot be read, or `removed`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[0-9a-f]{40,64}$")))]
     pub compared_with: Option<String>,
     /// Whether any change can break servers made from the earlier version.
     pub breaking: bool,
@@ -523,6 +650,7 @@ pub struct Version {
 
 /// What a commit did to an egg's file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum VersionEvent {
     /// The commit added the file: its first version.
@@ -545,9 +673,17 @@ pub enum VersionEvent {
 /// problem details (`application/problem+json`), with a removed egg's [`Removed`] members after
 /// the standard ones for `410 Gone`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "schemars",
+    schemars(
+        description = "RFC 9457 problem details (`application/problem+json`), as `eggcat serve` and the static-host rules of `eggcat publish` answer errors; for `410 Gone`, the removed egg's members (as in `_removed.json`) after the standard ones."
+    )
+)]
 pub struct ProblemDocument {
     /// Always `about:blank`: the status code says what kind of problem it is.
     #[serde(rename = "type")]
+    #[cfg_attr(feature = "schemars", schemars(extend("const" = "about:blank")))]
     pub kind: String,
     /// The status phrase (`Not Found`, ...).
     pub title: String,

@@ -6,11 +6,19 @@ use serde::{Deserialize, Serialize};
 
 /// One element of the summary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryItem {
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[a-z0-9][a-z0-9-]*$")))]
     pub slug: String,
     pub name: String,
     /// The description's first non-empty line, at most `eggcat-web`'s `DESCRIPTION_CHARS`.
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(
+            description = "The egg's description: its first non-empty line, at most 200 characters (`…` when cut)."
+        )
+    )]
     pub description: String,
     pub category: String,
     pub source: String,
@@ -24,10 +32,17 @@ pub struct SummaryItem {
     pub indexed_at: u64,
     /// When upstream last changed the file (Unix ms), as far as the history knows
     /// (`eggcat_catalog::games::Updated`): what "Recently updated" sorts by.
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(
+            description = "When upstream last changed the file (Unix ms), as far as the history knows: what \"Recently updated\" sorts by (see `updatedFrom`)."
+        )
+    )]
     pub updated_at: u64,
     /// How `updatedAt` is known: `upstream` (the commit that last changed the file), `before`
     /// (the file is older than the history eggcat reads: it changed then or earlier) or
     /// `indexed` (no history: when eggcat first read this content).
+    #[cfg_attr(feature = "schemars", schemars(extend("enum" = ["upstream", "before", "indexed"])))]
     pub updated_from: String,
     /// Path of the icon from the tree's root (`icons/{slug}.{ext}`), or null.
     pub icon: Option<String>,
@@ -35,8 +50,16 @@ pub struct SummaryItem {
     pub importable: Importable,
     /// The egg's game: the key of its sibling group (`eggcat-catalog`'s `games`), the
     /// group's first slug.
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(
+            pattern(r"^[a-z0-9][a-z0-9-]*$"),
+            description = "The egg's game: the key of its group of sibling eggs (docs/web.md), the group's first slug in slug order. Eggs with the same `game` are one game; an egg alone has its own slug."
+        )
+    )]
     pub game: String,
     /// How many eggs the game has in the catalog, this one included.
+    #[cfg_attr(feature = "schemars", schemars(range(min = 1)))]
     pub game_eggs: usize,
     /// Whether another egg for the same game would show the same card (name, description,
     /// category, source and format): the card then names the repository, `owner/repo`.
@@ -44,11 +67,16 @@ pub struct SummaryItem {
     /// How many of the egg's images (`meta.images`) their registry says do not exist.
     pub missing_images: usize,
     /// `meta.runsOn`: the platforms the egg runs on (the catalog's "Runs on" filter).
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(inner(pattern(r"^[a-z0-9]+/[a-z0-9_]+(/[a-z0-9]+)?$")))
+    )]
     pub runs_on: Vec<String>,
 }
 
 /// `importable` of a summary item.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct Importable {
     pub pelican: bool,
     pub pterodactyl: bool,

@@ -86,7 +86,11 @@ impl Contract {
     fn served_by(app: &App) -> Contract {
         let answer = request(app, "GET", "/api/v1/openapi.json", &[]);
         assert_eq!(answer.status, 200);
-        let openapi: Value = serde_json::from_slice(&answer.body).unwrap();
+        Contract::of(serde_json::from_slice(&answer.body).unwrap())
+    }
+
+    /// The contract of an OpenAPI document.
+    fn of(openapi: Value) -> Contract {
         assert!(
             openapi["openapi"].as_str().unwrap().starts_with("3.1"),
             "OpenAPI 3.1: its schemas are JSON Schema 2020-12"
@@ -194,18 +198,62 @@ impl Contract {
         self.check_value(url_path, &location, &value)
     }
 
-    fn check_value(&mut self, what: &str, location: &str, value: &Value) -> Result<(), String> {
-        let index = match self.compiled.get(location) {
-            Some(index) => *index,
-            None => {
-                let index = self
-                    .compiler
-                    .compile(location, &mut self.schemas)
-                    .unwrap_or_else(|e| panic!("{location} does not compile: {e:#}"));
-                self.compiled.insert(location.to_owned(), index);
-                index
+    /// The schema at `location`, compiled once: an error when it, or a schema it refers to,
+    /// does not compile (a `$ref` to a schema the document lacks, ...).
+    fn compile(&mut self, location: &str) -> Result<SchemaIndex, String> {
+        if let Some(index) = self.compiled.get(location) {
+            return Ok(*index);
+        }
+        let index = self
+            .compiler
+            .compile(location, &mut self.schemas)
+            .map_err(|e| format!("{location} does not compile: {e:#}"))?;
+        self.compiled.insert(location.to_owned(), index);
+        Ok(index)
+    }
+
+    /// Every schema of the document: those of `components.schemas`, and those written in the
+    /// responses of `paths` and `components.responses`; compiled, with the failures.
+    fn compile_all(&mut self) -> (Vec<String>, usize) {
+        let mut locations = Vec::new();
+        for name in self.openapi["components"]["schemas"]
+            .as_object()
+            .unwrap()
+            .keys()
+        {
+            locations.push(format!("/components/schemas/{}", pointer_token(name)));
+        }
+        let mut responses: Vec<(String, &Value)> = Vec::new();
+        for (path, item) in self.openapi["paths"].as_object().unwrap() {
+            for (method, operation) in item.as_object().unwrap() {
+                for (status, response) in operation["responses"].as_object().into_iter().flatten() {
+                    let at = format!("/paths/{}/{method}/responses/{status}", pointer_token(path));
+                    responses.push((at, response));
+                }
             }
-        };
+        }
+        for (name, response) in self.openapi["components"]["responses"].as_object().unwrap() {
+            responses.push((
+                format!("/components/responses/{}", pointer_token(name)),
+                response,
+            ));
+        }
+        for (at, response) in responses {
+            for (media, content) in response["content"].as_object().into_iter().flatten() {
+                if content.get("schema").is_some() {
+                    locations.push(format!("{at}/content/{}/schema", pointer_token(media)));
+                }
+            }
+        }
+        let mut failures = Vec::new();
+        for location in &locations {
+            failures.extend(self.compile(&format!("{OPENAPI_URL}#{location}")).err());
+        }
+        (failures, locations.len())
+    }
+
+    fn check_value(&mut self, what: &str, location: &str, value: &Value) -> Result<(), String> {
+        let index = self.compile(location).unwrap_or_else(|e| panic!("{e}"));
         self.schemas
             .validate(value, index)
             .map_err(|e| format!("{what} breaks {location}:\n{e:#}"))
@@ -508,12 +556,45 @@ fn the_contract_check_fails_on_a_broken_or_unknown_document() {
     );
 }
 
+/// Every schema of the served OpenAPI compiles, so every `$ref` in it names a schema of the
+/// document: the hand-written part's references to the schemas generated from the types, and
+/// the generated schemas' own. A schema dropped or renamed on either side fails here, and not
+/// only once a document happens to reach it.
+#[test]
+fn every_schema_of_the_served_openapi_compiles() {
+    let mut contract = Contract::served_by(&app());
+    let schemas = contract.openapi["components"]["schemas"]
+        .as_object()
+        .unwrap()
+        .len();
+    let (failures, compiled) = contract.compile_all();
+    assert_none(&failures);
+    assert!(
+        compiled > schemas + 30,
+        "{compiled} schemas compiled, {schemas} of them named"
+    );
+
+    // The check is live: without the generated `EggMeta`, `EggDetail` refers to nothing.
+    let mut openapi = contract.openapi.clone();
+    let schemas = openapi["components"]["schemas"].as_object_mut().unwrap();
+    assert!(schemas.remove("EggMeta").is_some());
+    let (failures, _) = Contract::of(openapi).compile_all();
+    assert!(
+        !failures.is_empty() && failures.iter().all(|f| f.contains("EggMeta")),
+        "{failures:#?}"
+    );
+}
+
 /// The field tables of docs/catalog-format.md that describe published schemas of the OpenAPI:
 /// each table by its heading (the whole line) and its place under that heading (0: the first),
 /// with the schemas whose members it names.
 const DOCUMENTED: &[(&str, usize, &[&str])] = &[
     ("## 7. `meta`", 0, &["EggMeta"]),
-    ("### `import`", 0, &["Imports", "PanelImport"]),
+    (
+        "### `import`",
+        0,
+        &["Imports", "PanelImport", "DatabaseFiles"],
+    ),
     ("### `diagnostics`", 0, &["Diagnostic"]),
     ("### `images` and `runsOn`", 0, &["ImageInfo"]),
     (
@@ -538,9 +619,9 @@ const DOCUMENTED: &[(&str, usize, &[&str])] = &[
     (
         "## 18. The search summary (`_summary.json`)",
         0,
-        &["SummaryItem"],
+        &["SummaryItem", "Importable"],
     ),
-    (HISTORY, 0, &["EggHistory"]),
+    (HISTORY, 0, &["EggHistory", "HistorySince"]),
     (HISTORY, 1, &["EggVersion"]),
     (HISTORY, 2, &["EggChange"]),
     (HISTORY, 3, &["ScriptDiff"]),
@@ -554,9 +635,21 @@ const NOT_IN_CATALOG_FORMAT: &[(&str, &str)] = &[
     ("EggVariable", "a variable of the upstream egg"),
     ("PanelEgg", "the panels' own export format (docs/panels.md)"),
     ("Problem", "an answer of eggcat serve (docs/api.md)"),
+    (
+        "ProblemDocument",
+        "the problem answers' members, refined by Problem and GoneProblem",
+    ),
     ("GoneProblem", "an answer of eggcat serve (docs/api.md)"),
     ("Health", "an answer of eggcat serve (docs/api.md)"),
     ("Ready", "an answer of eggcat serve (docs/api.md)"),
+    ("HealthStatus", "a string enum of Health"),
+    ("ReadyStatus", "a string enum of Ready"),
+    ("ReadyProblem", "a member of Ready"),
+    ("ReadyProblemCode", "a string enum of ReadyProblem"),
+    (
+        "RebuildOutcome",
+        "a string enum, its one value in `lastRebuild`'s table",
+    ),
     ("OpenApiDocument", "the OpenAPI document itself"),
     ("EggIndex", "an array of EggListItem"),
     ("EggNames", "an array of strings"),
@@ -567,6 +660,22 @@ const NOT_IN_CATALOG_FORMAT: &[(&str, &str)] = &[
     ("RemovedList", "an array of RemovedEgg"),
     ("Summary", "an array of SummaryItem"),
     ("SourceStatus", "a string"),
+    (
+        "ImageRole",
+        "a string enum, its values in section 7's `images` table",
+    ),
+    (
+        "Severity",
+        "a string enum, its values in section 7's `diagnostics` table",
+    ),
+    (
+        "ChangeKind",
+        "a string enum, its values in docs/diff.md (section 20 links there)",
+    ),
+    (
+        "VersionEvent",
+        "a string enum, its values in section 20's `event` row",
+    ),
 ];
 
 /// Headings whose field tables describe no schema: `state.json` is not published.
@@ -684,9 +793,10 @@ fn catalog_format() -> String {
     .unwrap()
 }
 
-fn openapi_file() -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../server/src/openapi.json");
-    serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+/// The OpenAPI document as the server serves it: the hand-written part with the schemas
+/// generated from the types.
+fn openapi_served() -> Value {
+    Contract::served_by(&app()).openapi
 }
 
 /// docs/catalog-format.md, a hand-written description of the published documents, names every
@@ -695,7 +805,7 @@ fn openapi_file() -> Value {
 fn catalog_format_md_names_every_member_of_the_published_schemas_and_no_other() {
     assert_none(&catalog_format_disagreements(
         &catalog_format(),
-        &openapi_file(),
+        &openapi_served(),
     ));
 }
 
@@ -703,7 +813,7 @@ fn catalog_format_md_names_every_member_of_the_published_schemas_and_no_other() 
 /// an unlisted field table each fail.
 #[test]
 fn the_catalog_format_check_fails_on_each_kind_of_drift() {
-    let (doc, mut openapi) = (catalog_format(), openapi_file());
+    let (doc, mut openapi) = (catalog_format(), openapi_served());
     let row = "| `sha256` | string |";
     assert!(doc.contains(row));
     let missing = doc.replacen(row, "| sha-256 | string |", 1);
