@@ -11,17 +11,11 @@
 
 #[path = "../../crates/cli/src/config.rs"]
 mod config;
-/// How the binary words its errors (`cmd/publish.rs` logs with it).
+/// How the binary words its errors.
 #[path = "../../crates/cli/src/errors.rs"]
 mod errors;
-#[path = "../../crates/cli/src/cmd/publish.rs"]
-mod publish;
 #[path = "../../crates/cli/src/words.rs"]
 mod words;
-/// `crate::cmd::publish`, where config.rs finds the `[publish]` table.
-mod cmd {
-    pub(crate) use crate::publish;
-}
 
 use std::io::Write;
 use std::sync::OnceLock;

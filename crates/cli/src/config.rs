@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use eggcat_publish::{CacheControl, Target};
 use eggcat_upstream::{HistoryDepth, Limits, Source, SourceSpec, default_sources};
 use serde::Deserialize;
 
@@ -29,7 +30,7 @@ struct File {
     workers: Option<usize>,
     #[serde(default)]
     source: Vec<SourceSpec>,
-    publish: Option<crate::cmd::publish::Table>,
+    publish: Option<PublishTable>,
     images: Option<ImagesTable>,
 }
 
@@ -188,7 +189,7 @@ impl Config {
             sources,
             publish: file
                 .publish
-                .map(crate::cmd::publish::Table::resolve)
+                .map(PublishTable::resolve)
                 .transpose()
                 .context("invalid `[publish]`")?,
             images: file
@@ -346,6 +347,57 @@ pub(crate) fn parse_duration(key: &str, text: &str) -> Result<Duration> {
     Ok(d)
 }
 
+/// The `[publish]` table as written in the file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct PublishTable {
+    url: Option<String>,
+    region: Option<String>,
+    endpoint: Option<String>,
+    #[serde(default)]
+    path_style: bool,
+    cache_control: Option<String>,
+    lists_cache_control: Option<String>,
+    /// Alias objects beside the files; `false` for MinIO and Garage (see [`Target::aliases`]).
+    aliases: Option<bool>,
+    concurrency: Option<usize>,
+    /// How long one request may take (see [`Target::request_timeout`]).
+    timeout: Option<String>,
+}
+
+impl PublishTable {
+    /// The target, checked. Credentials are deliberately not a key of the table.
+    pub(crate) fn resolve(self) -> Result<Target> {
+        let Some(url) = self.url else {
+            bail!("`[publish]` needs `url` (s3://bucket or s3://bucket/prefix)");
+        };
+        if self.concurrency == Some(0) {
+            bail!("`[publish] concurrency` must be at least 1");
+        }
+        let defaults = CacheControl::default();
+        let target = Target {
+            url,
+            region: self.region,
+            endpoint: self.endpoint,
+            path_style: self.path_style,
+            cache_control: CacheControl {
+                documents: self.cache_control.unwrap_or(defaults.documents),
+                lists: self.lists_cache_control.unwrap_or(defaults.lists),
+            },
+            aliases: self.aliases.unwrap_or(true),
+            concurrency: self
+                .concurrency
+                .unwrap_or(eggcat_publish::DEFAULT_CONCURRENCY),
+            request_timeout: match self.timeout {
+                Some(t) => parse_duration("[publish] timeout", &t)?,
+                None => eggcat_publish::DEFAULT_REQUEST_TIMEOUT,
+            },
+        };
+        target.bucket_and_prefix()?;
+        Ok(target)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -478,5 +530,47 @@ mod tests {
         );
         let ssh = "[[source]]\nurl = \"ssh://git@github.com/a/b\"\n";
         assert!(format!("{:#}", parse(ssh).unwrap_err()).contains("unsupported URL"));
+    }
+
+    fn table(text: &str) -> Result<Target> {
+        let t: PublishTable = toml::from_str(text)?;
+        t.resolve()
+    }
+
+    #[test]
+    fn the_publish_table_resolves_with_defaults_and_refuses_mistakes() {
+        let t = table("url = \"s3://eggs/cat\"").unwrap();
+        assert_eq!(t.cache_control, CacheControl::default());
+        assert_eq!(t.concurrency, eggcat_publish::DEFAULT_CONCURRENCY);
+        assert!(!t.path_style);
+        assert!(t.aliases, "alias objects by default");
+        let t = table("url = \"s3://eggs\"\naliases = false").unwrap();
+        assert!(!t.aliases, "MinIO and Garage turn them off");
+        let t = table(
+            "url = \"s3://eggs\"\nendpoint = \"http://127.0.0.1:9000\"\npath_style = true\n\
+             cache_control = \"max-age=1\"\nlists_cache_control = \"max-age=2\"\nconcurrency = 2",
+        )
+        .unwrap();
+        assert_eq!(
+            (
+                t.cache_control.documents.as_str(),
+                t.cache_control.lists.as_str()
+            ),
+            ("max-age=1", "max-age=2")
+        );
+        assert_eq!(t.concurrency, 2);
+        for (bad, why) in [
+            ("region = \"x\"", "needs `url`"),
+            ("url = \"https://eggs\"", "not an s3:// URL"),
+            ("url = \"s3://eggs\"\nconcurrency = 0", "at least 1"),
+            ("url = \"s3://eggs\"\naliases = \"no\"", "invalid type"),
+            (
+                "url = \"s3://eggs\"\nsecret_access_key = \"x\"",
+                "unknown field",
+            ),
+        ] {
+            let e = format!("{:#}", table(bad).unwrap_err());
+            assert!(e.contains(why), "{bad}: {e}");
+        }
     }
 }

@@ -16,13 +16,12 @@ pub mod panel;
 mod spans;
 mod spans_json;
 mod spans_yaml;
+mod syntax;
 mod view;
 
-pub use faithful::{
-    MAX_JSON_DEPTH, MAX_YAML_DEPTH, MAX_YAML_KEY_CHARS, MAX_YAML_NODES, ParseError, Parsed,
-    SyntaxKind, parse, parse_with_spans,
-};
+pub use faithful::{ParseError, Parsed, parse, parse_with_spans, spans};
 pub use images::{ImageRole, ImageUse, images};
-pub use spans::{Located, Span, Spans, push_token, spans};
+pub use spans::{Located, Span, Spans, push_token};
 pub use spans_yaml::lf_position;
+pub use syntax::{MAX_JSON_DEPTH, MAX_YAML_DEPTH, MAX_YAML_KEY_CHARS, MAX_YAML_NODES, SyntaxKind};
 pub use view::{EggInfo, ShapeError, inspect};

@@ -13,8 +13,6 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::SyntaxKind;
-
 /// A range of the source, 1-based, columns in characters, end exclusive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Span {
@@ -61,15 +59,6 @@ struct Node {
     value: Range,
     /// The index just past this node's last descendant.
     end: usize,
-}
-
-/// Where every node of `text`, a document written in `syntax`, is. Meant for text the faithful
-/// parser accepts; on any other it finds what it can, without panicking.
-pub fn spans(text: &str, syntax: SyntaxKind) -> Spans {
-    match syntax {
-        SyntaxKind::Json => crate::spans_json::spans(text),
-        SyntaxKind::Yaml => crate::spans_yaml::spans(text),
-    }
 }
 
 impl Spans {

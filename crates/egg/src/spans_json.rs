@@ -5,8 +5,8 @@
 use crate::spans::{Builder, Range, Spans};
 
 /// Deepest nesting the scanner descends into; deeper containers are kept whole, as one node
-/// (text the parser accepts is never that deep: [`crate::MAX_JSON_DEPTH`]).
-const MAX_DEPTH: usize = 2 * crate::MAX_JSON_DEPTH;
+/// (text the parser accepts is never that deep: [`crate::syntax::MAX_JSON_DEPTH`]).
+const MAX_DEPTH: usize = 2 * crate::syntax::MAX_JSON_DEPTH;
 
 pub(crate) fn spans(text: &str) -> Spans {
     let mut scanner = Scanner {
@@ -163,7 +163,8 @@ impl Scanner<'_> {
 #[cfg(test)]
 mod tests {
     use crate::SyntaxKind;
-    use crate::spans::{Span, spans};
+    use crate::faithful::spans;
+    use crate::spans::Span;
 
     fn span(l: u32, c: u32, el: u32, ec: u32) -> Span {
         Span {

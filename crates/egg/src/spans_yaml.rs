@@ -1,6 +1,6 @@
 //! The YAML half of [`crate::spans`]: the event stream of granit-parser, the parser serde-saphyr
 //! reads the text with (the very crate: serde-saphyr's re-export), with the options
-//! `faithful.rs` gives it ([`crate::faithful::yaml_parser_options`]), recording every node with
+//! `faithful.rs` gives it ([`crate::syntax::yaml_parser_options`]), recording every node with
 //! the markers of its events. A node made by an alias (`*a`) is the alias token, and a merge key
 //! (`<<`) is a member like any other: what they copy has no place of its own.
 //!
@@ -12,8 +12,8 @@ use serde_saphyr::granit_parser::{Event, Marker, Parser, Span as YamlSpan, StrIn
 use crate::spans::{Builder, Range, Spans};
 
 /// Deepest nesting the walk descends into; deeper collections are kept whole, as one node
-/// (text the parser accepts is never that deep: [`crate::MAX_YAML_DEPTH`]).
-const MAX_DEPTH: usize = 4 * crate::MAX_YAML_DEPTH;
+/// (text the parser accepts is never that deep: [`crate::syntax::MAX_YAML_DEPTH`]).
+const MAX_DEPTH: usize = 4 * crate::syntax::MAX_YAML_DEPTH;
 
 /// The name given to a member whose key is not a scalar (a collection or an alias), which no
 /// JSON member can have.
@@ -21,7 +21,7 @@ const NOT_A_NAME: &str = "\u{0}";
 
 pub(crate) fn spans(text: &str) -> Spans {
     let mut walker = Walker {
-        parser: Parser::new_from_str_with_options(text, crate::faithful::yaml_parser_options()),
+        parser: Parser::new_from_str_with_options(text, crate::syntax::yaml_parser_options()),
         out: Builder::default(),
     };
     // StreamStart, DocumentStart, then the root node.
@@ -196,7 +196,8 @@ impl LfLines {
 #[cfg(test)]
 mod tests {
     use crate::SyntaxKind;
-    use crate::spans::{Span, spans};
+    use crate::faithful::spans;
+    use crate::spans::Span;
 
     use super::{LfLines, lf_position};
 

@@ -9,9 +9,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use anyhow::{Result, bail};
 use eggcat_pipeline::after::{self, UploadError};
-use eggcat_publish::{CacheControl, Event, Options, Summary, Target};
+use eggcat_publish::{Event, Options, Summary, Target};
 use eggcat_store::Store;
-use serde::Deserialize;
 
 use crate::config::Config;
 
@@ -30,57 +29,6 @@ pub(crate) struct Args {
     /// Upload every object, even those the bucket already holds.
     #[arg(long)]
     force: bool,
-}
-
-/// The `[publish]` table as written in the file.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct Table {
-    url: Option<String>,
-    region: Option<String>,
-    endpoint: Option<String>,
-    #[serde(default)]
-    path_style: bool,
-    cache_control: Option<String>,
-    lists_cache_control: Option<String>,
-    /// Alias objects beside the files; `false` for MinIO and Garage (see [`Target::aliases`]).
-    aliases: Option<bool>,
-    concurrency: Option<usize>,
-    /// How long one request may take (see [`Target::request_timeout`]).
-    timeout: Option<String>,
-}
-
-impl Table {
-    /// The target, checked. Credentials are deliberately not a key of the table.
-    pub(crate) fn resolve(self) -> Result<Target> {
-        let Some(url) = self.url else {
-            bail!("`[publish]` needs `url` (s3://bucket or s3://bucket/prefix)");
-        };
-        if self.concurrency == Some(0) {
-            bail!("`[publish] concurrency` must be at least 1");
-        }
-        let defaults = CacheControl::default();
-        let target = Target {
-            url,
-            region: self.region,
-            endpoint: self.endpoint,
-            path_style: self.path_style,
-            cache_control: CacheControl {
-                documents: self.cache_control.unwrap_or(defaults.documents),
-                lists: self.lists_cache_control.unwrap_or(defaults.lists),
-            },
-            aliases: self.aliases.unwrap_or(true),
-            concurrency: self
-                .concurrency
-                .unwrap_or(eggcat_publish::DEFAULT_CONCURRENCY),
-            request_timeout: match self.timeout {
-                Some(t) => crate::config::parse_duration("[publish] timeout", &t)?,
-                None => eggcat_publish::DEFAULT_REQUEST_TIMEOUT,
-            },
-        };
-        target.bucket_and_prefix()?;
-        Ok(target)
-    }
 }
 
 /// Runs `eggcat publish`.
@@ -229,52 +177,5 @@ fn human_bytes(n: u64) -> String {
         n if n >= 1 << 20 => format!("{:.1} MiB", n as f64 / f64::from(1 << 20)),
         n if n >= 1 << 10 => format!("{:.1} KiB", n as f64 / f64::from(1 << 10)),
         n => format!("{n} B"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn table(text: &str) -> Result<Target> {
-        let t: Table = toml::from_str(text)?;
-        t.resolve()
-    }
-
-    #[test]
-    fn the_publish_table_resolves_with_defaults_and_refuses_mistakes() {
-        let t = table("url = \"s3://eggs/cat\"").unwrap();
-        assert_eq!(t.cache_control, CacheControl::default());
-        assert_eq!(t.concurrency, eggcat_publish::DEFAULT_CONCURRENCY);
-        assert!(!t.path_style);
-        assert!(t.aliases, "alias objects by default");
-        let t = table("url = \"s3://eggs\"\naliases = false").unwrap();
-        assert!(!t.aliases, "MinIO and Garage turn them off");
-        let t = table(
-            "url = \"s3://eggs\"\nendpoint = \"http://127.0.0.1:9000\"\npath_style = true\n\
-             cache_control = \"max-age=1\"\nlists_cache_control = \"max-age=2\"\nconcurrency = 2",
-        )
-        .unwrap();
-        assert_eq!(
-            (
-                t.cache_control.documents.as_str(),
-                t.cache_control.lists.as_str()
-            ),
-            ("max-age=1", "max-age=2")
-        );
-        assert_eq!(t.concurrency, 2);
-        for (bad, why) in [
-            ("region = \"x\"", "needs `url`"),
-            ("url = \"https://eggs\"", "not an s3:// URL"),
-            ("url = \"s3://eggs\"\nconcurrency = 0", "at least 1"),
-            ("url = \"s3://eggs\"\naliases = \"no\"", "invalid type"),
-            (
-                "url = \"s3://eggs\"\nsecret_access_key = \"x\"",
-                "unknown field",
-            ),
-        ] {
-            let e = format!("{:#}", table(bad).unwrap_err());
-            assert!(e.contains(why), "{bad}: {e}");
-        }
     }
 }
