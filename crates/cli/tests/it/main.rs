@@ -21,6 +21,7 @@ mod hosts;
 mod http;
 mod images;
 mod messages;
+mod modules;
 mod panels;
 mod publish;
 mod publish_failures;
