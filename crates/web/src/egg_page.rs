@@ -12,9 +12,9 @@ use serde_json::Value;
 
 use crate::html::Html;
 use crate::layout::{self, Assets, Data, Here, Nav};
-use crate::model::{EggDoc, Meta, PanelImport, Status, clip, egg_str, startup_commands};
+use crate::model::{EggDoc, Meta, Status, clip, egg_str, startup_commands};
 use crate::readme::{Renderer, Upstream};
-use crate::{egg_page_parts as parts, history, rules};
+use crate::{egg_page_parts as parts, history};
 use eggcat_catalog::wire::SummaryItem;
 
 /// The description is shown whole up to this many characters (a 2 MB description would make
@@ -320,14 +320,4 @@ fn problems(h: &mut Html, here: Here<'_>, m: &Meta, warnings: &[(usize, &str)]) 
         h.lit("</ul>");
     }
     h.lit("</section>");
-}
-
-/// Whether a panel entry has anything to show.
-pub(crate) fn has_files(p: &PanelImport) -> bool {
-    p.json.is_some() || p.yaml.is_some()
-}
-
-/// The words for a variable's rules (re-exported for the parts module).
-pub(crate) fn rule_words(rules: &Value) -> String {
-    rules::describe(&rules::split(rules)).join(", ")
 }

@@ -3,7 +3,6 @@
 
 use serde_json::Value;
 
-use crate::egg_page::{has_files, rule_words};
 use crate::html::Html;
 use crate::model::{Meta, PanelImport, egg_str};
 use crate::words::count;
@@ -342,4 +341,14 @@ pub(crate) fn install(h: &mut Html, install: Option<&Value>) {
         h.lit("<li><code>").text(line).lit("</code></li>");
     }
     h.lit("</ol></details>");
+}
+
+/// Whether a panel entry has anything to show.
+fn has_files(p: &PanelImport) -> bool {
+    p.json.is_some() || p.yaml.is_some()
+}
+
+/// The words for a variable's rules.
+fn rule_words(rules: &Value) -> String {
+    crate::rules::describe(&crate::rules::split(rules)).join(", ")
 }

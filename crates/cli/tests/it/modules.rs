@@ -29,14 +29,6 @@ type ModPath = Vec<String>;
 /// the same crate it refers to.
 type Graph = BTreeMap<String, BTreeSet<String>>;
 
-/// Circles that were there when this test was written, each waiting for code to be moved.
-/// The test fails when one of them is gone too, so that its line goes with it.
-const KNOWN_CIRCLES: [&str; 1] = [
-    // egg_page.rs uses `crate::{egg_page_parts as parts, ..}`, and egg_page_parts.rs uses
-    // `crate::egg_page::{has_files, rule_words}`.
-    "web: egg_page.rs -> egg_page_parts.rs -> egg_page.rs",
-];
-
 #[test]
 fn no_import_circle_across_the_files_of_one_crate() {
     let crates_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -59,22 +51,10 @@ fn no_import_circle_across_the_files_of_one_crate() {
         "the scan found {crates} crates and {edges} edges"
     );
 
-    let new: Vec<_> = circles
-        .iter()
-        .filter(|c| !KNOWN_CIRCLES.contains(&c.as_str()))
-        .collect();
-    let gone: Vec<_> = KNOWN_CIRCLES
-        .iter()
-        .filter(|known| !circles.iter().any(|c| c == *known))
-        .collect();
     assert!(
-        new.is_empty(),
+        circles.is_empty(),
         "import circles across the files of a crate (move what both sides need into a file \
-         of its own, or into the one that owns it):\n{new:#?}"
-    );
-    assert!(
-        gone.is_empty(),
-        "circles gone: remove them from KNOWN_CIRCLES: {gone:#?}"
+         of its own, or into the one that owns it):\n{circles:#?}"
     );
 }
 
