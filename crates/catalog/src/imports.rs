@@ -7,8 +7,9 @@ use eggcat_panels::{Database, PerDatabase};
 use serde_json::Value;
 
 use crate::paths::{self, import};
+use crate::reuse::{Inputs, Key, Reuse};
 use crate::rfc3339;
-use crate::wire::{DatabaseFiles, Imports, Inputs, Key, PanelImport, Reuse};
+use crate::wire::{DatabaseFiles, Imports, PanelImport};
 
 /// The import files of one egg, by published path, and its `meta.import`.
 #[derive(Debug)]

@@ -19,6 +19,7 @@ mod imports;
 mod name;
 mod par;
 mod raw_url;
+pub mod reuse;
 mod scan;
 mod slug;
 mod stages;

@@ -4,7 +4,7 @@
 pub use eggcat_validate::SHARED_UUID;
 pub use eggcat_wire::{
     Change, Database, DatabaseFiles, Diagnostic, DiagnosticCounts, EggDocument, History, ImageInfo,
-    ImageRole, ImageStatus, ImagesReport, Imports, IndexItem, Inputs, Key, Meta, MissingImage,
-    PanelImport, Problem, ProblemDocument, Removed, Report, Reuse, Severity, Since, SourceProblem,
-    SourceReport, SourceState, SourceStatus, State, SummaryItem, Version, VersionEvent,
+    ImageRole, ImageStatus, ImagesReport, Imports, IndexItem, Key, Meta, MissingImage, PanelImport,
+    Problem, ProblemDocument, Removed, Report, Severity, Since, SourceProblem, SourceReport,
+    SourceState, SourceStatus, State, SummaryItem, Version, VersionEvent,
 };

@@ -1,6 +1,6 @@
 //! The YAML half of [`crate::spans`]: the event stream of granit-parser, the parser serde-saphyr
 //! reads the text with (the very crate: serde-saphyr's re-export), with the options
-//! `faithful.rs` gives it ([`crate::syntax::yaml_parser_options`]), recording every node with
+//! the faithful parse runs it with ([`crate::syntax::yaml_parser_options`]), recording every node with
 //! the markers of its events. A node made by an alias (`*a`) is the alias token, and a merge key
 //! (`<<`) is a member like any other: what they copy has no place of its own.
 //!

@@ -24,7 +24,8 @@ pub mod schedule;
 
 use std::path::PathBuf;
 
-use eggcat_catalog::wire::{Report, Reuse, SourceStatus};
+use eggcat_catalog::reuse::Reuse;
+use eggcat_catalog::wire::{Report, SourceStatus};
 use eggcat_catalog::{BuildContext, Previous, SourceInfo, SourceInput, build_into};
 use eggcat_store::{Store, StoreError, remove_all};
 use eggcat_upstream::{Limits, Source};

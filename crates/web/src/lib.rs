@@ -45,7 +45,7 @@ mod words;
 pub use eggcat_catalog::games::Groups;
 use eggcat_catalog::games::{self, Siblings};
 use eggcat_catalog::paths;
-pub use eggcat_catalog::wire::Reuse;
+pub use eggcat_catalog::reuse::Reuse;
 use eggcat_catalog::wire::{Removed, Report};
 pub use eggcat_catalog::{PreviousFiles, Sink};
 pub use readme::render_readme;

@@ -514,3 +514,37 @@ fn eggs_of_one_game_that_look_alike_are_told_apart_by_repository() {
     assert!(section.contains("<h4>From this egg to 5e Tools (o/b)</h4>"));
     assert!(section.contains("<span class=\"who\">5e Tools (o/a):</span>"));
 }
+
+/// The build report's warnings about an egg's file are an input of its page: a rebuild whose
+/// only change is a new warning about one file makes that egg's page anew (it shows the
+/// warning), and takes every other page from the previous snapshot.
+#[test]
+fn a_new_warning_about_a_file_renders_its_page_again() {
+    let options = SiteOptions { base_url: BASE };
+    let first_files = tree(&catalog());
+    let none = Reuse::none();
+    let first = render(&first_files, &options, &none);
+    let previous = previous_of(&first_files, &first);
+    let reuse = Reuse::new(none.made(), move |p: &str| previous.get(p).cloned());
+    let mut after = tree(&catalog());
+    // A report as the build writes it (the trees' own `_status.json` is not a whole report,
+    // and reads as an empty one).
+    let mut status = eggcat_catalog::wire::Report::default();
+    status.warnings.push(eggcat_catalog::wire::SourceProblem {
+        source: "o/b".to_owned(),
+        path: "b-minecraft/egg-b-minecraft.json".to_owned(),
+        message: "a warning <about> this file".to_owned(),
+    });
+    after.insert(
+        "api/v1/_status.json".to_owned(),
+        serde_json::to_vec(&status).unwrap(),
+    );
+    let out = render(&after, &options, &reuse);
+    assert!(!kept(&out, "eggs/b-minecraft/index.html"));
+    assert!(
+        text(&out, "eggs/b-minecraft/index.html").contains("a warning &lt;about&gt; this file")
+    );
+    for slug in ["a-7dtd", "a-pterodactyl-7dtd", "b-7dtd"] {
+        assert!(kept(&out, &format!("eggs/{slug}/index.html")), "{slug}");
+    }
+}

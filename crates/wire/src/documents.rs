@@ -482,9 +482,9 @@ pub struct State {
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub inputs: String,
     /// The key of what each output a later build may reuse was made from, by the output's name
-    /// ([`crate::Reuse`]); empty when absent (a later build then makes every output anew).
+    /// (`eggcat_catalog::reuse`); empty when absent (a later build then makes every output anew).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub reuse: BTreeMap<String, crate::Key>,
+    pub reuse: BTreeMap<String, Key>,
 }
 
 /// One element of `api/v1/eggs/_removed.json`: a slug that answers `410 Gone`.
@@ -699,4 +699,22 @@ pub struct ProblemDocument {
     /// For `410 Gone`: the removed egg, as in `_removed.json`.
     #[serde(flatten, default, skip_serializing_if = "Option::is_none")]
     pub gone: Option<Removed>,
+}
+
+/// The key of what an output of a build was made from (`state.json` `reuse`): 32 hex digits,
+/// made by `eggcat_catalog::reuse::Inputs`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Key(String);
+
+impl Key {
+    /// The key of a digest (its bytes in hex): `eggcat_catalog::reuse::Inputs` makes them.
+    pub fn from_digest(digest: &[u8]) -> Key {
+        Key(crate::hex(digest))
+    }
+
+    /// Its hex digits.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
 }

@@ -8,7 +8,7 @@
 //! Architecture invariant: these are the only types serialized into the published tree (plus
 //! the upstream egg itself, carried as raw JSON). docs/catalog-format.md documents each field; a
 //! change here is a change of the interface version. This crate depends on serde alone (and
-//! humantime for [`rfc3339`], sha2 for the keys of [`Reuse`], the build's one reuse rule): the build (`eggcat-catalog`), the server, the store and the
+//! humantime for [`rfc3339`]): the build (`eggcat-catalog`), the server, the store and the
 //! uploads all read the contract from here, and only the build reaches the code that derives it.
 
 mod change;
@@ -17,7 +17,6 @@ mod diagnostic;
 mod documents;
 mod git;
 pub mod paths;
-mod reuse;
 mod snapshot;
 mod summary;
 mod text;
@@ -27,7 +26,6 @@ pub use database::Database;
 pub use diagnostic::{Diagnostic, Severity};
 pub use documents::*;
 pub use git::{Base, EntryKind, FileChange, LogCommit, MAX_FILE_SIZE, SourceHistory, TreeEntry};
-pub use reuse::{Inputs, Key, Reuse};
 pub use snapshot::{Catalog, PreviousFiles, Sink};
 pub use summary::{Importable, SummaryItem};
 pub use text::{hex, kebab, rfc3339};

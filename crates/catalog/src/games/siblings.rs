@@ -19,7 +19,7 @@
 //! from them (the eggs read for the diff, the diffs): a game's pages need no other game's eggs.
 //!
 //! An egg page shows its siblings, so it is made from more than its own egg document: its key
-//! ([`Siblings::page_inputs`], `eggcat_wire::Reuse`) holds the key of every egg document of its
+//! ([`Siblings::page_key`], `crate::reuse::Reuse`) holds the key of every egg document of its
 //! game, with the slugs.
 
 use std::collections::{BTreeMap, HashMap};
@@ -30,7 +30,8 @@ use eggcat_diff::{Change, Kind, Prepared};
 use super::icon::{self, Icon};
 use super::{Compared, Doc, Groups, LISTED, Loaded, Others, Sibling, Updated, Version, item};
 use crate::paths;
-use crate::wire::{Inputs, Key, SummaryItem};
+use crate::reuse::{Inputs, Key};
+use crate::wire::SummaryItem;
 
 /// Reads a file of the snapshot being made, by its published path; `None` when it has none
 /// (the caller's IO, as for [`crate::PreviousFiles`]).

@@ -1,5 +1,5 @@
 //! Stage 4, derive: each egg's import files for the panels, taken from the previous snapshot when
-//! they stand (made from the same inputs under the same derivation: `wire::Reuse`), else converted anew (rules in
+//! they stand (made from the same inputs under the same derivation: `crate::reuse::Reuse`), else converted anew (rules in
 //! [`crate::imports`] and `eggcat_panels`), and what its document says of its images, on every
 //! core. Each egg's files go to the build's sink as soon as they are made.
 
@@ -11,7 +11,8 @@ use super::{EggFacts, EggRecord};
 use crate::ImageFindings;
 use crate::Sink;
 use crate::imports::{self, EggToConvert};
-use crate::wire::{Imports, Reuse};
+use crate::reuse::Reuse;
+use crate::wire::Imports;
 
 /// What the stage is given besides the eggs.
 pub(super) struct Inputs<'a> {

@@ -10,7 +10,8 @@ use super::{EggRecord, MergedSource, Previous, to_json};
 use crate::Sink;
 use crate::history::{self, SourceHistory};
 use crate::paths;
-use crate::wire::{History, Reuse};
+use crate::reuse::Reuse;
+use crate::wire::History;
 
 /// Puts the history document of every record, made on every core, then drops the sources'
 /// histories.

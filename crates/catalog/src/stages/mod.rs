@@ -43,10 +43,10 @@ use serde::Serialize;
 
 use crate::games::Groups;
 use crate::history::SourceHistory;
+use crate::reuse::Reuse;
 use crate::scan::{ParsedEgg, SourceScan};
 use crate::wire::{
-    Diagnostic, ImageInfo, Imports, Key, Problem, Removed, Report, Reuse, SourceReport,
-    SourceState, State,
+    Diagnostic, ImageInfo, Imports, Key, Problem, Removed, Report, SourceReport, SourceState, State,
 };
 use crate::{Catalog, Sink};
 

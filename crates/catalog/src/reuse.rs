@@ -13,8 +13,10 @@
 use std::collections::BTreeMap;
 use std::sync::{Mutex, PoisonError};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use sha2::{Digest, Sha256};
+
+pub use crate::wire::Key;
 
 /// Bytes of SHA-256 a key keeps: 128 bits, far from any chance collision among a catalog's
 /// outputs.
@@ -57,25 +59,13 @@ impl Inputs {
 
     /// The key of these inputs.
     pub fn key(self) -> Key {
-        Key(crate::hex(&self.0.finalize()[..KEY_BYTES]))
+        Key::from_digest(&self.0.finalize()[..KEY_BYTES])
     }
 }
 
 impl std::fmt::Debug for Inputs {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("Inputs")
-    }
-}
-
-/// The key of what an output was made from: 32 hex digits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Key(String);
-
-impl Key {
-    /// Its 32 hex digits.
-    pub fn as_str(&self) -> &str {
-        &self.0
     }
 }
 
@@ -188,7 +178,7 @@ mod tests {
         assert_ne!(base, other.key());
         let file = |bytes: Option<&[u8]>| Inputs::new("page").file("history", bytes).key();
         assert_ne!(file(None), file(Some(b"")));
-        assert_eq!(base.0.len(), 2 * KEY_BYTES);
+        assert_eq!(base.as_str().len(), 2 * KEY_BYTES);
     }
 
     #[test]
