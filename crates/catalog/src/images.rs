@@ -15,7 +15,6 @@ use serde_json::Value;
 
 use crate::rfc3339;
 use crate::wire::{ImageInfo, ImageRole, ImageStatus, ImagesReport, MissingImage};
-use crate::{Fetched, Previous, SourceInput};
 use eggcat_egg::ImageRole as Role;
 pub use eggcat_validate::ImageReference;
 
@@ -44,27 +43,6 @@ pub fn references(egg: &Value) -> Vec<String> {
         .filter_map(|u| ImageReference::parse(&u.image).ok())
         .map(|r| r.to_string())
         .collect();
-    set.into_iter().collect()
-}
-
-/// Every reference the catalog built from `inputs` and `previous` may name: the images of each
-/// scanned source's eggs, and of the previous eggs of every other source (unchanged or kept),
-/// sorted, each once. What the pipeline asks the registries about before the build.
-pub fn input_references(inputs: &[SourceInput], previous: &Previous) -> Vec<String> {
-    let mut set = BTreeSet::new();
-    for input in inputs {
-        match &input.fetched {
-            Fetched::Scanned { scan, .. } if !scan.eggs.is_empty() => {
-                set.extend(scan.eggs.iter().flat_map(|e| e.images.iter().cloned()));
-            }
-            // Unchanged, failed, or suddenly without eggs: the previous eggs are the catalog's.
-            _ => {
-                if let Some(p) = previous.sources.get(&input.info.key) {
-                    set.extend(p.eggs.iter().flat_map(|(e, _)| e.images.iter().cloned()));
-                }
-            }
-        }
-    }
     set.into_iter().collect()
 }
 

@@ -36,5 +36,5 @@ pub use scan::{
 pub use slug::{SlugKey, assign_slugs, kebab, stem};
 pub use stages::{
     BuildContext, Built, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous, PreviousError,
-    PreviousSource, SourceInfo, SourceInput, build, build_into,
+    PreviousSource, SourceInfo, SourceInput, build, build_into, input_references,
 };

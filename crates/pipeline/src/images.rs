@@ -50,7 +50,7 @@ pub(crate) fn ask_for_build(
     earlier: Option<(ImageFindings, std::time::Duration)>,
     now_ms: &(dyn Fn() -> u64 + Sync),
 ) -> ImageFindings {
-    let references = eggcat_catalog::images::input_references(sources, previous);
+    let references = eggcat_catalog::input_references(sources, previous);
     ask_rest(store, options, &references, earlier, now_ms)
 }
 

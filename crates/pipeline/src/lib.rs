@@ -83,6 +83,18 @@ pub enum PipelineError {
     /// (The message says "nothing to publish", as it always has: nothing to show users.)
     #[error("nothing to publish: no source could be fetched ({0})")]
     NothingFetched(String),
+    /// Egg documents the build wrote into the snapshot being staged did not read back as egg
+    /// documents (a failing disk, or a bug): their pages would be missing, so nothing is
+    /// published.
+    #[error(
+        "{count} egg documents of the new snapshot did not read back (the first: `{first}`): nothing published, the current catalog stays"
+    )]
+    Unreadable {
+        /// How many.
+        count: usize,
+        /// The first one's slug.
+        first: String,
+    },
 }
 
 /// Asks every source for its tip; when nothing changed, returns [`Rebuilt::Unchanged`]; else
@@ -209,8 +221,9 @@ fn build_and_save(
         games: &built.games,
         report: &built.report,
         removed: &built.state.removed,
+        summary: &built.summary,
     };
-    eggcat_web::render_into(&staged, &facts, &site, &reuse, &sink);
+    let rendered = eggcat_web::render_into(&staged, &facts, &site, &reuse, &sink);
     clock.lap("render");
     if every_source_ok(&built.report) {
         built.state.inputs = inputs;
@@ -218,6 +231,12 @@ fn build_and_save(
     built.state.reuse = reuse.made();
     // An error drops the staging, which removes its folder: the current snapshot stays.
     refuse_empty(&built.report)?;
+    if let Some(first) = rendered.unreadable.first() {
+        return Err(PipelineError::Unreadable {
+            count: rendered.unreadable.len(),
+            first: first.clone(),
+        });
+    }
     let (id, snapshot_dir) = staging.finish(&built.state)?;
     clock.lap("save");
     Ok(Outcome {

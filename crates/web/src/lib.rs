@@ -46,7 +46,7 @@ pub use eggcat_catalog::games::Groups;
 use eggcat_catalog::games::{self, Siblings};
 use eggcat_catalog::paths;
 pub use eggcat_catalog::reuse::Reuse;
-use eggcat_catalog::wire::{Removed, Report};
+use eggcat_catalog::wire::{Removed, Report, SummaryItem};
 pub use eggcat_catalog::{PreviousFiles, Sink};
 pub use readme::render_readme;
 
@@ -74,12 +74,24 @@ pub struct Facts<'a> {
     pub report: &'a Report,
     /// The removed eggs (`_removed.json`).
     pub removed: &'a [Removed],
+    /// `_summary.json`'s items, sorted by slug (`eggcat_catalog::Built::summary`).
+    pub summary: &'a [SummaryItem],
+}
+
+/// What [`render_into`] found while rendering.
+#[derive(Debug, Default)]
+pub struct Rendered {
+    /// The slugs whose egg documents could not be read back from the snapshot's files, or did
+    /// not decode: their pages are missing (a build must not publish such a snapshot).
+    pub unreadable: Vec<String>,
 }
 
 /// Every web file for the published snapshot `files` (path -> bytes), from its documents: what
 /// [`render_into`] puts, collected, with the facts read from the tree (for tests and tools; a
 /// build hands [`render_into`] its own): the games of the documents its `_index.json` lists
-/// ([`Groups::of_documents`]), its `_status.json` and `_removed.json`.
+/// ([`Groups::of_documents`]), its `_status.json` and `_removed.json`, and its summary items,
+/// made from its documents as the build makes them (`games::summary_of_documents`, which also
+/// puts `_summary.json` and the icons).
 pub fn render(
     files: &BTreeMap<String, Vec<u8>>,
     options: &SiteOptions<'_>,
@@ -98,10 +110,13 @@ pub fn render(
     let games = Groups::of_documents(index.iter().map(|i| i.slug.as_str()), &read);
     let report: Report = read_json(&read, paths::STATUS).unwrap_or_default();
     let removed: Vec<Removed> = read_json(&read, paths::REMOVED).unwrap_or_default();
+    let slugs = index.iter().map(|i| i.slug.as_str());
+    let summary = games::summary_of_documents(slugs, &read, &games, &sink);
     let facts = Facts {
         games: &games,
         report: &report,
         removed: &removed,
+        summary: &summary,
     };
     render_into(&read, &facts, options, reuse, &sink);
     out.into_inner()
@@ -124,7 +139,7 @@ pub fn render_into(
     options: &SiteOptions<'_>,
     reuse: &Reuse<'_>,
     sink: Sink<'_>,
-) {
+) -> Rendered {
     let base = options.base_url.trim_end_matches('/');
     let assets = layout::Assets {
         css: format!(
@@ -145,6 +160,7 @@ pub fn render_into(
         games,
         report: status,
         removed,
+        summary: items,
     } = *facts;
 
     let mut readmes = readme::Renderer::new();
@@ -152,53 +168,44 @@ pub fn render_into(
     // them and, a game at a time, splits it into versions, diffs them and says what a page is
     // made from (`eggcat_catalog::games`).
     let mut siblings = Siblings::new(games, files);
-    let mut items = Vec::new();
     let mut versions = BTreeMap::new();
     let mut sha256 = BTreeMap::new();
     for game in siblings.games() {
         siblings.load(game);
         for slug in &siblings.shown_slugs().to_vec() {
-            let (Some(doc), Some(shown)) = (siblings.doc(slug), siblings.shown(slug)) else {
+            let found = items.binary_search_by(|i| i.slug.as_str().cmp(slug));
+            let (Some(doc), Some(shown), Ok(at)) =
+                (siblings.doc(slug), siblings.shown(slug), found)
+            else {
                 continue;
             };
-            if let Some((path, icon)) = &shown.icon {
-                sink(path.clone(), icon.bytes.clone());
-            }
+            let item = &items[at];
             let warnings = egg_page::file_warnings(status, &doc.meta);
             sha256.insert(slug.clone(), doc.meta.sha256.clone());
             versions.insert(slug.clone(), shown.history.recent().to_vec());
-            items.push(shown.item.clone());
             let page_path = eggcat_catalog::paths::egg_page(slug);
-            let key = siblings.page_key(slug, &warnings);
+            let key = siblings.page_key(slug, item, &warnings);
             let page = reuse.file(&page_path, &key).unwrap_or_else(|| {
                 let (doc, shown, others) = siblings.of(slug);
                 let related = egg_page::Related {
                     siblings: &others,
                     history: &shown.history,
                 };
-                egg_page::render(
-                    doc,
-                    &shown.item,
-                    related,
-                    &warnings,
-                    &assets,
-                    base,
-                    &mut readmes,
-                )
-                .into_bytes()
+                egg_page::render(doc, item, related, &warnings, &assets, base, &mut readmes)
+                    .into_bytes()
             });
             sink(page_path, page);
         }
     }
+    let unreadable = siblings.unreadable().to_vec();
     drop(siblings);
-    let items = games::summary(items, sink);
     sink(
         eggcat_catalog::paths::CATALOG_PAGE.to_owned(),
-        catalog_page::render(&items, status, &assets, base).into_bytes(),
+        catalog_page::render(items, status, &assets, base).into_bytes(),
     );
     sink(
         eggcat_catalog::paths::ALL_EGGS_PAGE.to_owned(),
-        catalog_page::all(&items, &assets).into_bytes(),
+        catalog_page::all(items, &assets).into_bytes(),
     );
     sink(
         eggcat_catalog::paths::NOT_FOUND_PAGE.to_owned(),
@@ -206,12 +213,13 @@ pub fn render_into(
     );
     sink(
         eggcat_catalog::paths::STATUS_PAGE.to_owned(),
-        status_page::render(status, removed, &items, &assets).into_bytes(),
+        status_page::render(status, removed, items, &assets).into_bytes(),
     );
     sink(
         eggcat_catalog::paths::FEED.to_owned(),
-        feed::render(&items, &versions, &sha256, base).into_bytes(),
+        feed::render(items, &versions, &sha256, base).into_bytes(),
     );
+    Rendered { unreadable }
 }
 
 fn read_json<T: serde::de::DeserializeOwned>(files: SnapshotFiles<'_>, path: &str) -> Option<T> {

@@ -17,5 +17,5 @@ pub use groups::{Groups, Member, name_key};
 pub use history::{Loaded, PAGE_VERSIONS};
 pub use others::{Compared, LISTED, Others, Sibling, Version};
 pub use siblings::{MAX_COMPARED, Shown, Siblings, SnapshotFiles};
-pub use summary::{DESCRIPTION_CHARS, item, summary};
+pub use summary::{DESCRIPTION_CHARS, EggFields, item, summary, summary_of_documents};
 pub use updated::{Updated, unix_ms};

@@ -27,8 +27,7 @@ use std::rc::Rc;
 
 use eggcat_diff::{Change, Kind, Prepared};
 
-use super::icon::{self, Icon};
-use super::{Compared, Doc, Groups, LISTED, Loaded, Others, Sibling, Updated, Version, item};
+use super::{Compared, Doc, Groups, LISTED, Loaded, Others, Sibling, Version};
 use crate::paths;
 use crate::reuse::{Inputs, Key};
 use crate::wire::SummaryItem;
@@ -52,8 +51,10 @@ pub struct Siblings<'a> {
     game: Vec<String>,
     /// Their documents, by slug.
     docs: BTreeMap<String, Doc>,
-    /// What their pages and the summary show besides the documents, by slug.
+    /// What their pages show besides the documents, by slug.
     shown: BTreeMap<String, Shown>,
+    /// The slugs of the games loaded so far whose documents do not read back.
+    unreadable: Vec<String>,
     files: SnapshotFiles<'a>,
     /// The key of the bytes of each egg document of the game loaded, by slug (one that cannot
     /// be read has none).
@@ -76,17 +77,11 @@ impl std::fmt::Debug for Siblings<'_> {
     }
 }
 
-/// What the catalog says of one egg of the game loaded besides its document: its history, its
-/// `_summary.json` item and its icon.
+/// What the pages show of one egg of the game loaded besides its document: its history.
 #[derive(Debug)]
 pub struct Shown {
     /// Its history document, read back.
     pub history: Loaded,
-    /// Its summary item, `game` and `gameEggs` included (`lookalike` is set by
-    /// [`super::summary`], over the whole catalog).
-    pub item: SummaryItem,
-    /// Its icon's published path and image, when it has one that passed the checks.
-    pub icon: Option<(String, Icon)>,
     /// The key of its history document's bytes (or of its having none).
     history_key: Key,
 }
@@ -106,6 +101,7 @@ impl<'a> Siblings<'a> {
             game: Vec::new(),
             docs: BTreeMap::new(),
             shown: BTreeMap::new(),
+            unreadable: Vec::new(),
             files,
             keys: BTreeMap::new(),
             versions: BTreeMap::new(),
@@ -141,31 +137,27 @@ impl<'a> Siblings<'a> {
         self.diffs.clear();
         for slug in game {
             let Some(bytes) = (self.files)(&paths::egg(slug)) else {
+                self.unreadable.push(slug.clone());
                 continue;
             };
             let key = Inputs::new("egg document").part("bytes", &bytes).key();
             self.keys.insert(slug.clone(), key);
-            if let Some(doc) = Doc::decode(&bytes) {
-                self.game.push(slug.clone());
-                self.docs.insert(slug.clone(), doc);
+            match Doc::decode(&bytes) {
+                Some(doc) => {
+                    self.game.push(slug.clone());
+                    self.docs.insert(slug.clone(), doc);
+                }
+                None => self.unreadable.push(slug.clone()),
             }
         }
         for slug in &self.game {
-            let doc = &self.docs[slug];
             let history = (self.files)(&paths::history(slug));
             let history_key = Inputs::new("history document")
                 .file("bytes", history.as_deref())
                 .key();
             let history = Loaded::of(history.as_deref());
-            let icon = icon::from_egg(&doc.egg).map(|i| (icon::path(slug, &i), i));
-            let updated = Updated::of(&history, doc.meta.indexed_at);
-            let mut item = item(doc, icon.as_ref().map(|(path, _)| path.clone()), updated);
-            item.game = self.game[0].clone();
-            item.game_eggs = self.game.len();
             let shown = Shown {
                 history,
-                item,
-                icon,
                 history_key,
             };
             self.shown.insert(slug.clone(), shown);
@@ -177,23 +169,35 @@ impl<'a> Siblings<'a> {
         &self.game
     }
 
-    /// What the catalog says of an egg of the game loaded besides its document.
+    /// The slugs of every game loaded so far whose egg document could not be read back or
+    /// decoded: a build that wrote them has lost them (its pages are missing), which its caller
+    /// must not publish.
+    pub fn unreadable(&self) -> &[String] {
+        &self.unreadable
+    }
+
+    /// What the pages show of an egg of the game loaded besides its document.
     pub fn shown(&self, slug: &str) -> Option<&Shown> {
         self.shown.get(slug)
     }
 
     /// The key of what the page of `slug` (of the game loaded) is made from: its egg document,
-    /// its history document, its summary item, the build report's `warnings` about its file
-    /// (given by the caller), and the slugs and egg documents of every egg of its game.
-    pub fn page_key<T: serde::Serialize + ?Sized>(&self, slug: &str, warnings: &T) -> Key {
+    /// its history document, its summary item and the build report's `warnings` about its file
+    /// (both given by the caller), and the slugs and egg documents of every egg of its game.
+    pub fn page_key<T: serde::Serialize + ?Sized>(
+        &self,
+        slug: &str,
+        item: &SummaryItem,
+        warnings: &T,
+    ) -> Key {
         let key = |s: &str| self.keys.get(s).map_or("", |k| k.as_str());
         let mut inputs = Inputs::new("egg page").part("document", key(slug).as_bytes());
         if let Some(shown) = self.shown.get(slug) {
-            inputs = inputs
-                .part("history", shown.history_key.as_str().as_bytes())
-                .value("summary item", &shown.item);
+            inputs = inputs.part("history", shown.history_key.as_str().as_bytes());
         }
-        inputs = inputs.value("warnings", warnings);
+        inputs = inputs
+            .value("summary item", item)
+            .value("warnings", warnings);
         for sibling in self.group(slug) {
             inputs = inputs
                 .part("sibling", sibling.as_bytes())

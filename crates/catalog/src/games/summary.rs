@@ -3,32 +3,64 @@
 //! One array sorted by slug. The search runs over it in the browser, and scripts can use it as
 //! a richer index than `_index.json` (docs/web.md documents each field).
 
+use serde_json::Value;
+
 use super::doc::{Doc, egg_str, egg_strings, one_line};
+use super::history::Loaded;
 use super::updated::Updated;
-use crate::wire::{ImageStatus, SummaryItem};
+use super::{Groups, icon};
+use crate::wire::{ImageStatus, Meta, SummaryItem};
 use crate::{Sink, paths};
 use eggcat_wire::Importable;
 
 /// Longest description kept in the summary and the catalog list, in characters.
 pub const DESCRIPTION_CHARS: usize = 200;
 
-/// The summary item of one egg, last updated as `updated` says.
-pub fn item(doc: &Doc, icon: Option<String>, updated: Updated) -> SummaryItem {
-    let m = &doc.meta;
-    let mut images = egg_strings(&doc.egg, "docker_images");
-    images.dedup();
+/// What the summary item of an egg reads from the egg itself.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EggFields {
+    /// Its `description`'s first line, clipped to [`DESCRIPTION_CHARS`].
+    pub description: String,
+    /// Its `tags`.
+    pub tags: Vec<String>,
+    /// Its docker images (a run of one image repeated counted once).
+    pub images: Vec<String>,
+}
+
+impl EggFields {
+    /// The fields of the upstream egg `egg`.
+    pub fn of(egg: &Value) -> EggFields {
+        let mut images = egg_strings(egg, "docker_images");
+        images.dedup();
+        EggFields {
+            description: one_line(egg_str(egg, "description"), DESCRIPTION_CHARS),
+            tags: egg_strings(egg, "tags"),
+            images,
+        }
+    }
+}
+
+/// The summary item of the egg whose document's `meta` is `m` and whose egg has `fields`, with
+/// its icon's path, last updated as `updated` says, for a game of `game` (its slugs, sorted).
+pub fn item(
+    m: &Meta,
+    fields: EggFields,
+    icon: Option<String>,
+    updated: Updated,
+    game: &[String],
+) -> SummaryItem {
     SummaryItem {
         slug: m.slug.clone(),
         name: m.name.clone(),
-        description: one_line(egg_str(&doc.egg, "description"), DESCRIPTION_CHARS),
+        description: fields.description,
         category: m.category.clone(),
         source: m.source.clone(),
         owner: m.owner.clone(),
         repo: m.repo.clone(),
         path: m.path.clone(),
         format: m.format.clone(),
-        tags: egg_strings(&doc.egg, "tags"),
-        images,
+        tags: fields.tags,
+        images: fields.images,
         indexed_at: m.indexed_at,
         updated_at: updated.at(),
         updated_from: updated.from().to_owned(),
@@ -37,9 +69,9 @@ pub fn item(doc: &Doc, icon: Option<String>, updated: Updated) -> SummaryItem {
             pelican: m.import.pelican.importable,
             pterodactyl: m.import.pterodactyl.importable,
         },
-        // Alone until the caller knows the game (`Siblings::load` sets both).
-        game: m.slug.clone(),
-        game_eggs: 1,
+        game: game.first().unwrap_or(&m.slug).clone(),
+        game_eggs: game.len().max(1),
+        // Set over the whole catalog by [`summary`].
         lookalike: false,
         missing_images: m
             .images
@@ -58,6 +90,34 @@ pub fn summary(mut items: Vec<SummaryItem>, sink: Sink<'_>) -> Vec<SummaryItem> 
     let bytes = serde_json::to_vec(&items).expect("the summary serializes");
     sink(paths::SUMMARY.to_owned(), bytes);
     items
+}
+
+/// `_summary.json` of a published tree made elsewhere than by the build (tests, tools), from its
+/// documents: for each egg of `slugs` whose document `read` gives and decodes, its item, made as
+/// the build makes it (its icon's file put into `sink` too, its date from its history
+/// document), in the games `groups`; then [`summary`].
+pub fn summary_of_documents<'s>(
+    slugs: impl IntoIterator<Item = &'s str>,
+    read: &dyn Fn(&str) -> Option<Vec<u8>>,
+    groups: &Groups,
+    sink: Sink<'_>,
+) -> Vec<SummaryItem> {
+    let mut items = Vec::new();
+    for slug in slugs {
+        let Some(doc) = read(&paths::egg(slug)).and_then(|b| Doc::decode(&b)) else {
+            continue;
+        };
+        let icon = icon::from_egg(&doc.egg).map(|i| {
+            let path = icon::path(slug, &i);
+            sink(path.clone(), i.bytes);
+            path
+        });
+        let history = Loaded::of(read(&paths::history(slug)).as_deref());
+        let updated = Updated::of(&history, doc.meta.indexed_at);
+        let fields = EggFields::of(&doc.egg);
+        items.push(item(&doc.meta, fields, icon, updated, groups.group(slug)));
+    }
+    summary(items, sink)
 }
 
 /// Marks the items that another item of the same game would show as the same card, so that

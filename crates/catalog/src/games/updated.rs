@@ -11,7 +11,7 @@
 
 use std::time::UNIX_EPOCH;
 
-use crate::wire::VersionEvent;
+use crate::wire::{History, VersionEvent};
 
 use super::history::Loaded;
 
@@ -30,9 +30,14 @@ pub enum Updated {
 impl Updated {
     /// The date for an egg with `history`, first read by eggcat at `indexed_at`.
     pub fn of(history: &Loaded, indexed_at: u64) -> Updated {
-        let Loaded::Doc(doc) = history else {
-            return Updated::Indexed(indexed_at);
-        };
+        match history {
+            Loaded::Doc(doc) => Updated::of_document(doc, indexed_at),
+            _ => Updated::Indexed(indexed_at),
+        }
+    }
+
+    /// The date for an egg whose history document is `doc`, first read at `indexed_at`.
+    pub fn of_document(doc: &History, indexed_at: u64) -> Updated {
         let newest = doc.versions.first();
         if let Some(at) = newest
             .filter(|v| v.event != VersionEvent::Earliest)

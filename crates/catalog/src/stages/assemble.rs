@@ -9,21 +9,24 @@ use serde_json::value::RawValue;
 
 use super::{BuildContext, EggRecord, MergedSource, Previous, to_json};
 use crate::Sink;
+use crate::games::Groups;
 use crate::name::sort_names;
 use crate::raw_url::render_raw_url;
 use crate::rfc3339;
 use crate::wire::{
-    DiagnosticCounts, IndexItem, Meta, Problem, Removed, Report, SourceProblem, State,
+    DiagnosticCounts, IndexItem, Meta, Problem, Removed, Report, SourceProblem, State, SummaryItem,
 };
 use crate::{INTERFACE_VERSION, compat, paths};
 use eggcat_panels::{Database, PerDatabase};
 
 /// What the earlier stages made.
-pub(super) struct Parts {
+pub(super) struct Parts<'g> {
     pub(super) sources: Vec<MergedSource>,
     pub(super) eggs: Vec<EggRecord>,
     /// Warnings of [`super::identify`], by source index.
     pub(super) unreadable: Vec<(usize, Problem)>,
+    /// The catalog's games ([`super::games`]).
+    pub(super) games: &'g Groups,
 }
 
 /// What the egg documents add up to, for the catalog-wide documents.
@@ -42,21 +45,26 @@ struct Listed<'e> {
     images_by_source: Vec<std::collections::BTreeSet<String>>,
     /// The catalog's images, for the report.
     images: crate::images::Tally,
+    /// The summary item of each egg whose upstream file reads as a value, in catalog order.
+    summary: Vec<SummaryItem>,
 }
 
-/// Puts every egg's document and the catalog-wide documents; returns the report and the state.
+/// Puts every egg's document and the catalog-wide documents, `_summary.json` included; returns
+/// the report, the state and the summary's items.
 pub(super) fn assemble(
-    parts: Parts,
+    parts: Parts<'_>,
     previous: &Previous,
     ctx: &BuildContext,
     sink: Sink<'_>,
-) -> (Report, State) {
+) -> (Report, State, Vec<SummaryItem>) {
     let Parts {
         sources,
         mut eggs,
         unreadable,
+        games,
     } = parts;
-    let mut listed = egg_documents(&sources, &mut eggs, sink);
+    let mut listed = egg_documents(&sources, &mut eggs, games, sink);
+    let summary = crate::games::summary(std::mem::take(&mut listed.summary), sink);
     listed
         .warnings
         .extend(unreadable.into_iter().map(|(s, p)| tag(&sources[s], p)));
@@ -78,13 +86,14 @@ pub(super) fn assemble(
     sink(paths::REMOVED.to_owned(), to_json(&removed));
     let (report, state) = report_and_state(&sources, listed, removed, ctx);
     sink(paths::STATUS.to_owned(), to_json(&report));
-    (report, state)
+    (report, state, summary)
 }
 
-/// Puts each egg's document, in catalog order.
+/// Puts each egg's document, in catalog order, and makes its summary item.
 fn egg_documents<'e>(
     sources: &'e [MergedSource],
     eggs: &'e mut [EggRecord],
+    games: &Groups,
     sink: Sink<'_>,
 ) -> Listed<'e> {
     let mut listed = Listed {
@@ -99,6 +108,7 @@ fn egg_documents<'e>(
             std::mem::take(&mut facts.images),
             std::mem::take(&mut facts.runs_on),
         );
+        let (fields, icon) = (std::mem::take(&mut facts.fields), facts.icon.take());
         let r: &'e EggRecord = r;
         let source = &sources[r.source];
         if let Some(note) = &r.collision {
@@ -144,6 +154,13 @@ fn egg_documents<'e>(
             readme: r.egg.readme.as_deref(),
         };
         sink(paths::egg(&r.slug), to_json(&doc));
+        // An egg that does not read as a value has no page, and no summary item.
+        if r.readable {
+            let updated = r.updated.expect("the histories stage ran");
+            let game = games.group(&r.slug);
+            let item = crate::games::item(&meta, fields, icon, updated, game);
+            listed.summary.push(item);
+        }
         listed.slugs_by_source[r.source].push(r.slug.clone());
         listed.index.push(IndexItem {
             slug: r.slug.clone(),

@@ -10,6 +10,7 @@ use serde_json::Value;
 use super::{EggFacts, EggRecord};
 use crate::ImageFindings;
 use crate::Sink;
+use crate::games::{EggFields, icon};
 use crate::imports::{self, EggToConvert};
 use crate::reuse::Reuse;
 use crate::wire::Imports;
@@ -48,6 +49,11 @@ pub(super) fn derive(eggs: &mut [EggRecord], inputs: &Inputs<'_>, sink: Sink<'_>
         for (path, bytes) in made.files {
             sink(path, bytes);
         }
+        let icon = icon::from_egg(&value).map(|i| {
+            let path = icon::path(&r.slug, &i);
+            sink(path.clone(), i.bytes);
+            path
+        });
         let (images, runs_on) = crate::images::meta_images(&value, inputs.images);
         let description = value.get("description").and_then(Value::as_str);
         EggFacts {
@@ -55,6 +61,8 @@ pub(super) fn derive(eggs: &mut [EggRecord], inputs: &Inputs<'_>, sink: Sink<'_>
             images,
             runs_on,
             description: description.unwrap_or("").to_owned(),
+            fields: EggFields::of(&value),
+            icon,
         }
     });
     for (r, facts) in eggs.iter_mut().zip(facts) {

@@ -8,19 +8,20 @@ use std::collections::HashMap;
 
 use super::{EggRecord, MergedSource, Previous, to_json};
 use crate::Sink;
+use crate::games::{Loaded, Updated};
 use crate::history::{self, SourceHistory};
 use crate::paths;
 use crate::reuse::Reuse;
 use crate::wire::History;
 
 /// Puts the history document of every record, made on every core, then drops the sources'
-/// histories.
+/// histories; returns when upstream last changed each record's egg, as its document says.
 pub(super) fn documents(
     sources: &mut [MergedSource],
     eggs: &[EggRecord],
     previous: &Previous,
     (reuse, sink): (&Reuse<'_>, Sink<'_>),
-) {
+) -> Vec<Updated> {
     // Where the previous catalog published each (source, path): a kept egg's old document.
     let previous_slug: HashMap<(&str, &str), &str> = previous
         .published
@@ -28,22 +29,29 @@ pub(super) fn documents(
         .map(|(slug, (origin, path))| ((origin.as_str(), path.as_str()), slug.as_str()))
         .collect();
     let read_only: &[MergedSource] = sources;
-    crate::par::map(eggs, |r| {
-        let document = document(&read_only[r.source], r, &previous_slug, reuse);
+    let updated = crate::par::map(eggs, |r| {
+        let (document, updated) = document(&read_only[r.source], r, &previous_slug, reuse);
         sink(paths::history(&r.slug), document);
+        updated
     });
     for source in sources {
         source.history = None;
     }
+    updated
 }
 
-/// The history document of one record of `m`.
+/// The history document of one record of `m`, and when it says upstream last changed the egg.
 fn document(
     m: &MergedSource,
     r: &EggRecord,
     previous_slug: &HashMap<(&str, &str), &str>,
     reuse: &Reuse<'_>,
-) -> Vec<u8> {
+) -> (Vec<u8>, Updated) {
+    let indexed_at = r.first.indexed_at;
+    let made = |doc: History| {
+        let updated = Updated::of_document(&doc, indexed_at);
+        (to_json(&doc), updated)
+    };
     let source = m.name();
     let at = history::EggRef {
         slug: &r.slug,
@@ -52,20 +60,25 @@ fn document(
         path: &r.egg.path,
     };
     if let Some(h) = &m.history {
-        return to_json(&history::document(h, at));
+        return made(history::document(h, at));
     }
     let old = previous_slug.get(&(source.as_str(), r.egg.path.as_str()));
     let kept = old.and_then(|old| Some((*old, reuse.read(&paths::history(old))?)));
+    // The previous snapshot's document, read back (a snapshot of an older eggcat may hold one
+    // that is not a history: it is kept as it is, and dates the egg by `indexedAt`).
     match kept {
-        Some((old, bytes)) if old == r.slug => bytes,
+        Some((old, bytes)) if old == r.slug => {
+            let updated = Updated::of(&Loaded::of(Some(&bytes)), indexed_at);
+            (bytes, updated)
+        }
         Some((_, bytes)) => match serde_json::from_slice::<History>(&bytes) {
             Ok(mut doc) => {
                 doc.slug = r.slug.clone();
-                to_json(&doc)
+                made(doc)
             }
-            Err(_) => to_json(&history::document(&no_history(), at)),
+            Err(_) => made(history::document(&no_history(), at)),
         },
-        None => to_json(&history::document(&no_history(), at)),
+        None => made(history::document(&no_history(), at)),
     }
 }
 

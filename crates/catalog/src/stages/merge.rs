@@ -2,7 +2,7 @@
 //! scanned source gives its new eggs (an unchanged file keeps its [`FirstRead`]); an unchanged one,
 //! a failed one, or one that suddenly has no eggs keeps its previous eggs.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use super::{
     Fetched, FirstRead, KEPT_PREVIOUS_EGGS, MergedSource, Previous, PreviousSource, SourceInfo,
@@ -209,4 +209,25 @@ fn new_report(info: &SourceInfo) -> SourceReport {
         error: None,
         kept_previous: false,
     }
+}
+
+/// Every reference the catalog built from `inputs` and `previous` may name: the images of each
+/// scanned source's eggs, and of the previous eggs of every other source (unchanged or kept),
+/// sorted, each once. What the pipeline asks the registries about before the build.
+pub fn input_references(inputs: &[SourceInput], previous: &Previous) -> Vec<String> {
+    let mut set = BTreeSet::new();
+    for input in inputs {
+        match &input.fetched {
+            Fetched::Scanned { scan, .. } if !scan.eggs.is_empty() => {
+                set.extend(scan.eggs.iter().flat_map(|e| e.images.iter().cloned()));
+            }
+            // Unchanged, failed, or suddenly without eggs: the previous eggs are the catalog's.
+            _ => {
+                if let Some(p) = previous.sources.get(&input.info.key) {
+                    set.extend(p.eggs.iter().flat_map(|(e, _)| e.images.iter().cloned()));
+                }
+            }
+        }
+    }
+    set.into_iter().collect()
 }

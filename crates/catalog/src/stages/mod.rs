@@ -41,15 +41,17 @@ use std::sync::{Mutex, PoisonError};
 
 use serde::Serialize;
 
-use crate::games::Groups;
+use crate::games::{EggFields, Groups, Updated};
 use crate::history::SourceHistory;
 use crate::reuse::Reuse;
 use crate::scan::{ParsedEgg, SourceScan};
 use crate::wire::{
-    Diagnostic, ImageInfo, Imports, Key, Problem, Removed, Report, SourceReport, SourceState, State,
+    Diagnostic, ImageInfo, Imports, Key, Problem, Removed, Report, SourceReport, SourceState,
+    State, SummaryItem,
 };
 use crate::{Catalog, Sink};
 
+pub use merge::input_references;
 pub use previous::PreviousError;
 
 /// A configured source, as the catalog sees it.
@@ -181,6 +183,9 @@ pub struct Built {
     pub state: State,
     /// The catalog's games: its eggs grouped by the game they serve ([`games`]).
     pub games: Groups,
+    /// `_summary.json` as put: one item per egg whose upstream file reads as a value, sorted
+    /// by slug.
+    pub summary: Vec<SummaryItem>,
 }
 
 /// One source after [`merge`]: everything of it but its eggs, which become [`EggRecord`]s.
@@ -231,6 +236,8 @@ struct EggRecord {
     shared: Vec<Diagnostic>,
     /// [`derive`]: what its document says that is read from the egg's value.
     facts: Option<EggFacts>,
+    /// [`histories`]: when upstream last changed it, as its history document says.
+    updated: Option<Updated>,
 }
 
 /// What [`derive`] reads from an egg's value for its document, so that no later stage needs the
@@ -245,6 +252,10 @@ struct EggFacts {
     runs_on: Vec<String>,
     /// Its `description`, or "": for the compat indexes.
     description: String,
+    /// What its summary item reads from the egg.
+    fields: EggFields,
+    /// Its icon's published path, when it has one that passed the checks (the file is put).
+    icon: Option<String>,
 }
 
 /// Builds the catalog from every source's outcome and the previous catalog, in memory: every
@@ -296,17 +307,22 @@ pub fn build_into(
     };
     derive::derive(&mut eggs, &derive_inputs, sink);
     drop(imports);
-    histories::documents(&mut sources, &eggs, &previous, (reuse, sink));
+    let updated = histories::documents(&mut sources, &eggs, &previous, (reuse, sink));
+    for (r, updated) in eggs.iter_mut().zip(updated) {
+        r.updated = Some(updated);
+    }
     let parts = assemble::Parts {
         sources,
         eggs,
         unreadable,
+        games: &games,
     };
-    let (report, state) = assemble::assemble(parts, &previous, ctx, sink);
+    let (report, state, summary) = assemble::assemble(parts, &previous, ctx, sink);
     Built {
         report,
         state,
         games,
+        summary,
     }
 }
 

@@ -36,6 +36,7 @@ pub(super) fn order(sources: &[MergedSource], mut eggs: Vec<SourceEgg>) -> Vec<E
             collision: None,
             shared: Vec::new(),
             facts: None,
+            updated: None,
         })
         .collect()
 }
