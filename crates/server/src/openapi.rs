@@ -337,6 +337,40 @@ mod tests {
         }
     }
 
+    /// The served document is the one committed beside the crate (`openapi.served.json`): a
+    /// change to the published contract, from a field of a `wire` type, a schema attribute or
+    /// the hand-written half, shows in that file's diff and is committed on purpose (the
+    /// schemas generated from the types that write the documents would otherwise change with
+    /// them, and the contract test check the documents against themselves). After a deliberate
+    /// change: `EGGCAT_BLESS=1 cargo test -p eggcat-server openapi`, then review and commit.
+    #[test]
+    fn the_served_document_is_the_committed_one() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("openapi.served.json");
+        if std::env::var_os("EGGCAT_BLESS").is_some() {
+            std::fs::write(&path, document()).unwrap();
+        }
+        let committed = std::fs::read(&path).unwrap_or_default();
+        if committed != document() {
+            let (served, committed) = (
+                String::from_utf8_lossy(document()),
+                String::from_utf8_lossy(&committed),
+            );
+            let first = served
+                .lines()
+                .zip(committed.lines())
+                .position(|(a, b)| a != b)
+                .unwrap_or(served.lines().count().min(committed.lines().count()));
+            panic!(
+                "the served OpenAPI differs from {} from line {}: served `{}`, committed `{}`; if the \
+                 change is meant, run `EGGCAT_BLESS=1 cargo test -p eggcat-server openapi` and commit the file",
+                path.display(),
+                first + 1,
+                served.lines().nth(first).unwrap_or("(end)").trim(),
+                committed.lines().nth(first).unwrap_or("(end)").trim(),
+            );
+        }
+    }
+
     #[test]
     fn composing_twice_gives_the_same_bytes() {
         let again = serde_json::to_vec_pretty(&compose(BASE, ROOTS).unwrap()).unwrap();
