@@ -6,65 +6,10 @@
 //! in either direction (an addition one way is a removal the other), with no format-only
 //! change among them.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use eggcat_diff::{Change, Kind, diff, load};
 use serde_json::Value;
-
-/// The real corpus's `pelican-eggs` folder (`../shared/upstream`, beside the checkout), decided
-/// as the panels' corpus tests decide (crates/panels/tests/support/mod.rs): a plain clone has no
-/// `../shared`, so the test is skipped (`None`) with one line on stderr naming it; in strict mode
-/// (`EGGCAT_CORPUS=require`, which CI sets) a missing corpus fails the test instead, so that a
-/// run without the corpus can never pass for one that covered it.
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/upstream/pelican-eggs");
-    let strict = match std::env::var("EGGCAT_CORPUS") {
-        Ok(v) if v == "require" => true,
-        Ok(v) if !v.is_empty() => {
-            panic!("EGGCAT_CORPUS is `{v}`: set it to `require` or unset it")
-        }
-        _ => false,
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        !strict,
-        "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
-        dir.display()
-    );
-    skip_test("needs ../shared/upstream (the real corpus)");
-    None
-}
-
-/// Says, on one line, that the running test is skipped and why. Written to stderr directly: the
-/// test harness captures `eprintln!` of a passing test, and a skip nobody sees would pass for
-/// coverage.
-fn skip_test(why: &str) {
-    use std::io::Write;
-    let test = std::thread::current().name().unwrap_or("a test").to_owned();
-    let _ = writeln!(std::io::stderr().lock(), "skipped: {test}: {why}");
-}
-
-/// Every egg file under `dir` (the catalog's name rule: `egg-` in the name, JSON or YAML).
-fn egg_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("readable")
-        .flatten()
-        .collect();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for e in entries {
-        let path = e.path();
-        let name = e.file_name().to_string_lossy().into_owned();
-        if path.is_dir() && !name.starts_with('.') {
-            egg_files(&path, out);
-        } else if name.contains("egg-")
-            && [".json", ".yaml", ".yml"].iter().any(|x| name.ends_with(x))
-        {
-            out.push(path);
-        }
-    }
-}
 
 fn read(path: &Path) -> Option<Value> {
     let name = path.file_name()?.to_string_lossy().into_owned();
@@ -110,9 +55,10 @@ const TARGET: eggcat_panels::Target<'static> = eggcat_panels::Target {
 
 #[test]
 fn the_panels_conversions_change_only_what_they_are_known_to_change() {
-    let Some(dir) = corpus() else { return };
-    let mut files = Vec::new();
-    egg_files(&dir, &mut files);
+    let Some(dir) = eggcat_testkit::pelican_eggs() else {
+        return;
+    };
+    let files = eggcat_testkit::egg_files(&dir);
     let (mut checked, mut unexpected) = (0, Vec::new());
     for path in &files {
         let Some(upstream) = read(path) else { continue };
@@ -159,9 +105,10 @@ fn the_panels_conversions_change_only_what_they_are_known_to_change() {
 
 #[test]
 fn an_egg_and_its_pterodactyl_twin_differ_the_same_both_ways() {
-    let Some(dir) = corpus() else { return };
-    let mut files = Vec::new();
-    egg_files(&dir, &mut files);
+    let Some(dir) = eggcat_testkit::pelican_eggs() else {
+        return;
+    };
+    let files = eggcat_testkit::egg_files(&dir);
     let mut pairs = 0;
     let mut problems = Vec::new();
     for twin in files.iter().filter(|p| {

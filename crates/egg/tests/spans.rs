@@ -5,8 +5,6 @@
 //! same parser, as the value the parse gave, and a member's key text as its name. A node with no
 //! place is one a YAML alias or merge key copied, never a node the text writes.
 
-use std::path::{Path, PathBuf};
-
 use eggcat_egg::{Span, Spans, SyntaxKind, parse, parse_with_spans, push_token};
 use serde_json::Value;
 
@@ -26,11 +24,10 @@ struct Tally {
 
 #[test]
 fn every_node_of_the_corpus_reads_back_from_its_place() {
-    let Some(dir) = corpus() else {
+    let Some(dir) = eggcat_testkit::corpus() else {
         return;
     };
-    let mut files = Vec::new();
-    documents(&dir, &mut files);
+    let files = eggcat_testkit::egg_files(&dir);
     let mut tally = Tally::default();
     for path in &files {
         let bytes = std::fs::read(path).expect("readable");
@@ -290,46 +287,4 @@ fn offset(text: &str, line: u32, column: u32) -> usize {
             .char_indices()
             .nth(column as usize - 1)
             .map_or(rest.len(), |(i, _)| i)
-}
-
-/// Every JSON and YAML file under `dir` (by name), sorted.
-fn documents(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("readable")
-        .flatten()
-        .collect();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for e in entries {
-        let path = e.path();
-        let name = e.file_name().to_string_lossy().into_owned();
-        if path.is_dir() && !name.starts_with('.') {
-            documents(&path, out);
-        } else if name.contains("egg-") && SyntaxKind::from_file_name(&name).is_some() {
-            out.push(path);
-        }
-    }
-}
-
-/// The real corpus (`../shared/upstream`), or `None` (skipped, with one line) when it is
-/// missing; a failure when it is missing under `EGGCAT_CORPUS=require`.
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/upstream");
-    let strict = match std::env::var("EGGCAT_CORPUS") {
-        Ok(v) if v == "require" => true,
-        Ok(v) if !v.is_empty() => panic!("EGGCAT_CORPUS is `{v}`: set it to `require` or unset it"),
-        _ => false,
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        !strict,
-        "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
-        dir.display()
-    );
-    eprintln!(
-        "skipped: {}: needs ../shared/upstream (the real corpus)",
-        std::thread::current().name().unwrap_or("a test")
-    );
-    None
 }

@@ -15,7 +15,7 @@
 //! 10.46): the cases avoid the few patterns whose meaning changed between them.
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use eggcat_validate::{
     Compiled, PhpRegexError, PregMatch, parse_php_regex, parse_rule, split_rules,
@@ -41,7 +41,7 @@ fn php(cases: &[(String, String)]) -> Option<(String, Vec<Php>)> {
             std::env::var("EGGCAT_PHP").as_deref() != Ok("require"),
             "EGGCAT_PHP=require but php-cli is missing (bash .ci/install installs it)"
         );
-        skip_test("needs php-cli (bash .ci/install installs it)");
+        eggcat_testkit::skip_test("needs php-cli (bash .ci/install installs it)");
         return None;
     }
     let dir = tempfile::tempdir().expect("a temp dir");
@@ -66,14 +66,6 @@ fn php(cases: &[(String, String)]) -> Option<(String, Vec<Php>)> {
     let answer: Answer = serde_json::from_slice(&out.stdout).expect("the script prints JSON");
     assert_eq!(answer.results.len(), cases.len());
     Some((answer.pcre, answer.results))
-}
-
-/// Says, on one line, that the running test is skipped and why (stderr directly: the harness
-/// captures a passing test's `eprintln!`).
-fn skip_test(why: &str) {
-    use std::io::Write;
-    let test = std::thread::current().name().unwrap_or("a test").to_owned();
-    let _ = writeln!(std::io::stderr().lock(), "skipped: {test}: {why}");
 }
 
 /// The PCRE2 the `pcre2` crate bundles, whose messages eggcat's E032 quotes.
@@ -376,53 +368,21 @@ fn preg_match_agrees_with_php_on_hostile_patterns() {
     assert_eq!(tally.agreed, cases.len() - tally.not_judged);
 }
 
-/// The real corpus's `pelican-eggs` folder, or `None` (skipped, with one line) when it is
-/// missing; a failure when it is missing under `EGGCAT_CORPUS=require`.
-fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/upstream/pelican-eggs");
-    let strict = match std::env::var("EGGCAT_CORPUS") {
-        Ok(v) if v == "require" => true,
-        Ok(v) if !v.is_empty() => panic!("EGGCAT_CORPUS is `{v}`: set it to `require` or unset it"),
-        _ => false,
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        !strict,
-        "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
-        dir.display()
-    );
-    skip_test("needs ../shared/upstream (the real corpus)");
-    None
-}
-
-/// Every egg file under `dir`, parsed (the catalog's parser); files it refuses are left out.
-fn eggs(dir: &Path, out: &mut Vec<Value>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("readable")
-        .flatten()
-        .collect();
-    entries.sort_by_key(std::fs::DirEntry::file_name);
-    for e in entries {
-        let path = e.path();
-        let name = e.file_name().to_string_lossy().into_owned();
-        if path.is_dir() && !name.starts_with('.') {
-            eggs(&path, out);
-        } else if name.contains("egg-")
-            && let Some(kind) = eggcat_egg::SyntaxKind::from_file_name(&name)
-            && let Ok(parsed) = eggcat_egg::parse(&std::fs::read(&path).expect("readable"), kind)
-        {
-            out.push(parsed.value);
-        }
-    }
-}
-
 /// Every `regex:` and `not_regex:` argument of the corpus, and every default value of the
 /// corpus with a few probes, each argument on each value.
 fn corpus_cases(dir: &Path) -> (BTreeSet<String>, Vec<(String, String)>) {
-    let mut docs = Vec::new();
-    eggs(dir, &mut docs);
+    // Every egg file the catalog's parser reads; files it refuses are left out.
+    let docs: Vec<Value> = eggcat_testkit::egg_files(dir)
+        .iter()
+        .filter_map(|path| {
+            let name = path.file_name()?.to_string_lossy();
+            let kind = eggcat_egg::SyntaxKind::from_file_name(&name)?;
+            let bytes = std::fs::read(path).expect("readable");
+            eggcat_egg::parse(&bytes, kind)
+                .ok()
+                .map(|parsed| parsed.value)
+        })
+        .collect();
     let mut patterns = BTreeSet::new();
     let mut values: BTreeSet<String> = ["", "server.jar", "a b", "é", "abc\n", "0", "x1"]
         .map(str::to_owned)
@@ -458,7 +418,7 @@ fn corpus_cases(dir: &Path) -> (BTreeSet<String>, Vec<(String, String)>) {
 
 #[test]
 fn preg_match_agrees_with_php_on_every_regex_rule_of_the_corpus() {
-    let Some(dir) = corpus() else {
+    let Some(dir) = eggcat_testkit::pelican_eggs() else {
         return;
     };
     let (patterns, cases) = corpus_cases(&dir);

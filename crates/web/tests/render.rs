@@ -276,37 +276,6 @@ fn no_egg_page_shows_a_literal_backtick() {
     );
 }
 
-/// The ten real repositories of `../shared/upstream/pelican-eggs` (beside the checkout) for a
-/// test that needs them: the one place in this test crate that decides between running,
-/// skipping and failing, like `shared_upstream()` of crates/cli/tests/it/support.rs. A plain
-/// clone has no `../shared`, so the test is skipped (`None`) with one line on stderr naming it;
-/// under `EGGCAT_CORPUS=require` (CI) a missing corpus fails the test instead.
-fn shared_corpus() -> Option<std::path::PathBuf> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/upstream/pelican-eggs");
-    let strict = match std::env::var("EGGCAT_CORPUS") {
-        Ok(v) if v == "require" => true,
-        Ok(v) if !v.is_empty() => panic!("EGGCAT_CORPUS is `{v}`: set it to `require` or unset it"),
-        _ => false,
-    };
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        !strict,
-        "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
-        dir.display()
-    );
-    // Written to stderr directly: the harness captures `eprintln!` of a passing test, and a skip
-    // nobody sees would pass for coverage.
-    let test = std::thread::current().name().unwrap_or("a test").to_owned();
-    let _ = std::io::Write::write_all(
-        &mut std::io::stderr().lock(),
-        format!("skipped: {test}: needs ../shared/upstream (the real corpus)\n").as_bytes(),
-    );
-    None
-}
-
 /// Every file under `root` as a tree entry, read the way eggcat reads a plain folder: `.git`
 /// folders skipped, symbolic links listed but never followed, contents read where
 /// `needs_content` asks for them.
@@ -497,7 +466,7 @@ fn section_of<'a>(html: &'a str, id: &str) -> &'a str {
 /// backtick in eggcat's own words, and rendering twice gives the same bytes.
 #[test]
 fn the_real_corpus_renders_every_egg_inert_and_stable() {
-    let Some(corpus) = shared_corpus() else {
+    let Some(corpus) = eggcat_testkit::pelican_eggs() else {
         return;
     };
     let api = corpus_api(&corpus);

@@ -35,43 +35,9 @@ pub fn logged(out: &Path) -> (String, String) {
     (read("stdout"), read("stderr"))
 }
 
-/// The real corpus (`../shared/upstream`, beside the checkout) for a test that needs it: the one
-/// place that decides between running, skipping and failing. A plain clone has no `../shared`,
-/// so the test is skipped (`None`) with one line on stderr naming it; in strict mode
-/// (`EGGCAT_CORPUS=require`, which CI's `.ci/run` sets) a missing corpus fails the test instead,
-/// so that a CI run without the corpus can never pass for one that covered it.
-pub fn corpus() -> Option<PathBuf> {
-    let dir = Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/upstream"
-    ));
-    let strict = match std::env::var("EGGCAT_CORPUS") {
-        Ok(v) if v == "require" => true,
-        Ok(v) if !v.is_empty() => {
-            panic!("EGGCAT_CORPUS is `{v}`: set it to `require` or unset it")
-        }
-        _ => false,
-    };
-    if dir.is_dir() {
-        return Some(dir.to_path_buf());
-    }
-    assert!(
-        !strict,
-        "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
-        dir.display()
-    );
-    skip_test("needs ../shared/upstream (the real corpus)");
-    None
-}
-
-/// Says, on one line, that the running test is skipped and why. Written to stderr directly: the
-/// test harness captures `eprintln!` of a passing test, and a skip nobody sees would pass for
-/// coverage.
-pub fn skip_test(why: &str) {
-    use std::io::Write;
-    let test = std::thread::current().name().unwrap_or("a test").to_owned();
-    let _ = writeln!(std::io::stderr().lock(), "skipped: {test}: {why}");
-}
+// The real corpus (`../shared/upstream`) or a skip with one line, a failure under
+// `EGGCAT_CORPUS=require`; and the one line of a skipped test.
+pub use eggcat_testkit::{corpus, skip_test};
 
 /// One egg file of the corpus.
 #[derive(Debug, Clone)]
@@ -86,33 +52,21 @@ pub struct CorpusEgg {
 
 /// Every egg file of the corpus that eggcat indexes, sorted by path.
 pub fn eggs(dir: &Path) -> Vec<CorpusEgg> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap().flatten() {
-            let path = entry.path();
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with('.') {
-                continue;
-            }
-            if path.is_dir() {
-                stack.push(path);
-            } else if let Some(syntax) = eggcat_egg::SyntaxKind::from_file_name(&name)
-                && name.contains("egg-")
-            {
-                let bytes = std::fs::read(&path).unwrap();
-                if let Ok(parsed) = eggcat_egg::parse(&bytes, syntax) {
-                    let rel = path.strip_prefix(dir).unwrap().display().to_string();
-                    out.push(CorpusEgg {
-                        rel,
-                        path,
-                        syntax,
-                        value: parsed.value,
-                    });
-                }
-            }
-        }
-    }
+    let mut out: Vec<CorpusEgg> = eggcat_testkit::egg_files(dir)
+        .into_iter()
+        .filter_map(|path| {
+            let name = path.file_name()?.to_string_lossy().into_owned();
+            let syntax = eggcat_egg::SyntaxKind::from_file_name(&name)?;
+            let parsed = eggcat_egg::parse(&std::fs::read(&path).unwrap(), syntax).ok()?;
+            let rel = path.strip_prefix(dir).unwrap().display().to_string();
+            Some(CorpusEgg {
+                rel,
+                path,
+                syntax,
+                value: parsed.value,
+            })
+        })
+        .collect();
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     out
 }
