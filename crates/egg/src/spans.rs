@@ -258,6 +258,18 @@ fn spans_of_ranges(text: &str, ranges: &[Range]) -> Vec<Span> {
         .collect()
 }
 
+/// `Span { line, column, end_line, end_column }` in one call, for the unit tests of the walks
+/// (`spans_json.rs`, `spans_yaml.rs`) and of this file.
+#[cfg(test)]
+pub(crate) fn span(line: u32, column: u32, end_line: u32, end_column: u32) -> Span {
+    Span {
+        line,
+        column,
+        end_line,
+        end_column,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,12 +288,6 @@ mod tests {
         // `é` is two bytes and `€` three: `x` starts at byte 8 and is the third character of
         // line 2.
         let spans = spans_of_ranges(text, &[(8, 9), (0, 2), (3, 9)]);
-        let span = |line, column, end_line, end_column| Span {
-            line,
-            column,
-            end_line,
-            end_column,
-        };
         assert_eq!(
             spans,
             [span(2, 3, 2, 4), span(1, 1, 1, 3), span(2, 1, 2, 4)]

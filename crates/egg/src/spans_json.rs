@@ -164,16 +164,7 @@ impl Scanner<'_> {
 mod tests {
     use crate::SyntaxKind;
     use crate::faithful::spans;
-    use crate::spans::Span;
-
-    fn span(l: u32, c: u32, el: u32, ec: u32) -> Span {
-        Span {
-            line: l,
-            column: c,
-            end_line: el,
-            end_column: ec,
-        }
-    }
+    use crate::spans::span;
 
     #[test]
     fn finds_keys_values_and_array_items() {

@@ -197,18 +197,9 @@ impl LfLines {
 mod tests {
     use crate::SyntaxKind;
     use crate::faithful::spans;
-    use crate::spans::Span;
+    use crate::spans::span;
 
     use super::{LfLines, lf_position};
-
-    fn span(l: u32, c: u32, el: u32, ec: u32) -> Span {
-        Span {
-            line: l,
-            column: c,
-            end_line: el,
-            end_column: ec,
-        }
-    }
 
     #[test]
     fn finds_keys_values_and_items() {
