@@ -220,33 +220,31 @@ fn an_empty_repository_has_no_default_branch() {
 #[test]
 fn a_repository_that_goes_away_fails_and_its_mirror_keeps_the_last_good_commit() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("up"), "main");
-    repo.write("egg-a.json", egg("A", 0));
-    let good = repo.commit("a");
-    let mirrors = tmp.path().join("mirrors");
-    let src = source(&repo.url(), None);
-    read(fetch_tree(&src, &mirrors, None, limits()));
+    let up = fetched_once(tmp.path());
     let moved = tmp.path().join("moved");
-    std::fs::rename(&repo.dir, &moved).unwrap();
-    let (branch, error) = failed(fetch_tree(&src, &mirrors, Some(&good), limits()));
+    std::fs::rename(&up.repo.dir, &moved).unwrap();
+    let (branch, error) = failed(fetch_tree(&up.src, &up.mirrors, Some(&up.good), limits()));
     assert_eq!(branch, None);
     assert!(error.starts_with("git ls-remote failed: "), "{error}");
     assert!(
         error.contains("does not appear to be a git repository"),
         "{error}"
     );
-    let mirror = mirror(&mirrors, &src);
-    assert_eq!(mirrored(&mirror, "main"), good);
+    let mirror = mirror(&up.mirrors, &up.src);
+    assert_eq!(mirrored(&mirror, "main"), up.good);
     assert_eq!(
-        git(&mirror, &["cat-file", "-p", &format!("{good}:egg-a.json")]),
+        git(
+            &mirror,
+            &["cat-file", "-p", &format!("{}:egg-a.json", up.good)]
+        ),
         egg("A", 0)
     );
     // Back, with a new commit: fetched into the same mirror.
-    std::fs::rename(&moved, &repo.dir).unwrap();
-    repo.write("egg-a.json", egg("A2", 0));
-    let next = repo.commit("a2");
+    std::fs::rename(&moved, &up.repo.dir).unwrap();
+    up.repo.write("egg-a.json", egg("A2", 0));
+    let next = up.repo.commit("a2");
     assert_eq!(
-        read(fetch_tree(&src, &mirrors, Some(&good), limits())).commit,
+        read(fetch_tree(&up.src, &up.mirrors, Some(&up.good), limits())).commit,
         next
     );
     assert_eq!(mirrored(&mirror, "main"), next);

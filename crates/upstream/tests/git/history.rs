@@ -244,11 +244,9 @@ fn the_budget_reads_the_newest_versions_first_and_says_why_the_others_were_not()
 #[test]
 fn a_history_that_cannot_be_read_costs_the_eggs_their_history_not_an_error() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("up"), "main");
-    repo.write("egg-a.json", egg("A", 0)).commit("a");
-    let mirrors = tmp.path().join("mirrors");
-    let src = source(&repo.url(), None);
-    let tree = read(fetch_tree(&src, &mirrors, None, limits()));
+    let Fetched {
+        mirrors, src, tree, ..
+    } = fetched_once(tmp.path());
     std::fs::remove_dir_all(mirror(&mirrors, &src)).unwrap();
     let history = read_history(&src, &tree, &["egg-a.json"], limits());
     let why = history.unavailable.as_deref().unwrap_or_default();

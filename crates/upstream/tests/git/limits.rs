@@ -114,25 +114,20 @@ fn only_the_accepted_transports_are_spoken_even_when_a_source_skips_validation()
 #[test]
 fn a_fetch_past_the_size_limit_is_killed_and_the_mirror_keeps_its_last_good_commit() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("up"), "main");
-    repo.write("egg-a.json", egg("A", 0));
-    let good = repo.commit("a");
-    let mirrors = tmp.path().join("mirrors");
-    let src = source(&repo.url(), None);
-    read(fetch_tree(&src, &mirrors, None, limits()));
+    let up = fetched_once(tmp.path());
     // 16 MiB that no compression shrinks: git takes far longer than the 100 ms between two
     // checks of the mirror's growth to write it.
-    repo.write("assets/noise.bin", noise(16 << 20, 7));
-    repo.commit("noise");
+    up.repo.write("assets/noise.bin", noise(16 << 20, 7));
+    up.repo.commit("noise");
     let small = Limits {
         max_bytes: 1 << 20,
         ..limits()
     };
-    let (branch, error) = failed(fetch_tree(&src, &mirrors, Some(&good), small));
+    let (branch, error) = failed(fetch_tree(&up.src, &up.mirrors, Some(&up.good), small));
     assert_eq!(branch.as_deref(), Some("main"));
     assert_eq!(error, "fetch is larger than the limit of 1048576 bytes");
-    let mirror = mirror(&mirrors, &src);
-    assert_eq!(mirrored(&mirror, "main"), good);
+    let mirror = mirror(&up.mirrors, &up.src);
+    assert_eq!(mirrored(&mirror, "main"), up.good);
     // Killed, git left its locks: they go with it, or no fetch into this mirror could ever
     // succeed again.
     assert!(
@@ -140,9 +135,9 @@ fn a_fetch_past_the_size_limit_is_killed_and_the_mirror_keeps_its_last_good_comm
         "a killed fetch's lock stays"
     );
     // The noise taken back upstream, the next small change is fetched under the same limit.
-    git(&repo.dir, &["reset", "-q", "--hard", &good]);
-    let next = repo.write("egg-a.json", egg("A2", 0)).commit("a2");
-    let tree = read(fetch_tree(&src, &mirrors, Some(&good), small));
+    git(&up.repo.dir, &["reset", "-q", "--hard", &up.good]);
+    let next = up.repo.write("egg-a.json", egg("A2", 0)).commit("a2");
+    let tree = read(fetch_tree(&up.src, &up.mirrors, Some(&up.good), small));
     assert_eq!(tree.commit, next);
 }
 

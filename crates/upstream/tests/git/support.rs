@@ -2,7 +2,6 @@
 //! identities and dates, and the sources and limits the tests fetch them with.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use eggcat_upstream::{Limits, ReadTree, Source, SourceSpec, Tree};
@@ -34,99 +33,9 @@ pub(crate) fn read_history(
     eggcat_upstream::read_history(source, tree, &choose, limits)
 }
 
-/// The committer date of every commit unless a test gives one: 2026-01-01T00:00:00Z.
-pub(crate) const DATE: i64 = 1_767_225_600;
-
-/// Runs git in `dir` at `date` (Unix seconds) with a fixed identity, whatever the machine's
-/// configuration says; its stdout, trimmed. Panics with git's stderr when it fails.
-pub(crate) fn git_at(dir: &Path, date: i64, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=eggcat-test",
-            "-c",
-            "user.email=test@eggcat.invalid",
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "tag.gpgsign=false",
-        ])
-        .args(args)
-        .env("GIT_AUTHOR_DATE", format!("@{date} +0000"))
-        .env("GIT_COMMITTER_DATE", format!("@{date} +0000"))
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
-pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
-    git_at(dir, DATE, args)
-}
-
-/// A work-tree repository used as an upstream.
-pub(crate) struct Repo {
-    pub(crate) dir: PathBuf,
-}
-
-impl Repo {
-    /// `git init` in `dir` with `branch` checked out.
-    pub(crate) fn init(dir: impl Into<PathBuf>, branch: &str) -> Repo {
-        let dir = dir.into();
-        std::fs::create_dir_all(&dir).unwrap();
-        git(&dir, &["init", "-q", "-b", branch]);
-        Repo { dir }
-    }
-
-    /// Writes a file, making its folders.
-    pub(crate) fn write(&self, path: &str, bytes: impl AsRef<[u8]>) -> &Repo {
-        let full = self.dir.join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, bytes).unwrap();
-        self
-    }
-
-    pub(crate) fn remove(&self, path: &str) -> &Repo {
-        std::fs::remove_file(self.dir.join(path)).unwrap();
-        self
-    }
-
-    /// Commits everything at the default date; returns the commit id.
-    pub(crate) fn commit(&self, message: &str) -> String {
-        self.commit_at(message, DATE)
-    }
-
-    /// Commits everything at `date` (Unix seconds); returns the commit id.
-    pub(crate) fn commit_at(&self, message: &str, date: i64) -> String {
-        git_at(&self.dir, date, &["add", "-A"]);
-        git_at(
-            &self.dir,
-            date,
-            &["commit", "-q", "--allow-empty", "-m", message],
-        );
-        self.head()
-    }
-
-    pub(crate) fn head(&self) -> String {
-        git(&self.dir, &["rev-parse", "HEAD"])
-    }
-
-    /// The blob id of `path` in `commit`.
-    pub(crate) fn blob(&self, commit: &str, path: &str) -> String {
-        git(&self.dir, &["rev-parse", &format!("{commit}:{path}")])
-    }
-
-    pub(crate) fn url(&self) -> String {
-        format!("file://{}", self.dir.display())
-    }
-}
+// `git` under a fixed identity and date, and work-tree repositories used as upstreams: the
+// workspace's test kit, shared with the CLI's tests.
+pub(crate) use eggcat_testkit::{DATE, Repo, git, git_at};
 
 /// An egg file in JSON of about `pad` bytes more than its fields.
 pub(crate) fn egg(name: &str, pad: usize) -> String {
@@ -155,6 +64,37 @@ pub(crate) fn limits() -> Limits {
     Limits {
         timeout: Duration::from_secs(60),
         ..Limits::default()
+    }
+}
+
+/// An upstream of one egg fetched once: where the tests of what a later fetch or history read
+/// does to a mirror start from.
+pub(crate) struct Fetched {
+    /// The upstream, `up` in the test's folder: `egg-a.json` in one commit on `main`.
+    pub(crate) repo: Repo,
+    /// That commit, the one the mirror holds.
+    pub(crate) good: String,
+    /// The mirrors' folder, `mirrors` in the test's folder.
+    pub(crate) mirrors: PathBuf,
+    pub(crate) src: Source,
+    /// What the fetch read.
+    pub(crate) tree: ReadTree,
+}
+
+/// Makes the upstream of [`Fetched`] in `dir` and fetches it once.
+pub(crate) fn fetched_once(dir: &Path) -> Fetched {
+    let repo = Repo::init(dir.join("up"), "main");
+    repo.write("egg-a.json", egg("A", 0));
+    let good = repo.commit("a");
+    let mirrors = dir.join("mirrors");
+    let src = source(&repo.url(), None);
+    let tree = read(fetch_tree(&src, &mirrors, None, limits()));
+    Fetched {
+        repo,
+        good,
+        mirrors,
+        src,
+        tree,
     }
 }
 
