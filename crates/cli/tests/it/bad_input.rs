@@ -6,7 +6,7 @@ use crate::support::*;
 const GOOD: usize = 6;
 
 fn hostile_repo(root: &std::path::Path) -> Repo {
-    let repo = Repo::init(root.join("hostile"));
+    let repo = Repo::init(root.join("hostile"), "main");
     // The good ones, including awkward paths and two files that want one slug.
     repo.write("ok/egg-fine.json", egg_json("Fine"))
         .write("with space/c#/egg-zürich.json", egg_json("Zürich"))

@@ -78,7 +78,7 @@ fn hostile_repo(dir: &Path) -> Repo {
         <a href=\"javascript:window.pwned=1\" onclick=\"window.pwned=1\">click me too</a>\n\n\
         <iframe src=\"https://evil.example/\"></iframe><form action=\"https://evil.example/\"><input name=a></form>\n\n\
         <style>body{display:none}</style><div style=\"position:fixed\">styled</div>\n\n![pixel](https://evil.example/p.gif) [relative](docs/x.md)\n";
-    let repo = Repo::init(dir);
+    let repo = Repo::init(dir, "main");
     repo.write(
         "evil/egg-evil.json",
         serde_json::to_vec_pretty(&egg).unwrap(),
@@ -114,7 +114,7 @@ fn history_repo(dir: &Path) -> Repo {
     };
     let script_1 = "#!/bin/ash\ncd /mnt/server\ncurl -o server.jar https://example.invalid/paper.jar\necho done\n";
     let script_2 = "#!/bin/ash\ncd /mnt/server\ncurl -sSL -o server.jar https://example.invalid/paper.jar\necho done\n";
-    let repo = Repo::init(dir);
+    let repo = Repo::init(dir, "main");
     repo.write(
         "paper/egg-paper.json",
         egg(

@@ -9,13 +9,13 @@ use eggcat_store::Store;
 use crate::support::*;
 
 fn two_sources(root: &Path) -> (Repo, Repo) {
-    let a = Repo::init(root.join("a"));
+    let a = Repo::init(root.join("a"), "main");
     a.write("games/paper/egg-paper.json", egg_json("Paper"))
         .write("games/paper/pterodactyl-egg-paper.json", egg_json("Paper"))
         .write("games/paper/README.md", "paper readme")
         .write("egg-root.yml", egg_yaml("Root"));
     a.commit("a");
-    let b = Repo::init(root.join("b"));
+    let b = Repo::init(root.join("b"), "main");
     b.write(
         "voice/mumble/egg-mumble.yaml",
         egg_yaml("  Mumble\n  Server "),

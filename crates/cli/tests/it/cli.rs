@@ -21,7 +21,7 @@ fn config_for(dir: &std::path::Path, repo: &Repo) -> std::path::PathBuf {
 
 /// An upstream of one egg (`games/egg-a.json`, one commit) in `dir/eggs`, and its config.
 fn one_egg(dir: &std::path::Path) -> (Repo, std::path::PathBuf) {
-    let repo = Repo::init(dir.join("eggs"));
+    let repo = Repo::init(dir.join("eggs"), "main");
     repo.write("games/egg-a.json", egg_json("A"));
     repo.commit("one egg");
     let config = config_for(dir, &repo);
@@ -77,7 +77,7 @@ fn help_explains_every_option() {
 #[test]
 fn build_publishes_writes_out_and_summarizes() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     repo.write("games/egg-a.json", egg_json("A"))
         .write(".github/egg-request.yml", "name: x\n");
     repo.commit("one egg");
@@ -189,7 +189,7 @@ fn nothing_to_publish_is_a_failure() {
 #[test]
 fn a_killed_build_leaves_the_previous_snapshot_current_and_intact() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     for i in 0..300 {
         repo.write(
             &format!("games/g{i}/egg-game-{i}.json"),

@@ -427,7 +427,7 @@ fn egg_with_string_denylist() -> String {
 #[test]
 fn every_document_and_answer_of_a_test_catalog_keeps_the_served_openapi() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     repo.write("krypton/egg-krypton.json", egg_with_string_denylist())
         .write("gone/egg-gone.json", egg_json("Gone"))
         .write("yolk/egg-yolk.yaml", egg_yaml("Yolk"));
@@ -520,7 +520,7 @@ fn every_document_of_the_shared_corpus_keeps_the_served_openapi() {
 #[test]
 fn the_contract_check_fails_on_a_broken_or_unknown_document() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     repo.write("a/egg-a.json", egg_json("A"));
     repo.commit("one egg");
     let data = tmp.path().join("data");

@@ -321,7 +321,7 @@ fn a_port_in_use_says_how_to_find_who_holds_it() {
 #[test]
 fn a_branch_that_does_not_exist_lists_the_branches_there_are() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     repo.write("egg-a.json", egg_json("A")).commit("an egg");
     git(tmp.path().join("eggs").as_path(), &["branch", "stable"]);
     std::fs::write(

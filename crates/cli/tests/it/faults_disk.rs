@@ -76,7 +76,7 @@ fn eggcat() -> Command {
 
 /// An upstream of `n` eggs and a config with `data_dir` set.
 fn setup(dir: &Path, n: usize, data_dir: &Path) -> (Repo, PathBuf) {
-    let repo = Repo::init(dir.join("eggs"));
+    let repo = Repo::init(dir.join("eggs"), "main");
     for i in 0..n {
         repo.write(
             &format!("games/g{i}/egg-game-{i}.json"),

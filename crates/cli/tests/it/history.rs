@@ -68,7 +68,7 @@ const STARTUP_2: &str = "java -Xmx{{SERVER_MEMORY}}M -jar {{SERVER_JARFILE}} nog
 #[test]
 fn a_generated_repository_gives_every_version_and_change() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     repo.write("a/egg-paper.json", pretty(&paper("ptdl")));
     let c1 = repo.commit("Add Paper");
     repo.write(
@@ -158,7 +158,7 @@ fn a_generated_repository_gives_every_version_and_change() {
 #[test]
 fn rebuilds_keep_extend_and_rewrite_the_history() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     repo.write("egg-paper.json", pretty(&paper("ptdl")));
     repo.commit("Add Paper");
     let data = tmp.path().join("data");
@@ -196,7 +196,7 @@ fn rebuilds_keep_extend_and_rewrite_the_history() {
 #[test]
 fn unreadable_old_versions_and_huge_script_diffs() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     repo.write("egg-paper.json", pretty(&paper("ptdl")));
     let first = repo.commit("Add Paper");
     repo.write("egg-paper.json", "{ \"name\": \"Paper\", broken");
@@ -253,7 +253,7 @@ fn unreadable_old_versions_and_huge_script_diffs() {
 #[test]
 fn a_long_history_is_bounded_and_never_invents_a_first_version() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     // 1,500 commits in one fast-import stream, each changing the egg's description.
     let mut stream = String::new();
     for i in 0..1500 {
@@ -353,7 +353,7 @@ fn a_long_history_is_bounded_and_never_invents_a_first_version() {
 #[test]
 fn the_history_read_is_bounded_newest_versions_first() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     let mut size = 0;
     for i in 0..10 {
         for name in ["a", "b"] {
@@ -410,7 +410,7 @@ fn the_history_read_is_bounded_newest_versions_first() {
 #[test]
 fn a_new_history_depth_takes_effect_without_an_upstream_change() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     for i in 0..6 {
         let mut egg = paper("ptdl");
         egg["description"] = json!(format!("v{i}"));

@@ -154,7 +154,7 @@ fn histories(out: &crate::support::Outcome) -> Vec<History> {
 #[test]
 fn a_merge_heavy_repository_with_old_eggs_gives_a_true_window_and_feed() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     fast_import(&repo.dir, &stream());
     git(&repo.dir, &["checkout", "-q", "-f", "main"]);
     let window: Vec<String> = git(

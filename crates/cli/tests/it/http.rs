@@ -13,7 +13,7 @@ use crate::support::*;
 /// A small catalog, built and loaded; also returns the published files.
 pub(crate) fn served_catalog() -> (tempfile::TempDir, Arc<App>, eggcat_store::SnapshotFiles) {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     repo.write("games/paper/egg-paper.json", egg_json("Paper"))
         .write("games/paper/README.md", "# Paper\n".repeat(100))
         .write("voice/egg-mumble.yaml", egg_yaml("Mumble"));

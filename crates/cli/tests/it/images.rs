@@ -121,7 +121,7 @@ fn what_the_registry_says_reaches_the_documents_pages_report_and_metrics() {
         format!("{host}/test/single:v1"),
         format!("{host}/test/multi:v1"),
     );
-    let repo = Repo::init(tmp.path().join("up"));
+    let repo = Repo::init(tmp.path().join("up"), "main");
     repo.write(
         "a/egg-arm.json",
         image_egg("Arm", &[("Multi", &multi)], &multi),
@@ -261,7 +261,7 @@ fn an_outage_is_unknown_never_missing() {
         format!("{host}/test/one:v1"),
         format!("{host}/test/none:v1"),
     );
-    let repo = Repo::init(tmp.path().join("up"));
+    let repo = Repo::init(tmp.path().join("up"), "main");
     repo.write(
         "a/egg-a.json",
         image_egg("A", &[("One", &one), ("None", &none)], &one),

@@ -61,7 +61,7 @@ fn egg(name: &str, uuid: Option<&str>, startup: bool) -> String {
 #[test]
 fn import_files_identities_and_compat_indexes() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     repo.write("a/egg-first.json", egg("First", Some(UUID), true))
         .write("b/egg-twin.json", egg("Twin", Some(UUID), true))
         .write("c/egg-odd-uuid.json", egg("Odd", Some("not-a-uuid"), true))

@@ -21,7 +21,7 @@ pub(crate) struct Site {
 impl Site {
     pub(crate) fn new(eggs: usize) -> Site {
         let tmp = tempfile::tempdir().unwrap();
-        let repo = Repo::init(tmp.path().join("eggs"));
+        let repo = Repo::init(tmp.path().join("eggs"), "main");
         for i in 0..eggs {
             repo.write(
                 &format!("games/egg-{i}/egg-{i}.json"),
@@ -29,7 +29,7 @@ impl Site {
             );
         }
         repo.commit("eggs");
-        let other = Repo::init(tmp.path().join("other"));
+        let other = Repo::init(tmp.path().join("other"), "main");
         for i in 0..eggs {
             other.write(&format!("egg-{i}.yaml"), egg_yaml(&format!("Other {i}")));
         }

@@ -26,7 +26,7 @@ fn removed_list(files: &BTreeMap<String, Vec<u8>>) -> Vec<serde_json::Value> {
 #[test]
 fn a_removed_egg_answers_410_on_every_path_until_it_comes_back() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     repo.write("games/paper/egg-paper.json", egg_json("Paper"))
         .write("voice/egg-mumble.yaml", egg_yaml("Mumble"));
     repo.commit("two eggs");
@@ -100,10 +100,10 @@ fn a_removed_egg_answers_410_on_every_path_until_it_comes_back() {
 #[test]
 fn a_failing_source_removes_nothing_and_a_dropped_source_removes_its_eggs() {
     let tmp = tempfile::tempdir().unwrap();
-    let a = Repo::init(tmp.path().join("a"));
+    let a = Repo::init(tmp.path().join("a"), "main");
     a.write("voice/egg-mumble.yaml", egg_yaml("Mumble"));
     a.commit("one egg");
-    let b = Repo::init(tmp.path().join("b"));
+    let b = Repo::init(tmp.path().join("b"), "main");
     b.write("games/egg-paper.json", egg_json("Paper"));
     b.commit("one egg");
     let data = tmp.path().join("data");
@@ -131,7 +131,7 @@ fn a_failing_source_removes_nothing_and_a_dropped_source_removes_its_eggs() {
 #[test]
 fn every_published_file_is_served_with_its_media_type() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     repo.write("games/paper/egg-paper.json", egg_json("Paper"));
     repo.commit("one egg");
     let data = tmp.path().join("data");

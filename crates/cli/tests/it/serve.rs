@@ -308,7 +308,7 @@ fn past_the_connection_cap_new_clients_wait_while_busy_ones_are_served_and_idle_
 #[test]
 fn shutdown_stops_accepting_and_finishes_in_flight_requests() {
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     // A document of several MiB that a slow client reads while the server shuts down.
     let big = egg_json("Big").replace(
         "\"variables\": []",
@@ -378,7 +378,7 @@ fn shutdown_stops_accepting_and_finishes_in_flight_requests() {
 fn rebuilds_swapped_in_under_load_never_show_a_mixed_or_partial_catalog() {
     // Two different catalogs, A and B, each with its own documents.
     let tmp = tempfile::tempdir().unwrap();
-    let repo = Repo::init(tmp.path().join("eggs"));
+    let repo = Repo::init(tmp.path().join("eggs"), "main");
     for i in 0..20 {
         repo.write(
             &format!("g/egg-e{i}.json"),

@@ -17,7 +17,7 @@ const CACHE: &str = "public, max-age=60";
 /// A catalog with a removed egg and two eggs for one game (Paper and its Pterodactyl twin, whose
 /// egg pages compare them), written as `--out` writes it (tree and rules) under `tmp/out`.
 fn tree(tmp: &Path) -> BTreeMap<String, Vec<u8>> {
-    let repo = Repo::init(tmp.join("eggs"));
+    let repo = Repo::init(tmp.join("eggs"), "main");
     repo.write("games/paper/egg-paper.json", egg_json("Paper"))
         .write("games/paper/README.md", "# Paper\n")
         .write("games/paper/pterodactyl-egg-paper.json", egg_json("Paper"))

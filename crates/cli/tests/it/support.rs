@@ -13,109 +13,11 @@ use eggcat_pipeline::{BuildOptions, PipelineError, Rebuilt, rebuild};
 use eggcat_store::{SnapshotFiles, Store};
 use eggcat_upstream::{Limits, Source, SourceSpec};
 
-/// Runs git in `dir` with a fixed identity and dates; panics with git's stderr on failure.
-pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=eggcat-test",
-            "-c",
-            "user.email=test@eggcat.invalid",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .env("GIT_AUTHOR_DATE", "2026-01-01T00:00:00Z")
-        .env("GIT_COMMITTER_DATE", "2026-01-01T00:00:00Z")
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
-/// A work-tree repository used as an upstream.
-pub(crate) struct Repo {
-    pub(crate) dir: PathBuf,
-}
-
-impl Repo {
-    /// `git init -b main` in `dir`.
-    pub(crate) fn init(dir: impl Into<PathBuf>) -> Repo {
-        let dir = dir.into();
-        std::fs::create_dir_all(&dir).unwrap();
-        git(&dir, &["init", "-q", "-b", "main"]);
-        Repo { dir }
-    }
-
-    /// Writes a file (creating folders).
-    pub(crate) fn write(&self, path: &str, bytes: impl AsRef<[u8]>) -> &Repo {
-        let full = self.dir.join(path);
-        std::fs::create_dir_all(full.parent().unwrap()).unwrap();
-        std::fs::write(full, bytes).unwrap();
-        self
-    }
-
-    /// Removes a file.
-    pub(crate) fn remove(&self, path: &str) -> &Repo {
-        std::fs::remove_file(self.dir.join(path)).unwrap();
-        self
-    }
-
-    /// Commits everything; returns the commit id.
-    pub(crate) fn commit(&self, message: &str) -> String {
-        git(&self.dir, &["add", "-A"]);
-        git(&self.dir, &["commit", "-q", "--allow-empty", "-m", message]);
-        git(&self.dir, &["rev-parse", "HEAD"])
-    }
-
-    /// Replaces the last commit (a history rewrite, as after a force-push).
-    pub(crate) fn amend(&self) -> String {
-        git(&self.dir, &["add", "-A"]);
-        git(&self.dir, &["commit", "-q", "--amend", "-m", "rewritten"]);
-        git(&self.dir, &["rev-parse", "HEAD"])
-    }
-
-    /// `file://` URL of the repository.
-    pub(crate) fn url(&self) -> String {
-        format!("file://{}", self.dir.display())
-    }
-}
-
-/// The real corpus (`../shared/upstream/pelican-eggs`, beside the checkout) for a test that
-/// needs it: the one place that decides between running, skipping and failing. A plain clone
-/// has no `../shared`, so the test is skipped (`None`) with one line on stderr naming it; in
-/// strict mode (`EGGCAT_CORPUS=require`, which CI's `.ci/run` sets) a missing corpus fails the
-/// test instead, so that a CI run without the corpus can never pass for one that covered it.
-pub(crate) fn shared_upstream() -> Option<PathBuf> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/upstream/pelican-eggs");
-    let strict = strict("EGGCAT_CORPUS");
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    assert!(
-        !strict,
-        "EGGCAT_CORPUS=require but the real corpus is missing: {} is not a folder",
-        dir.display()
-    );
-    skip_test("needs ../shared/upstream (the real corpus)");
-    None
-}
-
-/// Whether the strict mode `var` names is on: `var=require` turns a skip into a failure; unset
-/// (or empty) it is off; any other value is a mistake the test refuses rather than guesses at.
-pub(crate) fn strict(var: &str) -> bool {
-    match std::env::var(var) {
-        Ok(v) if v == "require" => true,
-        Ok(v) if !v.is_empty() => panic!("{var} is `{v}`: set it to `require` or unset it"),
-        _ => false,
-    }
-}
+// `git` under a fixed identity and date, work-tree repositories used as upstreams, the real
+// corpus (`../shared/upstream/pelican-eggs`, or a skip with one line, a failure under
+// `EGGCAT_CORPUS=require`) and the one line of a skipped test: the workspace's test kit, shared
+// with the other crates' tests.
+pub(crate) use eggcat_testkit::{Repo, git, pelican_eggs as shared_upstream, skip_test, strict};
 
 /// Skips a test that needs root (to mount a tmpfs or a read-only bind, or to run eggcat as
 /// another user) with one line saying `why`; in strict mode (`EGGCAT_ROOT_TESTS=require`, which
@@ -129,18 +31,10 @@ pub(crate) fn skip_root_test(why: &str) {
     skip_test(why);
 }
 
-/// Says, on one line, that the running test is skipped and why. Written to stderr directly: the
-/// test harness captures `eprintln!` of a passing test, and a skip nobody sees would pass for
-/// coverage.
-pub(crate) fn skip_test(why: &str) {
-    let test = std::thread::current().name().unwrap_or("a test").to_owned();
-    let _ = writeln!(std::io::stderr().lock(), "skipped: {test}: {why}");
-}
-
 /// Copies a folder of the shared data into a new git repository and commits it.
 pub(crate) fn repo_from(src: &Path, dst: &Path) -> Repo {
     copy_dir(src, dst);
-    let repo = Repo::init(dst);
+    let repo = Repo::init(dst, "main");
     repo.commit("snapshot");
     repo
 }

@@ -4,7 +4,7 @@
 use crate::support::*;
 
 fn upstream(root: &std::path::Path) -> Repo {
-    let repo = Repo::init(root.join("eggs"));
+    let repo = Repo::init(root.join("eggs"), "main");
     repo.write("games/egg-alpha.json", egg_json("Alpha"))
         .write("games/README.md", "# Alpha\n")
         .write("voice/egg-beta.yaml", egg_yaml("Beta"));
