@@ -148,6 +148,13 @@ impl Staging<'_> {
         }
     }
 
+    /// The first failure to write or read back a file, taken out: a caller that stops before
+    /// [`Staging::finish`] reports it (a file it could not read back is then its consequence,
+    /// not its cause).
+    pub fn take_failure(&self) -> Option<StoreError> {
+        self.written().failed.take()
+    }
+
     fn write(&self, path: &str, bytes: Vec<u8>) -> Result<(), StoreError> {
         {
             let mut written = self.written();
