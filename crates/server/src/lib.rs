@@ -3,8 +3,8 @@
 //! One module per HTTP concern: [`routes`](crate::routes) (paths and query), `encoding`
 //! (Accept-Encoding), `snapshot` (the index of a snapshot's files, their bodies read from disk), `conditional` (ETag and dates), `problem` (RFC 9457
 //! errors), `metrics` (Prometheus), `listener` (the accept loop and its limits), `openapi` (the
-//! served OpenAPI document: the hand-written `openapi.base.json` with its schemas generated from
-//! the types). The pipeline reads top to bottom in [`App::handle`].
+//! served OpenAPI document: the committed `openapi.served.json`, which the tests compose from the
+//! hand-written `openapi.base.json` and schemas generated from the types). The pipeline reads top to bottom in [`App::handle`].
 
 mod answers;
 mod app;
