@@ -163,7 +163,7 @@ mod tests {
     use std::collections::{BTreeMap, HashSet};
 
     use eggcat_catalog::Catalog;
-    use eggcat_catalog::wire::{DiagnosticCounts, State};
+    use eggcat_catalog::wire::State;
 
     use super::*;
 
@@ -172,14 +172,8 @@ mod tests {
         let report = Report {
             interface_version: "2.0.0".to_owned(),
             build_id: "1".to_owned(),
-            started_at: String::new(),
-            finished_at: String::new(),
             eggs: 1,
-            sources: Vec::new(),
-            skipped: Vec::new(),
-            warnings: Vec::new(),
-            diagnostics: DiagnosticCounts::default(),
-            images: Default::default(),
+            ..Report::default()
         };
         let files = BTreeMap::from([
             (

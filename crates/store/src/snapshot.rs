@@ -620,20 +620,14 @@ fn list_tree(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<(), Stor
 #[cfg(test)]
 mod tests {
     use super::*;
-    use eggcat_wire::{DiagnosticCounts, Report, State};
+    use eggcat_wire::{Report, State};
 
     fn catalog(build_id: &str, egg: &str) -> Catalog {
         let report = Report {
             interface_version: "2.0.0".to_owned(),
             build_id: build_id.to_owned(),
-            started_at: String::new(),
-            finished_at: String::new(),
             eggs: 1,
-            sources: Vec::new(),
-            skipped: Vec::new(),
-            warnings: Vec::new(),
-            diagnostics: DiagnosticCounts::default(),
-            images: Default::default(),
+            ..Report::default()
         };
         let files = BTreeMap::from([
             (paths::INDEX.to_owned(), b"[]".to_vec()),

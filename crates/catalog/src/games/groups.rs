@@ -14,10 +14,8 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
+use super::doc::{Doc, egg_str};
 use crate::paths;
-use crate::wire::EggDocument;
 
 /// What grouping needs of one egg.
 #[derive(Debug, Clone, Copy)]
@@ -94,10 +92,9 @@ impl Groups {
         let read: Vec<(String, String, String)> = slugs
             .into_iter()
             .filter_map(|slug| {
-                let doc: EggDocument = serde_json::from_slice(&read(&paths::egg(slug))?).ok()?;
-                let egg: Value = serde_json::from_str(doc.egg.get()).ok()?;
-                let uuid = egg.get("uuid").and_then(Value::as_str).unwrap_or("");
-                Some((doc.meta.slug, doc.meta.name, uuid.to_owned()))
+                let doc = Doc::decode(&read(&paths::egg(slug))?)?;
+                let uuid = egg_str(&doc.egg, "uuid").to_owned();
+                Some((doc.meta.slug, doc.meta.name, uuid))
             })
             .collect();
         let members: Vec<Member<'_>> = read
