@@ -41,13 +41,13 @@ impl EggFields {
 }
 
 /// The summary item of the egg whose document's `meta` is `m` and whose egg has `fields`, with
-/// its icon's path, last updated as `updated` says, for a game of `game` (its slugs, sorted).
+/// its icon's path, last updated as `updated` says, in the catalog's games `games`.
 pub fn item(
     m: &Meta,
     fields: EggFields,
     icon: Option<String>,
     updated: Updated,
-    game: &[String],
+    games: &Groups,
 ) -> SummaryItem {
     SummaryItem {
         slug: m.slug.clone(),
@@ -69,8 +69,8 @@ pub fn item(
             pelican: m.import.pelican.importable,
             pterodactyl: m.import.pterodactyl.importable,
         },
-        game: game.first().unwrap_or(&m.slug).clone(),
-        game_eggs: game.len().max(1),
+        game: games.key(&m.slug).to_owned(),
+        game_eggs: games.group(&m.slug).len().max(1),
         // Set over the whole catalog by [`summary`].
         lookalike: false,
         missing_images: m
@@ -115,7 +115,7 @@ pub fn summary_of_documents<'s>(
         let history = Loaded::of(read(&paths::history(slug)).as_deref());
         let updated = Updated::of(&history, doc.meta.indexed_at);
         let fields = EggFields::of(&doc.egg);
-        items.push(item(&doc.meta, fields, icon, updated, groups.group(slug)));
+        items.push(item(&doc.meta, fields, icon, updated, groups));
     }
     summary(items, sink)
 }

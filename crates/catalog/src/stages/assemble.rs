@@ -157,8 +157,7 @@ fn egg_documents<'e>(
         // An egg that does not read as a value has no page, and no summary item.
         if r.readable {
             let updated = r.updated.expect("the histories stage ran");
-            let game = games.group(&r.slug);
-            let item = crate::games::item(&meta, fields, icon, updated, game);
+            let item = crate::games::item(&meta, fields, icon, updated, games);
             listed.summary.push(item);
         }
         listed.slugs_by_source[r.source].push(r.slug.clone());
