@@ -224,23 +224,6 @@ fn wait_ok(port: u16, path: &str) {
     }
 }
 
-/// nginx serving the `--out` tree with the rules the build wrote beside it (`.eggcat/nginx.conf`),
-/// as docs/deploy.md tells a host to.
-fn nginx_conf(dir: &Path, root: &Path, port: u16) -> PathBuf {
-    let d = dir.display();
-    let root = root.display();
-    let conf = format!(
-        "daemon off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\nevents {{}}\nhttp {{\n\
-         access_log off;\n\
-         client_body_temp_path {d}/body;\nproxy_temp_path {d}/proxy;\nfastcgi_temp_path {d}/fastcgi;\n\
-         uwsgi_temp_path {d}/uwsgi;\nscgi_temp_path {d}/scgi;\n\
-         server {{\nlisten 127.0.0.1:{port};\nroot {root};\ninclude {root}/.eggcat/nginx.conf;\n}}\n}}\n"
-    );
-    let path = dir.join("nginx.conf");
-    std::fs::write(&path, conf).unwrap();
-    path
-}
-
 /// `eggcat build --config CONFIG --out OUT`, which must succeed.
 fn build_out(config: &Path, out: &Path) {
     let built = Command::new(env!("CARGO_BIN_EXE_eggcat"))
@@ -446,22 +429,11 @@ fn the_web_catalog_in_chromium() {
     );
     wait_ok(port, "/");
 
-    let nginx_port = free_port();
-    let nginx_dir = tmp.path().join("nginx");
-    std::fs::create_dir_all(&nginx_dir).unwrap();
-    let conf = nginx_conf(&nginx_dir, &out_dir, nginx_port);
-    let _nginx = Killed(
-        Command::new(NGINX)
-            .arg("-c")
-            .arg(&conf)
-            .arg("-p")
-            .arg(&nginx_dir)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    wait_ok(nginx_port, "/");
+    // nginx serving the `--out` tree with the rules the build wrote beside it, as
+    // docs/deploy.md tells a host to (one process, so that the kill at the end stops it whole).
+    let nginx = crate::hosts::start_nginx(&out_dir, &tmp.path().join("nginx"))
+        .expect("nginx is installed (checked above)");
+    let nginx_port = nginx.port;
 
     let shots = workspace().join("target/browser-screenshots");
     let node = || {
