@@ -130,6 +130,8 @@ pub fn scan(entries: &[TreeEntry]) -> SourceScan {
 enum Skip {
     #[error("symbolic link: not followed")]
     Symlink,
+    #[error("the file's path is not UTF-8 (shown with U+FFFD for each byte that is not): not read")]
+    NotUtf8,
     #[error("file is {0} bytes, over the limit of {MAX_FILE_SIZE} bytes (16 MiB)")]
     TooLarge(u64),
     #[error("file content was not read")]
@@ -144,8 +146,10 @@ enum Skip {
 }
 
 fn parse_egg(entry: &TreeEntry) -> Result<(ParsedEgg, Vec<String>), Skip> {
-    if entry.kind == EntryKind::Symlink {
-        return Err(Skip::Symlink);
+    match entry.kind {
+        EntryKind::Symlink => return Err(Skip::Symlink),
+        EntryKind::NotUtf8 => return Err(Skip::NotUtf8),
+        EntryKind::File | EntryKind::Submodule => {}
     }
     if entry.size > MAX_FILE_SIZE {
         return Err(Skip::TooLarge(entry.size));

@@ -13,15 +13,22 @@ use crate::{FetchError, io_error};
 /// Every file, link and folder below `root`, as tree entries with `/`-separated paths.
 pub(crate) fn list(root: &Path) -> Result<Vec<TreeEntry>, FetchError> {
     let mut entries = Vec::new();
-    walk(root, "", &mut entries)?;
+    walk(root, "", true, &mut entries)?;
     entries.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(entries)
 }
 
-fn walk(dir: &Path, prefix: &str, out: &mut Vec<TreeEntry>) -> Result<(), FetchError> {
+/// `prefix_utf8`: whether the folder's path below `root` is UTF-8 (`prefix` is its lossy form).
+fn walk(
+    dir: &Path,
+    prefix: &str,
+    prefix_utf8: bool,
+    out: &mut Vec<TreeEntry>,
+) -> Result<(), FetchError> {
     let io = |source| io_error(dir)(source);
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let entry = entry.map_err(io)?;
+        let utf8 = prefix_utf8 && entry.file_name().to_str().is_some();
         let name = entry.file_name().to_string_lossy().into_owned();
         let path = if prefix.is_empty() {
             name.clone()
@@ -33,9 +40,11 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<TreeEntry>) -> Result<(), FetchE
             EntryKind::Symlink
         } else if meta.is_dir() {
             if name != ".git" {
-                walk(&entry.path(), &path, out)?;
+                walk(&entry.path(), &path, utf8, out)?;
             }
             continue;
+        } else if meta.is_file() && !utf8 {
+            EntryKind::NotUtf8
         } else if meta.is_file() {
             EntryKind::File
         } else {

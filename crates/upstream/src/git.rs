@@ -238,12 +238,14 @@ pub(crate) fn list_tree(
             .position(|&b| b == b'\t')
             .ok_or_else(|| bad("no tab".into()))?;
         let head = String::from_utf8_lossy(&record[..tab]);
+        let utf8 = std::str::from_utf8(&record[tab + 1..]).is_ok();
         let path = String::from_utf8_lossy(&record[tab + 1..]).into_owned();
         let fields: Vec<&str> = head.split_whitespace().collect();
         let [mode, _kind, oid, size] = fields[..] else {
             return Err(bad(format!("unexpected entry `{head}`")));
         };
         let kind = match mode {
+            "100644" | "100755" if !utf8 => EntryKind::NotUtf8,
             "100644" | "100755" => EntryKind::File,
             "120000" => EntryKind::Symlink,
             "160000" => EntryKind::Submodule,

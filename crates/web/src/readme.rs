@@ -344,4 +344,3 @@ fn attr(tag: &str, name: &str) -> Option<String> {
     }
     None
 }
-

@@ -178,8 +178,15 @@ fn a_readme_with_more_tags_than_the_bound_is_shown_as_its_escaped_text() {
             &html[..120]
         );
         let text = html.split_once("<pre>").unwrap().1;
-        assert!(!text[..text.len() - "</pre>".len()].contains('<'), "escaped");
-        assert!(text.starts_with("&gt;") || text.starts_with("&lt;"), "{}", &text[..20]);
+        assert!(
+            !text[..text.len() - "</pre>".len()].contains('<'),
+            "escaped"
+        );
+        assert!(
+            text.starts_with("&gt;") || text.starts_with("&lt;"),
+            "{}",
+            &text[..20]
+        );
     }
     // At the bound and below, the README is HTML as always.
     let html = eggcat_web::render_readme(&"<div>x".repeat(4_999), "", "", "");

@@ -19,6 +19,10 @@ pub enum EntryKind {
     Symlink,
     /// A submodule (git mode 160000). Never followed.
     Submodule,
+    /// A regular file whose path is not UTF-8: `path` names it with U+FFFD in place of each
+    /// byte that is not, so the report can point at it, but two such paths may read the same,
+    /// so it is never read.
+    NotUtf8,
 }
 
 /// One entry of an upstream tree, with its content when the build asked for it

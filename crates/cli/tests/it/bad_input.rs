@@ -47,6 +47,7 @@ fn hostile_repo(root: &std::path::Path) -> Repo {
     .write("bad/egg-bom.json", format!("\u{feff}{}", egg_json("Bom")))
     .write("bad/egg-huge.json", vec![b' '; 16 * 1024 * 1024 + 1]);
     std::os::unix::fs::symlink("/etc/passwd", repo.dir.join("bad/egg-link.json")).unwrap();
+    write_not_utf8(&repo.dir.join("bad"), &egg_json("Latin"));
     let commit = repo.commit("files");
     // A submodule entry (a gitlink), added without cloning anything.
     git(
@@ -62,6 +63,17 @@ fn hostile_repo(root: &std::path::Path) -> Repo {
     repo
 }
 
+/// `egg-\xff.json` in `dir`: a file name that is not UTF-8, with `content`.
+fn write_not_utf8(dir: &std::path::Path, content: &str) {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::OsStr::from_bytes(b"egg-\xff.json");
+    std::fs::write(dir.join(name), content).unwrap();
+}
+
+/// What the report says of a file whose path is not UTF-8.
+const NOT_UTF8: &str =
+    "the file's path is not UTF-8 (shown with U+FFFD for each byte that is not): not read";
+
 fn alias_bomb() -> String {
     let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
     for i in 1..10 {
@@ -70,6 +82,27 @@ fn alias_bomb() -> String {
         bomb.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
     }
     bomb
+}
+
+/// A plain folder read without git: a file whose name is not UTF-8 is reported and skipped, the
+/// folder's other eggs indexed (the source failed whole: the lossy name could not be opened).
+#[test]
+fn a_file_name_that_is_not_utf8_is_skipped_in_a_plain_folder_too() {
+    let tmp = tempfile::tempdir().unwrap();
+    let folder = tmp.path().join("plain");
+    std::fs::create_dir_all(folder.join("d")).unwrap();
+    std::fs::write(folder.join("d/egg-ok.json"), egg_json("Ok")).unwrap();
+    write_not_utf8(&folder.join("d"), &egg_json("Latin"));
+    let out = build(
+        &tmp.path().join("data"),
+        vec![source(folder.to_str().unwrap(), "o", "plain")],
+        &Clock::new(0),
+    );
+    assert_eq!(out.report.eggs, 1, "{:#?}", out.report);
+    assert_eq!(
+        skipped(&out.report),
+        [("d/egg-\u{fffd}.json".to_owned(), NOT_UTF8.to_owned())]
+    );
 }
 
 #[test]
@@ -146,7 +179,8 @@ fn every_bad_file_is_reported_and_every_good_egg_indexed() {
     );
     assert_eq!(reason("bad/egg-link.json"), "symbolic link: not followed");
     assert_eq!(reason("vendored"), "submodule: not followed");
-    assert_eq!(skipped.len(), 15, "{skipped:#?}");
+    assert_eq!(reason("bad/egg-\u{fffd}.json"), NOT_UTF8);
+    assert_eq!(skipped.len(), 16, "{skipped:#?}");
 
     // Duplicate JSON keys: indexed as the panel would import it, with a warning.
     let dup = egg_doc(&out, "hostile-dup-keys");
