@@ -200,7 +200,12 @@ impl App {
             );
         }
         self.metrics.set_damaged(damaged.len());
-        self.problems.lock().expect("problems lock").damaged = damaged;
+        {
+            let mut problems = self.problems.lock().expect("problems lock");
+            problems.damaged = damaged;
+            // A new catalog's status document says nothing of an earlier failed rebuild.
+            problems.rebuild_failed = None;
+        }
         let (files, [br, gzip, identity]) = snapshot.payload();
         tracing::info!(
             build = %snapshot.id,
@@ -223,10 +228,23 @@ impl App {
         snapshot
     }
 
-    /// Records a successful rebuild run by this process (for `/metrics`).
+    /// Records a successful rebuild run by this process (for `/metrics`). After a failed one
+    /// that left the catalog as it was (nothing changed upstream), the status document loses its
+    /// `lastRebuild` and takes this time as its `Last-Modified`, so that clients polling with
+    /// `If-Modified-Since` learn of the recovery as they learnt of the failure.
     pub fn rebuild_succeeded(&self, at_unix_ms: u64) {
         self.metrics.record_build(at_unix_ms, true);
-        self.problems.lock().expect("problems lock").rebuild_failed = None;
+        let failed = self
+            .problems
+            .lock()
+            .expect("problems lock")
+            .rebuild_failed
+            .take();
+        if let (Some(_), Some(as_built)) = (failed, self.as_built.load_full()) {
+            let at = UNIX_EPOCH + std::time::Duration::from_secs(at_unix_ms / 1000);
+            self.catalog
+                .store(Some(Arc::new(as_built.with_status_dated(at))));
+        }
     }
 
     /// Records a failed rebuild: the last good catalog stays, and its status document gains a
@@ -398,15 +416,16 @@ impl App {
             None => {
                 let response = missing(&snapshot, route, req.uri());
                 // A browser's path that names nothing gets the catalog's own 404 page; the
-                // API's keep their problem document (paths::is_api_path).
+                // API's keep their problem document (paths::is_api_path, of the decoded path:
+                // `/%61pi/v1/x` is the API's too).
+                let api = match route {
+                    Route::File { path: file, .. } => paths::is_api_path(&format!("/{file}")),
+                    _ => true,
+                };
                 match snapshot.get(paths::NOT_FOUND_PAGE) {
-                    Some(page)
-                        if response.status() == StatusCode::NOT_FOUND
-                            && !paths::is_api_path(path) =>
-                    {
-                        self.not_found_page(req, &snapshot, &page)
-                            .unwrap_or(response)
-                    }
+                    Some(page) if response.status() == StatusCode::NOT_FOUND && !api => self
+                        .not_found_page(req, &snapshot, &page)
+                        .unwrap_or(response),
                     _ => response,
                 }
             }
@@ -652,6 +671,23 @@ fn finish(mut response: Response<Body>, head: bool) -> Response<Body> {
         *response.body_mut() = Full::new(Bytes::new());
     }
     response
+}
+
+/// The `400` the HTTP layer gives an HTTP/1.1 request without a `Host` header or with several
+/// (RFC 9112, section 3.2: a server MUST; hyper does not check it), answered before the handler
+/// and, like hyper's own `400`s, not counted. `None` for every other request.
+pub(crate) fn host_problem<B>(req: &Request<B>) -> Option<Response<Body>> {
+    if req.version() != http::Version::HTTP_11 {
+        return None;
+    }
+    let detail = match req.headers().get_all(header::HOST).iter().count() {
+        1 => return None,
+        0 => "an HTTP/1.1 request must have a `Host` header",
+        _ => "an HTTP/1.1 request must have one `Host` header, not several",
+    };
+    let problem = Problem::new(StatusCode::BAD_REQUEST, detail);
+    let head = req.method() == Method::HEAD;
+    Some(finish(problem_response(&problem, req.uri().path()), head))
 }
 
 fn problem_response(problem: &Problem, path: &str) -> Response<Body> {

@@ -247,8 +247,10 @@ async fn accept_loop(
             Arc::clone(&activity),
         ));
         let app = Arc::clone(&app);
-        let service =
-            service_fn(move |req| std::future::ready(Ok::<_, Infallible>(app.handle(&req))));
+        let service = service_fn(move |req| {
+            let answer = crate::app::host_problem(&req).unwrap_or_else(|| app.handle(&req));
+            std::future::ready(Ok::<_, Infallible>(answer))
+        });
         let connection = graceful.watch(builder.serve_connection(io, service));
         let open = Arc::clone(&shed);
         tokio::spawn(async move {

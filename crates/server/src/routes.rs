@@ -160,6 +160,11 @@ fn decode_path(raw: &str) -> Result<Cow<'_, str>, Problem> {
     if raw.len() > MAX_PATH {
         return Err(bad(&format!("longer than {MAX_PATH} bytes")));
     }
+    // A GET's target is in origin form (RFC 9112, section 3.2.1): `example.com:80` or `healthz`
+    // name no path (`OPTIONS *` is answered before routing).
+    if !raw.starts_with('/') {
+        return Err(bad("does not start with `/`"));
+    }
     let path: Cow<'_, str> = if raw.contains('%') {
         percent_decode_str(raw)
             .decode_utf8()

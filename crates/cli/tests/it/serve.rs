@@ -173,6 +173,23 @@ fn hostile_requests_get_4xx_and_never_a_file() {
                 "a".repeat(20 * 1024)
             );
             assert!(raw(addr, huge.as_bytes(), wait).starts_with("HTTP/1.1 431"));
+            // RFC 9112, section 3.2: an HTTP/1.1 request has exactly one Host (HTTP/1.0 none).
+            for (request, detail) in [
+                (
+                    "GET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n",
+                    "an HTTP/1.1 request must have a `Host` header",
+                ),
+                (
+                    "GET /healthz HTTP/1.1\r\nHost: a\r\nHost: b\r\nConnection: close\r\n\r\n",
+                    "an HTTP/1.1 request must have one `Host` header, not several",
+                ),
+            ] {
+                let answer = raw(addr, request.as_bytes(), wait);
+                assert!(answer.starts_with("HTTP/1.1 400"), "{answer}");
+                assert!(answer.contains(detail), "{answer}");
+            }
+            let old = raw(addr, b"GET /healthz HTTP/1.0\r\n\r\n", wait);
+            assert!(old.starts_with("HTTP/1.0 200"), "{old}");
             for path in [
                 "/api/v1/eggs/%2e%2e/%2e%2e/etc/passwd",
                 "/../../etc/passwd",

@@ -52,6 +52,17 @@ fn malformed_paths_get_the_400_and_detail_docs_api_md_lists() {
             assert_eq!(problem(&r, path)["detail"], detail, "{method} {path}");
         }
     }
+    // A target that is not in origin form names no path (`GET healthz` was answered with the
+    // catalog page).
+    for target in ["healthz", "example.com:80"] {
+        let r = site.get(target, &[]);
+        assert_eq!(r.status(), StatusCode::BAD_REQUEST, "{target}");
+        let p: serde_json::Value = serde_json::from_slice(r.body()).unwrap();
+        assert_eq!(
+            p["detail"], "malformed path: does not start with `/`",
+            "{target}"
+        );
+    }
     // The limit is on the path as sent, before decoding: 1024 bytes pass.
     let at_limit = format!("/api/v1/eggs/{}", "a".repeat(1024 - "/api/v1/eggs/".len()));
     assert_eq!(site.get(&at_limit, &[]).status(), StatusCode::NOT_FOUND);
@@ -74,6 +85,9 @@ fn a_path_that_names_nothing_is_a_404_problem_on_the_api_and_the_404_page_elsewh
             "no resource at `/api/v1/eggs/paper/pterodactyl.json`",
         ),
         ("/api/v1/eggs/", "no resource at `/api/v1/eggs/`"),
+        // Percent-encoded, the API's path still (a reviewer found the HTML page here).
+        ("/%61pi/v1/nothing", "no resource at `/%61pi/v1/nothing`"),
+        ("/api%2Fv1/nothing", "no resource at `/api%2Fv1/nothing`"),
     ] {
         let r = site.get(path, &[]);
         assert_eq!(r.status(), StatusCode::NOT_FOUND, "{path}");

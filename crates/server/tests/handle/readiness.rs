@@ -108,11 +108,24 @@ fn a_failed_rebuild_degrades_readyz_and_dates_the_status_and_nothing_else_change
         "{text}"
     );
     assert!(text.contains("eggcat_last_build_success 0\n"), "{text}");
+    // A later rebuild that succeeds without a new catalog (nothing changed upstream): the
+    // status document is the build's again, dated at the recovery, so the client that saw the
+    // failure sees it gone.
     site.app.rebuild_succeeded(failed_at_ms + 60_000);
     let r = site.get("/readyz", &[]);
     assert_eq!(
         r.body().as_ref(),
         br#"{"status":"ready","build":"build-a","eggs":2}"#
+    );
+    let since_failure = [("if-modified-since", "Tue, 14 Nov 2023 22:15:00 GMT")];
+    let status = site.get("/api/v1/_status.json", &since_failure);
+    assert_eq!(status.status(), StatusCode::OK);
+    let doc: serde_json::Value = serde_json::from_slice(status.body()).unwrap();
+    assert_eq!(doc["buildId"], "build-a");
+    assert!(doc.get("lastRebuild").is_none(), "{doc}");
+    assert_eq!(
+        header(&status, "last-modified"),
+        "Tue, 14 Nov 2023 22:16:00 GMT"
     );
 }
 
