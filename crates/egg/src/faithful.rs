@@ -130,8 +130,12 @@ fn parse_yaml(text: &str) -> Result<Parsed, ParseError> {
 
 /// The YAML library's message, reworded for an egg maintainer where it speaks to a programmer.
 fn yaml_message(message: &str) -> String {
+    // The first position only: an alias's message adds `(defined at …) (used at …)`.
     let (what, at) = match message.split_once(" at line ") {
-        Some((what, at)) => (what, format!(" at line {}", at.trim_end_matches(')'))),
+        Some((what, at)) => {
+            let first = at.split(" (").next().unwrap_or(at);
+            (what, format!(" at line {}", first.trim_end_matches(')')))
+        }
         None => (message, String::new()),
     };
     if let Some(key) = what.strip_prefix("duplicate mapping key: ") {
@@ -139,7 +143,9 @@ fn yaml_message(message: &str) -> String {
         format!("duplicate key `{key}`{at} (the panel refuses duplicate YAML keys)")
     } else if what.starts_with("multiple YAML documents detected") {
         format!("more than one YAML document in the file (the second starts{at})")
-    } else if what.starts_with("budget breached: Depth") {
+    } else if what.starts_with("budget breached: Depth")
+        || what.starts_with("recursion limit exceeded")
+    {
         format!("nesting deeper than {MAX_YAML_DEPTH} levels{at}")
     } else if let Some(limit) = what.strip_prefix("budget breached: ") {
         let kind = limit
@@ -407,9 +413,16 @@ mod tests {
             e.to_string(),
             "invalid YAML: nesting deeper than 64 levels at line 1, column 65"
         );
-        // Far past the limit, the refusal comes before the stack runs out.
+        // Far past the limit, the refusal comes before the stack runs out, in the same words
+        // (a flow sequence under a key reached the deserializer's own recursion limit first).
         assert!(json(&nest(100_000)).is_err());
-        assert!(yaml(&nest(100_000)).is_err());
+        for text in [nest(100_000), format!("k: {}", nest(70_000))] {
+            let e = yaml(&text).unwrap_err().to_string();
+            assert!(
+                e.starts_with("invalid YAML: nesting deeper than 64 levels at line "),
+                "{e}"
+            );
+        }
     }
 
     #[test]
@@ -423,6 +436,23 @@ mod tests {
         }
         let e = yaml(&bomb).unwrap_err();
         assert!(matches!(e, ParseError::Yaml(_)), "{e}");
+        // One position, then the hint: the alias's `(defined at …) (used at …)` left out.
+        let e = e.to_string();
+        let at = e
+            .strip_prefix("invalid YAML: document too large: over the parser's limit on ")
+            .and_then(|rest| rest.split_once(" at line "))
+            .map(|(_, at)| at)
+            .unwrap_or_else(|| panic!("{e}"));
+        let position = at
+            .strip_suffix(" (an alias bomb?)")
+            .unwrap_or_else(|| panic!("{e}"));
+        let (line, column) = position
+            .split_once(", column ")
+            .unwrap_or_else(|| panic!("{e}"));
+        assert!(
+            line.parse::<u32>().is_ok() && column.parse::<u32>().is_ok(),
+            "{e}"
+        );
     }
 
     #[test]

@@ -182,8 +182,12 @@ fn fetch_inner(
             return from_folder(source, path, fetch, run_limits.deadline);
         }
         Location::Local(path) => {
-            let missing = std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder");
-            return Err(io_error(path)(missing));
+            let why = if path.exists() {
+                std::io::Error::other("a file, not a folder, a git repository or a git bundle")
+            } else {
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no such folder")
+            };
+            return Err(io_error(path)(why));
         }
     };
     let (branch, tip) = git::ls_remote(&url, source.branch.as_deref(), run_limits)?;

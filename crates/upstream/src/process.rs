@@ -122,7 +122,9 @@ pub(crate) fn run(
 }
 
 /// git's own explanation, on one line: its `fatal:`/`error:` lines when it printed any (the
-/// advice after them says less), else the last lines of stderr.
+/// advice after them says less; one that ends in `:` with the line that completes it, as git's
+/// `unable to connect to 127.0.0.1:` then `127.0.0.1[0: 127.0.0.1]: errno=Connection refused`),
+/// else the last lines of stderr.
 fn last_lines(stderr: &[u8], status: std::process::ExitStatus) -> String {
     let text = String::from_utf8_lossy(stderr);
     let lines: Vec<&str> = text
@@ -130,18 +132,33 @@ fn last_lines(stderr: &[u8], status: std::process::ExitStatus) -> String {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect();
-    let fatal: Vec<&str> = lines
+    let fatal: Vec<String> = lines
         .iter()
-        .filter_map(|l| {
-            l.strip_prefix("fatal: ")
-                .or_else(|| l.strip_prefix("error: "))
+        .enumerate()
+        .filter_map(|(i, l)| {
+            let said = l
+                .strip_prefix("fatal: ")
+                .or_else(|| l.strip_prefix("error: "))?;
+            Some(match lines.get(i + 1) {
+                Some(next)
+                    if said.ends_with(':')
+                        && !next.starts_with("fatal: ")
+                        && !next.starts_with("error: ") =>
+                {
+                    format!("{said} {next}")
+                }
+                _ => said.to_owned(),
+            })
         })
         .take(2)
         .collect();
-    let chosen = if fatal.is_empty() {
-        &lines[lines.len().saturating_sub(2)..]
+    let chosen: Vec<String> = if fatal.is_empty() {
+        lines[lines.len().saturating_sub(2)..]
+            .iter()
+            .map(|l| (*l).to_owned())
+            .collect()
     } else {
-        &fatal[..]
+        fatal
     };
     if chosen.is_empty() {
         format!("exited with {status}")
@@ -163,4 +180,30 @@ pub(crate) fn dir_size(dir: &Path) -> u64 {
             _ => 0,
         })
         .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::process::ExitStatusExt;
+
+    use super::last_lines;
+
+    #[test]
+    fn git_s_fatal_lines_are_the_message_each_completed_when_it_ends_in_a_colon() {
+        let status = std::process::ExitStatus::from_raw(128 << 8);
+        let said = |stderr: &str| last_lines(stderr.as_bytes(), status);
+        assert_eq!(
+            said(
+                "fatal: unable to connect to 127.0.0.1:\n\
+                 127.0.0.1[0: 127.0.0.1]: errno=Connection refused\n\n"
+            ),
+            "unable to connect to 127.0.0.1: 127.0.0.1[0: 127.0.0.1]: errno=Connection refused"
+        );
+        assert_eq!(
+            said("hint: advice\nfatal: first:\nerror: second\nhint: more\n"),
+            "first:; second"
+        );
+        assert_eq!(said("warning: a\nlast\n"), "warning: a; last");
+        assert_eq!(said(""), format!("exited with {status}"));
+    }
 }

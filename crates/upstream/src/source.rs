@@ -115,20 +115,19 @@ impl Source {
         };
         let last = segments.last().map(|s| s.strip_suffix(".git").unwrap_or(s));
         let second = segments.len().checked_sub(2).map(|i| segments[i]);
-        let repo = spec
-            .repo
-            .clone()
-            .or(last.map(str::to_owned))
-            .filter(|s| !s.is_empty());
-        let repo =
-            repo.ok_or_else(|| invalid("cannot derive `repo` from the URL: set it".into()))?;
-        let owner = spec
-            .owner
-            .clone()
-            .or(second.map(str::to_owned))
-            .filter(|s| !s.is_empty());
-        let owner =
-            owner.ok_or_else(|| invalid("cannot derive `owner` from the URL: set it".into()))?;
+        // Set, it must say something; unset, it is derived from the URL.
+        let named = |key: &str, set: &Option<String>, derived: Option<&str>| match set {
+            Some(s) if s.trim().is_empty() => Err(invalid(format!(
+                "`{key}` is empty: set it to a name, or leave it out to derive it from the URL"
+            ))),
+            Some(s) => Ok(s.clone()),
+            None => derived
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .ok_or_else(|| invalid(format!("cannot derive `{key}` from the URL: set it"))),
+        };
+        let repo = named("repo", &spec.repo, last)?;
+        let owner = named("owner", &spec.owner, second)?;
         if let Some(branch) = spec.branch.as_ref().filter(|b| !valid_branch(b)) {
             return Err(invalid(format!("invalid branch name `{branch}`")));
         }
@@ -458,6 +457,21 @@ mod tests {
     fn missing_owner_must_be_configured() {
         let e = resolve("https://github.com/only").unwrap_err();
         assert!(e.to_string().contains("cannot derive `owner`"), "{e}");
+        // Set but empty is not "cannot derive": the URL would have given one.
+        for (key, owner, repo) in [("repo", None, Some("")), ("owner", Some(" "), None)] {
+            let spec = SourceSpec {
+                owner: owner.map(str::to_owned),
+                repo: repo.map(str::to_owned),
+                ..spec("https://github.com/o/r")
+            };
+            let e = Source::resolve(&spec, Path::new("/")).unwrap_err();
+            assert!(
+                e.to_string().contains(&format!(
+                    "`{key}` is empty: set it to a name, or leave it out to derive it from the URL"
+                )),
+                "{e}"
+            );
+        }
     }
 
     #[test]

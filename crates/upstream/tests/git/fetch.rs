@@ -343,4 +343,20 @@ fn a_plain_folder_is_read_as_it_is_without_following_links_or_entering_git() {
         error,
         format!("cannot read {}: no such folder", gone.display())
     );
+    // A plain file is none of what a local source may be, and is named as what it is.
+    let file = tmp.path().join("plain.txt");
+    std::fs::write(&file, "not a source").unwrap();
+    let (_, error) = failed(fetch_tree(
+        &source(&file.display().to_string(), None),
+        &mirrors,
+        None,
+        limits(),
+    ));
+    assert_eq!(
+        error,
+        format!(
+            "cannot read {}: a file, not a folder, a git repository or a git bundle",
+            file.display()
+        )
+    );
 }

@@ -85,6 +85,28 @@ fn a_server_asking_for_credentials_is_refused_at_once_without_a_prompt() {
 }
 
 #[test]
+fn a_refused_connection_says_why() {
+    // A port nothing listens on: git says it cannot connect, then why, on the next line.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let tmp = tempfile::tempdir().unwrap();
+    let (_, error) = failed(fetch_tree(
+        &source(&format!("git://127.0.0.1:{port}/o/eggs.git"), None),
+        &tmp.path().join("mirrors"),
+        None,
+        limits(),
+    ));
+    assert!(
+        error.starts_with("git ls-remote failed: unable to connect to 127.0.0.1: ")
+            && error.ends_with("errno=Connection refused"),
+        "{error}"
+    );
+}
+
+#[test]
 fn only_the_accepted_transports_are_spoken_even_when_a_source_skips_validation() {
     let tmp = tempfile::tempdir().unwrap();
     let marker = tmp.path().join("pwned");
