@@ -50,7 +50,7 @@ fn idle_connections_at_max_connections_make_room_for_new_clients() {
     // A connection in the middle of a slow request (its head half sent, and still sending)
     // is not idle: it is not closed for newcomers while it keeps sending.
     let mut slow = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    slow.write_all(b"GET /api/v1/_status.json HTTP/1.1\r\n")
+    slow.write_all(b"GET /api/v1/_status.json HTTP/1.1\r\nHost: x\r\n")
         .unwrap();
     for _ in 0..8 {
         std::thread::sleep(Duration::from_millis(200));
