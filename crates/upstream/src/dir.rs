@@ -28,8 +28,9 @@ fn walk(
     let io = |source| io_error(dir)(source);
     for entry in std::fs::read_dir(dir).map_err(io)? {
         let entry = entry.map_err(io)?;
-        let utf8 = prefix_utf8 && entry.file_name().to_str().is_some();
-        let name = entry.file_name().to_string_lossy().into_owned();
+        let file_name = entry.file_name();
+        let utf8 = prefix_utf8 && file_name.to_str().is_some();
+        let name = file_name.to_string_lossy().into_owned();
         let path = if prefix.is_empty() {
             name.clone()
         } else {

@@ -238,8 +238,10 @@ pub(crate) fn list_tree(
             .position(|&b| b == b'\t')
             .ok_or_else(|| bad("no tab".into()))?;
         let head = String::from_utf8_lossy(&record[..tab]);
-        let utf8 = std::str::from_utf8(&record[tab + 1..]).is_ok();
-        let path = String::from_utf8_lossy(&record[tab + 1..]).into_owned();
+        let path = String::from_utf8_lossy(&record[tab + 1..]);
+        // Borrowed: it was UTF-8 as it stood.
+        let utf8 = matches!(path, std::borrow::Cow::Borrowed(_));
+        let path = path.into_owned();
         let fields: Vec<&str> = head.split_whitespace().collect();
         let [mode, _kind, oid, size] = fields[..] else {
             return Err(bad(format!("unexpected entry `{head}`")));

@@ -16,7 +16,7 @@
 //! The direction is the egg page's: "from this egg to that one" is what would change for the
 //! servers made from this egg if the panel held the other egg in its place.
 //!
-//! The section is bounded whatever the size of the game: at most [`LISTED`] eggs of a version
+//! The section is bounded whatever the size of the game: at most `games::LISTED` eggs of a version
 //! named, the others counted, and at most `games::MAX_COMPARED - 1` other versions compared,
 //! so that the pages of a game of n eggs weigh O(n) in all, not O(n²) (docs/web.md, "Eggs for
 //! the same game").

@@ -15,7 +15,7 @@ use crate::{Change, Database, Diagnostic, Severity};
 #[serde(rename_all = "camelCase")]
 pub struct Meta {
     /// The egg's slug (unique in the catalog).
-    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[a-z0-9][a-z0-9-]*$")))]
+    #[cfg_attr(feature = "schemars", schemars(pattern(crate::patterns::SLUG)))]
     pub slug: String,
     /// The display name.
     #[cfg_attr(feature = "schemars", schemars(length(min = 1)))]
@@ -80,7 +80,7 @@ pub struct Meta {
     #[serde(default)]
     #[cfg_attr(
         feature = "schemars",
-        schemars(inner(pattern(r"^[a-z0-9]+/[a-z0-9_]+(/[a-z0-9]+)?$")))
+        schemars(inner(pattern(crate::patterns::PLATFORM)))
     )]
     pub runs_on: Vec<String>,
 }
@@ -109,7 +109,7 @@ pub struct ImageInfo {
     /// The platforms (`os/architecture[/variant]`) the image offers, sorted; empty unless present.
     #[cfg_attr(
         feature = "schemars",
-        schemars(inner(pattern(r"^[a-z0-9]+/[a-z0-9_]+(/[a-z0-9]+)?$")))
+        schemars(inner(pattern(crate::patterns::PLATFORM)))
     )]
     pub platforms: Vec<String>,
     /// When the registry first gave this answer (RFC 3339, UTC); kept while later checks give the
@@ -250,7 +250,7 @@ pub struct IndexItem {
     #[cfg_attr(
         feature = "schemars",
         schemars(
-            pattern(r"^[a-z0-9][a-z0-9-]*$"),
+            pattern(crate::patterns::SLUG),
             description = "Unique in the catalog; the path segment of the egg document."
         )
     )]
@@ -353,10 +353,7 @@ pub struct MissingImage {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub detail: Option<String>,
     /// The slugs of the eggs that name it, sorted.
-    #[cfg_attr(
-        feature = "schemars",
-        schemars(inner(pattern(r"^[a-z0-9][a-z0-9-]*$")))
-    )]
+    #[cfg_attr(feature = "schemars", schemars(inner(pattern(crate::patterns::SLUG))))]
     pub eggs: Vec<String>,
 }
 
@@ -494,7 +491,7 @@ pub struct State {
 #[serde(rename_all = "camelCase")]
 pub struct Removed {
     /// The slug that is gone.
-    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[a-z0-9][a-z0-9-]*$")))]
+    #[cfg_attr(feature = "schemars", schemars(pattern(crate::patterns::SLUG)))]
     pub slug: String,
     /// When the first build without it finished (RFC 3339, UTC).
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
@@ -548,7 +545,7 @@ pub struct SourceState {
 #[serde(rename_all = "camelCase")]
 pub struct History {
     /// The egg's slug.
-    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[a-z0-9][a-z0-9-]*$")))]
+    #[cfg_attr(feature = "schemars", schemars(pattern(crate::patterns::SLUG)))]
     pub slug: String,
     /// `owner/repo` of the upstream repository.
     pub source: String,
@@ -595,7 +592,7 @@ pub struct History {
 )]
 pub struct Since {
     /// The commit's full id.
-    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[0-9a-f]{40,64}$")))]
+    #[cfg_attr(feature = "schemars", schemars(pattern(crate::patterns::COMMIT)))]
     pub commit: String,
     /// Its committer date, RFC 3339 UTC.
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
@@ -609,7 +606,7 @@ pub struct Since {
 #[serde(rename_all = "camelCase")]
 pub struct Version {
     /// The commit's full id.
-    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[0-9a-f]{40,64}$")))]
+    #[cfg_attr(feature = "schemars", schemars(pattern(crate::patterns::COMMIT)))]
     pub commit: String,
     /// The commit's committer date, RFC 3339 UTC.
     #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
@@ -640,7 +637,7 @@ pub struct Version {
     /// The commit of the version `changes` are counted from; absent when there is none (the
     /// file's first version, `earliest`, a version that cannot be read, or `removed`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[0-9a-f]{40,64}$")))]
+    #[cfg_attr(feature = "schemars", schemars(pattern(crate::patterns::COMMIT)))]
     pub compared_with: Option<String>,
     /// Whether any change can break servers made from the earlier version.
     pub breaking: bool,

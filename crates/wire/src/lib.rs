@@ -17,6 +17,8 @@ mod diagnostic;
 mod documents;
 mod git;
 pub mod paths;
+#[cfg(feature = "schemars")]
+mod patterns;
 mod snapshot;
 mod summary;
 mod text;

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SummaryItem {
-    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[a-z0-9][a-z0-9-]*$")))]
+    #[cfg_attr(feature = "schemars", schemars(pattern(crate::patterns::SLUG)))]
     pub slug: String,
     pub name: String,
     /// The description's first non-empty line, at most `eggcat-web`'s `DESCRIPTION_CHARS`.
@@ -53,7 +53,7 @@ pub struct SummaryItem {
     #[cfg_attr(
         feature = "schemars",
         schemars(
-            pattern(r"^[a-z0-9][a-z0-9-]*$"),
+            pattern(crate::patterns::SLUG),
             description = "The egg's game: the key of its group of sibling eggs (docs/web.md), the group's first slug in slug order. Eggs with the same `game` are one game; an egg alone has its own slug."
         )
     )]
@@ -69,7 +69,7 @@ pub struct SummaryItem {
     /// `meta.runsOn`: the platforms the egg runs on (the catalog's "Runs on" filter).
     #[cfg_attr(
         feature = "schemars",
-        schemars(inner(pattern(r"^[a-z0-9]+/[a-z0-9_]+(/[a-z0-9]+)?$")))
+        schemars(inner(pattern(crate::patterns::PLATFORM)))
     )]
     pub runs_on: Vec<String>,
 }

@@ -68,9 +68,13 @@ fn sniff(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// Where an egg's icon is published.
-pub fn path(slug: &str, icon: &Icon) -> String {
-    crate::paths::icon(slug, icon.ext)
+/// Puts the icon of the egg `egg` of `slug`, when it has one ([`from_egg`]), into `sink` at its
+/// published path, and returns that path.
+pub fn put(slug: &str, egg: &Value, sink: crate::Sink<'_>) -> Option<String> {
+    let icon = from_egg(egg)?;
+    let path = crate::paths::icon(slug, icon.ext);
+    sink(path.clone(), icon.bytes);
+    Some(path)
 }
 
 #[cfg(test)]

@@ -107,11 +107,7 @@ pub fn summary_of_documents<'s>(
         let Some(doc) = read(&paths::egg(slug)).and_then(|b| Doc::decode(&b)) else {
             continue;
         };
-        let icon = icon::from_egg(&doc.egg).map(|i| {
-            let path = icon::path(slug, &i);
-            sink(path.clone(), i.bytes);
-            path
-        });
+        let icon = icon::put(slug, &doc.egg, sink);
         let history = Loaded::of(read(&paths::history(slug)).as_deref());
         let updated = Updated::of(&history, doc.meta.indexed_at);
         let fields = EggFields::of(&doc.egg);

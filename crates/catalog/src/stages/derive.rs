@@ -49,11 +49,7 @@ pub(super) fn derive(eggs: &mut [EggRecord], inputs: &Inputs<'_>, sink: Sink<'_>
         for (path, bytes) in made.files {
             sink(path, bytes);
         }
-        let icon = icon::from_egg(&value).map(|i| {
-            let path = icon::path(&r.slug, &i);
-            sink(path.clone(), i.bytes);
-            path
-        });
+        let icon = icon::put(&r.slug, &value, sink);
         let (images, runs_on) = crate::images::meta_images(&value, inputs.images);
         let description = value.get("description").and_then(Value::as_str);
         EggFacts {

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use super::{EggRecord, MergedSource, Previous, to_json};
 use crate::Sink;
-use crate::games::{Loaded, Updated};
+use crate::games::Updated;
 use crate::history::{self, SourceHistory};
 use crate::paths;
 use crate::reuse::Reuse;
@@ -66,19 +66,20 @@ fn document(
     let kept = old.and_then(|old| Some((*old, reuse.read(&paths::history(old))?)));
     // The previous snapshot's document, read back (a snapshot of an older eggcat may hold one
     // that is not a history: it is kept as it is, and dates the egg by `indexedAt`).
-    match kept {
-        Some((old, bytes)) if old == r.slug => {
-            let updated = Updated::of(&Loaded::of(Some(&bytes)), indexed_at);
+    let Some((old, bytes)) = kept else {
+        return made(history::document(&no_history(), at));
+    };
+    match (old == r.slug, serde_json::from_slice::<History>(&bytes)) {
+        (true, Ok(doc)) => {
+            let updated = Updated::of_document(&doc, indexed_at);
             (bytes, updated)
         }
-        Some((_, bytes)) => match serde_json::from_slice::<History>(&bytes) {
-            Ok(mut doc) => {
-                doc.slug = r.slug.clone();
-                made(doc)
-            }
-            Err(_) => made(history::document(&no_history(), at)),
-        },
-        None => made(history::document(&no_history(), at)),
+        (true, Err(_)) => (bytes, Updated::Indexed(indexed_at)),
+        (false, Ok(mut doc)) => {
+            doc.slug = r.slug.clone();
+            made(doc)
+        }
+        (false, Err(_)) => made(history::document(&no_history(), at)),
     }
 }
 

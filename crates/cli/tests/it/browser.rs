@@ -94,6 +94,9 @@ fn hostile_repo(dir: &Path) -> Repo {
 /// four versions; the feed has them among its newest entries (the other git sources' commits
 /// are of 2026-01-01, `support::git`'s date, and the demo's of 2025).
 fn history_repo(dir: &Path) -> Repo {
+    // 2026-02-01T12:00:00Z, and a day.
+    const FEB_1: i64 = 1_769_947_200;
+    const DAY: i64 = 86_400;
     let egg = |image: &str, startup: &str, script: &str| {
         let egg = serde_json::json!({
             "_comment": "DO NOT EDIT: FILE GENERATED AUTOMATICALLY BY PTERODACTYL PANEL - PTERODACTYL.IO",
@@ -123,7 +126,7 @@ fn history_repo(dir: &Path) -> Repo {
             script_1,
         ),
     );
-    commit_on(&repo, "add Paper", "2026-02-01T12:00:00Z");
+    repo.commit_at("add Paper", FEB_1);
     repo.write(
         "paper/egg-paper.json",
         egg(
@@ -132,11 +135,7 @@ fn history_repo(dir: &Path) -> Repo {
             script_1,
         ),
     );
-    commit_on(
-        &repo,
-        "Paper: Java 21 and a new startup command",
-        "2026-02-02T12:00:00Z",
-    );
+    repo.commit_at("Paper: Java 21 and a new startup command", FEB_1 + DAY);
     repo.write(
         "paper/egg-paper.json",
         egg(
@@ -145,39 +144,13 @@ fn history_repo(dir: &Path) -> Repo {
             script_2,
         ),
     );
-    commit_on(
-        &repo,
+    repo.commit_at(
         "Paper: the install script downloads quietly",
-        "2026-02-03T12:00:00Z",
+        FEB_1 + 2 * DAY,
     );
     git(&repo.dir, &["mv", "paper", "minecraft"]);
-    commit_on(&repo, "move Paper under minecraft/", "2026-02-04T12:00:00Z");
+    repo.commit_at("move Paper under minecraft/", FEB_1 + 3 * DAY);
     repo
-}
-
-/// Commits everything with `date` as the author's and committer's date (`Repo::commit` dates
-/// every commit 2026-01-01).
-fn commit_on(repo: &Repo, message: &str, date: &str) {
-    git(&repo.dir, &["add", "-A"]);
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(&repo.dir)
-        .args([
-            "-c",
-            "user.name=eggcat-test",
-            "-c",
-            "user.email=test@eggcat.invalid",
-        ])
-        .args(["-c", "commit.gpgsign=false", "commit", "-q", "-m", message])
-        .env("GIT_AUTHOR_DATE", date)
-        .env("GIT_COMMITTER_DATE", date)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git commit: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
 }
 
 fn base64_encode(bytes: &[u8]) -> String {
