@@ -681,6 +681,8 @@ for (const base of URLS) {
     assert.deepEqual(await shown(page), [files.mariadb]);
     await page.check('#db-postgresql');
     assert.deepEqual(await shown(page), [files.postgresql]);
+    // PostgreSQL's export order is SQLite's: its panel imports SQLite's file.
+    assert.equal(files.postgresql, files.sqlite);
     // Each file is served and names itself as the update URL Pelican will check.
     for (const url of Object.values(files)) {
       const r = await fetch(url.replace(/^https?:\/\/[^/]+/, base));

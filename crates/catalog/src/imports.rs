@@ -75,7 +75,7 @@ fn previous(e: &EggToConvert<'_>, reuse: &Reuse<'_>) -> Option<EggImports> {
             .map(|_| import::PTERODACTYL_JSON),
     );
     if pelican.databases.is_some() {
-        names.extend(Database::ALL.map(|db| db.pelican_json_name()));
+        names.extend(Database::WITH_FILES.map(|db| db.pelican_json_name()));
     }
     let mut files = Vec::with_capacity(names.len());
     for name in names {
@@ -133,7 +133,15 @@ fn import_files(
     } else {
         PerDatabase::default()
     })
-    .map(|db, bytes| place(db.pelican_json_name(), bytes, json_urls.get(db).clone()));
+    .map(|db, bytes| {
+        let url = json_urls.get(db).clone();
+        if db.own_file() == db {
+            place(db.pelican_json_name(), bytes, url)
+        } else {
+            // A database that imports another's file (PostgreSQL, SQLite's): its URL, no file.
+            bytes.map(|_| url)
+        }
+    });
     let databases = match json {
         PerDatabase {
             sqlite: Some(sqlite),

@@ -4,7 +4,8 @@
 //!
 //! Pelican's update check compares `md5(json_encode(...))` of its own export with the remote
 //! file, so both orders count, and one file cannot be up to date on every database. eggcat
-//! writes one `pelican.json` per database ([`Database::pelican_json_name`]); the differential
+//! writes one `pelican.json` per order: SQLite's, which PostgreSQL shares, and MariaDB's
+//! ([`Database::pelican_json_name`], [`Database::own_file`]); the differential
 //! test (`tests/differential.rs`) imports each into the real server, with the tables Pelican's
 //! own migrations make, and runs the real update check on it. docs/panels.md has the figures.
 

@@ -169,10 +169,18 @@ fn settled(egg: &pelican::Egg, target: &Target<'_>) -> Settled {
         Database::Sqlite,
         yaml_shape,
     );
-    let json = PerDatabase::from_fn(|db| {
-        let url = target.pelican_json_urls.get(db);
-        settle(egg, url, target.exported_at, db, Value::clone).map(|(_, file)| file)
-    });
+    let mut json = PerDatabase::<Option<Value>>::default();
+    for db in Database::ALL {
+        let (url, own) = (target.pelican_json_urls.get(db), db.own_file());
+        let file = if own != db && target.pelican_json_urls.get(own) == url {
+            // The file of the database it shares (PostgreSQL: SQLite's order, at SQLite's URL),
+            // settled already: `Database::ALL` lists the owner first.
+            json.get(own).clone()
+        } else {
+            settle(egg, url, target.exported_at, db, Value::clone).map(|(_, file)| file)
+        };
+        *json.get_mut(db) = file;
+    }
     let yaml_text_kept = yaml.as_ref().map_or_else(Vec::new, |(export, _)| {
         pelican::keep_validated_text(export, &mut pelican::yaml_export(export))
     });

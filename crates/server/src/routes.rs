@@ -106,19 +106,20 @@ pub(crate) fn route(raw_path: &str) -> Result<Route<'_>, Problem> {
     Ok(route)
 }
 
-/// Where a path that named a page of an earlier eggcat now lives: the `Location` of a permanent
-/// redirect, or `None` for every other path. `path` is the request's path as received (it is
-/// percent-decoded here, as [`route`] decodes it; a path [`route`] refuses moves nowhere).
+/// Where a path that named a file or page of an earlier eggcat now lives: the `Location` of a
+/// permanent redirect, or `None` for every other path. `path` is the request's path as received
+/// (it is percent-decoded here, as [`route`] decodes it; a path [`route`] refuses moves nowhere).
 ///
-/// The only such pages are the comparison pages `/eggs/{slug}/compare/{other}/` (also without
-/// the last `/`, or with `index.html`), which became the section "Other eggs for this game" of
-/// the page of egg `slug`: `/eggs/{slug}/#others` ([`eggcat_wire::paths::moved_comparison`],
-/// the same rule as the static hosts' generated rules). Whether egg `slug` exists or was
-/// removed is for the page redirected to to answer; a removed egg's paths answer 410 before
-/// they move, as on the static hosts.
+/// Two kinds move ([`eggcat_wire::paths::moved`], the same rules as the static hosts'
+/// generated rules): the comparison pages `/eggs/{slug}/compare/{other}/` (also without the
+/// last `/`, or with `index.html`), which became the section "Other eggs for this game" of the
+/// page of egg `slug` (`/eggs/{slug}/#others`), and an egg's `pelican-postgresql.json`, which
+/// became its `pelican.json` (PostgreSQL's export order is SQLite's). Whether egg `slug` exists
+/// or was removed is for the target to answer; a removed egg's paths answer 410 before they
+/// move, as on the static hosts.
 pub(crate) fn moved(path: &str) -> Option<String> {
     let path = decode_path(path).ok()?;
-    eggcat_wire::paths::moved_comparison(&path)
+    eggcat_wire::paths::moved(&path)
 }
 
 /// A published file at `path` (decoded, starting with `/`); a folder's `index.html` for a path
@@ -347,6 +348,33 @@ mod tests {
         assert_eq!(
             ok("/eggs/a-7dtd/", None),
             file_route("eggs/a-7dtd/index.html", Some("a-7dtd"))
+        );
+    }
+
+    /// An egg's `pelican-postgresql.json` of an earlier eggcat, also percent-encoded, moves to
+    /// its `pelican.json`; its route names the egg, so a removed egg answers 410 first.
+    #[test]
+    fn former_postgresql_files_move_to_pelican_json() {
+        for p in [
+            "/api/v1/eggs/a-7dtd/pelican-postgresql.json",
+            "/api/v1/eggs/a-7dtd/pelican-postgres%71l.json",
+        ] {
+            assert_eq!(
+                moved(p).as_deref(),
+                Some("/api/v1/eggs/a-7dtd/pelican.json"),
+                "{p}"
+            );
+        }
+        for p in [
+            "/api/v1/compat/pelican-postgresql.json",
+            "/api/v1/eggs/a-7dtd/pelican-mariadb.json",
+            "/api/v1/eggs/a-7dtd/../b/pelican-postgresql.json",
+        ] {
+            assert_eq!(moved(p), None, "{p}");
+        }
+        assert_eq!(
+            ok("/api/v1/eggs/a-7dtd/pelican-postgresql.json", None),
+            file_route("api/v1/eggs/a-7dtd/pelican-postgresql.json", Some("a-7dtd"))
         );
     }
 

@@ -1,6 +1,6 @@
-//! The database a Pelican panel runs on, as far as the published tree names it: each database's
-//! `pelican.json` (`api/v1/eggs/{slug}/pelican-*.json`), its compat index, and its key in
-//! `meta.import.pelican.databases`. What each database decides of the export (the variables' key
+//! The database a Pelican panel runs on, as far as the published tree names it: the `pelican.json`
+//! it imports (`api/v1/eggs/{slug}/pelican.json` or `pelican-mariadb.json`), its compat index, and
+//! its key in `meta.import.pelican.databases`. What each database decides of the export (the variables' key
 //! and row order) is `eggcat-panels`' (`eggcat_panels::ExportOrder`).
 
 /// A database Pelican supports (`DatabaseSettingsCommand`, the installer's database step).
@@ -20,13 +20,27 @@ impl Database {
     /// Every database, in the order pages and indexes list them.
     pub const ALL: [Database; 3] = [Database::Sqlite, Database::MariaDb, Database::PostgreSql];
 
-    /// The file name of the egg's `pelican.json` for this database, under
+    /// The databases whose export order no other database shares, so each has a `pelican.json`
+    /// of its own ([`Database::own_file`]).
+    pub const WITH_FILES: [Database; 2] = [Database::Sqlite, Database::MariaDb];
+
+    /// The database whose file a panel on this one imports: PostgreSQL's export order on a
+    /// fresh import is SQLite's (`sort` last, the variables by name, byte by byte;
+    /// docs/panels.md), so it imports SQLite's `pelican.json`. Its own file of earlier eggcats,
+    /// `pelican-postgresql.json`, redirects there ([`crate::paths::moved`]).
+    pub fn own_file(self) -> Database {
+        match self {
+            Database::PostgreSql => Database::Sqlite,
+            db => db,
+        }
+    }
+
+    /// The file name of the `pelican.json` a panel on this database imports, under
     /// `api/v1/eggs/{slug}/`. SQLite keeps the name the catalog always had.
     pub fn pelican_json_name(self) -> &'static str {
-        match self {
-            Database::Sqlite => "pelican.json",
+        match self.own_file() {
             Database::MariaDb => "pelican-mariadb.json",
-            Database::PostgreSql => "pelican-postgresql.json",
+            _ => "pelican.json",
         }
     }
 

@@ -187,7 +187,8 @@ pub struct PanelImport {
     /// What the conversion for this panel could not carry (extra startup commands, the icon..).
     pub losses: Vec<String>,
     /// Pelican only, with `json`: the JSON import file for each database the panel may run on,
-    /// each in the order that database's export writes (docs/panels.md). `sqlite` is `json`.
+    /// each in the order that database's export writes (docs/panels.md). `sqlite` and
+    /// `postgresql` are `json`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub databases: Option<DatabaseFiles>,
     /// Pelican only, with `yaml`: whether Pelican's update check can ever find `pelican.yaml`
@@ -211,7 +212,7 @@ pub struct DatabaseFiles {
     /// MariaDB, and MySQL (untested): `pelican-mariadb.json`.
     #[cfg_attr(feature = "schemars", schemars(url))]
     pub mariadb: String,
-    /// PostgreSQL: `pelican-postgresql.json`.
+    /// PostgreSQL: `pelican.json`, the same URL as `sqlite` (its export order is SQLite's).
     #[cfg_attr(feature = "schemars", schemars(url))]
     pub postgresql: String,
 }

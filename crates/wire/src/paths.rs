@@ -22,7 +22,8 @@ pub const EGGS_DIR: &str = "api/v1/eggs";
 pub const COMPAT_PELICAN: &str = "api/v1/compat/pelican.json";
 /// The same index for a panel on MariaDB (or MySQL): `download_url`s are `pelican-mariadb.json`.
 pub const COMPAT_PELICAN_MARIADB: &str = "api/v1/compat/pelican-mariadb.json";
-/// The same index for a panel on PostgreSQL: `download_url`s are `pelican-postgresql.json`.
+/// The same index for a panel on PostgreSQL: `download_url`s are `pelican.json`, the file it
+/// shares with SQLite ([`crate::Database::own_file`]), so it lists what [`COMPAT_PELICAN`] does.
 pub const COMPAT_PELICAN_POSTGRESQL: &str = "api/v1/compat/pelican-postgresql.json";
 
 /// The Pelican egg index for a panel on `db`.
@@ -171,12 +172,19 @@ pub fn egg_page(slug: &str) -> String {
 /// side with each other version of its game and every change to it is listed.
 pub const OTHERS_SECTION: &str = "others";
 
-/// Where a comparison page of an earlier eggcat has moved, for a request path (decoded,
-/// starting with `/`): `/eggs/{slug}/compare/{other}/` (also without its last `/`, or with
-/// `index.html`), one page per ordered pair of eggs for the same game, is now the section
-/// [`OTHERS_SECTION`] of the page of egg `slug`: `/eggs/{slug}/#others`. `None` for every other
-/// path. Decided by the path alone, as a static host's rules can (docs/deploy.md): whether the
-/// egg exists is the target's own answer (its page, 404 or 410).
+/// Where a path of an earlier eggcat's tree has moved, for a request path (decoded, starting
+/// with `/`): a comparison page ([`moved_comparison`]) or an egg's `pelican-postgresql.json`
+/// ([`moved_postgresql_file`]). `None` for every other path. Decided by the path alone, as a
+/// static host's rules can (docs/deploy.md): whether the egg exists is the target's own answer
+/// (its page or file, 404 or 410).
+pub fn moved(path: &str) -> Option<String> {
+    moved_comparison(path).or_else(|| moved_postgresql_file(path))
+}
+
+/// Where a comparison page of an earlier eggcat has moved: `/eggs/{slug}/compare/{other}/`
+/// (also without its last `/`, or with `index.html`), one page per ordered pair of eggs for the
+/// same game, is now the section [`OTHERS_SECTION`] of the page of egg `slug`:
+/// `/eggs/{slug}/#others`.
 pub fn moved_comparison(path: &str) -> Option<String> {
     let rest = path.strip_prefix("/eggs/")?;
     let (slug, rest) = rest.split_once("/compare/")?;
@@ -184,12 +192,28 @@ pub fn moved_comparison(path: &str) -> Option<String> {
         .strip_suffix("/index.html")
         .or_else(|| rest.strip_suffix('/'))
         .unwrap_or(rest);
-    let slug_like = |s: &str| {
-        s.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
-            && s.bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-    };
     (slug_like(slug) && slug_like(other)).then(|| format!("/eggs/{slug}/#{OTHERS_SECTION}"))
+}
+
+/// The file name of an egg's import file for PostgreSQL in earlier eggcats. PostgreSQL's export
+/// order is SQLite's, so a panel on it imports `pelican.json` ([`crate::Database::own_file`]).
+pub const FORMER_PELICAN_POSTGRESQL: &str = "pelican-postgresql.json";
+
+/// Where an egg's [`FORMER_PELICAN_POSTGRESQL`] has moved: `/api/v1/eggs/{slug}/pelican.json`.
+pub fn moved_postgresql_file(path: &str) -> Option<String> {
+    let rest = path.strip_prefix("/api/v1/eggs/")?;
+    let slug = rest
+        .strip_suffix(FORMER_PELICAN_POSTGRESQL)?
+        .strip_suffix('/')?;
+    slug_like(slug).then(|| format!("/{}", egg_file(slug, import::PELICAN_JSON)))
+}
+
+/// Whether `s` has a slug's characters (lowercase letters, digits, `-`, not `-` first), as the
+/// static hosts' rules match one.
+fn slug_like(s: &str) -> bool {
+    s.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// The path of one of an egg's import files (`name` from [`import`]).
@@ -344,6 +368,34 @@ mod tests {
             "eggs/a/compare/b/",
         ] {
             assert_eq!(moved_comparison(p), None, "{p}");
+        }
+    }
+
+    /// An egg's former PostgreSQL file goes to its `pelican.json`; a path that only looks like
+    /// one does not move, and a comparison page still moves to its section.
+    #[test]
+    fn former_postgresql_files_moved_to_pelican_json() {
+        assert_eq!(
+            moved("/api/v1/eggs/a-7dtd/pelican-postgresql.json").as_deref(),
+            Some("/api/v1/eggs/a-7dtd/pelican.json")
+        );
+        assert_eq!(
+            moved("/eggs/a-7dtd/compare/b/").as_deref(),
+            Some("/eggs/a-7dtd/#others")
+        );
+        for p in [
+            "/api/v1/eggs/pelican-postgresql.json",
+            "/api/v1/eggs//pelican-postgresql.json",
+            "/api/v1/eggs/A/pelican-postgresql.json",
+            "/api/v1/eggs/-a/pelican-postgresql.json",
+            "/api/v1/eggs/a/b/pelican-postgresql.json",
+            "/api/v1/eggs/a/pelican-postgresql.json/",
+            "/api/v1/eggs/a/xpelican-postgresql.json",
+            "/api/v1/compat/pelican-postgresql.json",
+            "/eggs/a/pelican-postgresql.json",
+            "api/v1/eggs/a/pelican-postgresql.json",
+        ] {
+            assert_eq!(moved(p), None, "{p}");
         }
     }
 

@@ -130,13 +130,15 @@ fn import_files_identities_and_compat_indexes() {
     .value;
     assert_eq!(yaml["meta"]["update_url"], format!("{base}/pelican.yaml"));
     assert_eq!(yaml["uuid"], UUID);
-    // One JSON file per database Pelican runs on, each naming itself as its update URL.
+    // One JSON file per export order, each naming itself as its update URL: PostgreSQL's is
+    // SQLite's, so a panel on it imports `pelican.json`, and no file of its own is written.
     let databases = &first["import"]["pelican"]["databases"];
     assert_eq!(databases["sqlite"], first["import"]["pelican"]["json"]);
+    assert!(!files.contains_key("api/v1/eggs/eggs-first/pelican-postgresql.json"));
     for (db, name) in [
         ("sqlite", "pelican.json"),
         ("mariadb", "pelican-mariadb.json"),
-        ("postgresql", "pelican-postgresql.json"),
+        ("postgresql", "pelican.json"),
     ] {
         assert_eq!(databases[db], format!("{base}/{name}"));
         let file: Value =
@@ -183,13 +185,11 @@ fn import_files_identities_and_compat_indexes() {
             .iter()
             .all(|(nest, _, url)| nest == "Eggs" && url.ends_with("/pelican.json"))
     );
-    // The index of each other database lists the same eggs, with that database's files.
+    // The index of each other database lists the same eggs, with the files that database
+    // imports (PostgreSQL: SQLite's).
     for (path, name) in [
         ("api/v1/compat/pelican-mariadb.json", "pelican-mariadb.json"),
-        (
-            "api/v1/compat/pelican-postgresql.json",
-            "pelican-postgresql.json",
-        ),
+        ("api/v1/compat/pelican-postgresql.json", "pelican.json"),
     ] {
         let listed = index(path);
         assert_eq!(listed.len(), pelican.len(), "{path}");

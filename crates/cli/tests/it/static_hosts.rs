@@ -114,7 +114,8 @@ fn conforms(host: Host, port: u16, files: &BTreeMap<String, Vec<u8>>) {
 
 /// The comparison pages of an earlier eggcat (`/eggs/{a}/compare/{b}/`, without the slash, or
 /// with `index.html`) answer a permanent redirect to the page of egg `a`, at its section "Other
-/// eggs for this game" (`paths::moved_comparison`); a removed egg's answer 410 first.
+/// eggs for this game", and an egg's `pelican-postgresql.json` one to its `pelican.json`
+/// (`paths::moved`); a removed egg's answer 410 first.
 fn moves_former_comparisons(port: u16, files: &BTreeMap<String, Vec<u8>>) {
     let index: Vec<serde_json::Value> = serde_json::from_slice(&files[paths::INDEX]).unwrap();
     let removed: Vec<serde_json::Value> = serde_json::from_slice(&files[paths::REMOVED]).unwrap();
@@ -141,6 +142,37 @@ fn moves_former_comparisons(port: u16, files: &BTreeMap<String, Vec<u8>>) {
     }
     let answer = request(port, "GET", &format!("/eggs/{gone}/compare/{a}/"), &[], b"").unwrap();
     assert_eq!(answer.status, 410, "a removed egg's former comparison");
+
+    // An egg's `pelican-postgresql.json` of an earlier eggcat: to its `pelican.json`, which
+    // answers; a removed egg's 410 first.
+    let a = index
+        .iter()
+        .map(|e| e["slug"].as_str().unwrap())
+        .find(|s| files.contains_key(&format!("api/v1/eggs/{s}/pelican.json")))
+        .expect("an egg Pelican imports");
+    let old = format!("/api/v1/eggs/{a}/pelican-postgresql.json");
+    let answer = request(port, "GET", &old, &[], b"").unwrap();
+    assert_eq!(answer.status, 308, "{old}");
+    let to = format!("/api/v1/eggs/{a}/pelican.json");
+    assert_eq!(answer.header("location"), to, "{old}");
+    assert_eq!(answer.header("cache-control"), "no-store", "{old}");
+    assert_eq!(
+        paths::moved(&old).as_deref(),
+        Some(to.as_str()),
+        "{old}: as eggcat serve decides"
+    );
+    let answer = request(port, "GET", &to, &[], b"").unwrap();
+    assert_eq!(answer.status, 200, "{to}");
+    assert_eq!(answer.body, files[&to[1..]], "{to}");
+    let answer = request(
+        port,
+        "GET",
+        &format!("/api/v1/eggs/{gone}/pelican-postgresql.json"),
+        &[],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(answer.status, 410, "a removed egg's former PostgreSQL file");
 }
 
 #[test]
@@ -225,6 +257,8 @@ console.log(JSON.stringify([
   run('/assets/eggcat-0123456789abcdef.css'), run('/eggs/{slug}/index.html'),
   run('{compare}'), run('{compare_bare}'), run('{compare}index.html'),
   run('/eggs/{slug}/compare/'), run('/eggs/{gone}/compare/{slug}/'),
+  run('/api/v1/eggs/{slug}/pelican-postgresql.json'),
+  run('/api/v1/eggs/{gone}/pelican-postgresql.json'),
 ]));"#,
         compare_bare = compare.trim_end_matches('/'),
         path = function.display().to_string()
@@ -285,4 +319,11 @@ console.log(JSON.stringify([
     assert_eq!(got[22].0, 404, "{:?}", got[22]);
     assert_eq!(got[22].1["html"], page.as_str());
     assert_eq!(got[23].0, 410, "{:?}", got[23]);
+    // An egg's former PostgreSQL file moved to its `pelican.json`; a removed egg's is its 410.
+    assert_eq!(got[24].0, 308, "{:?}", got[24]);
+    assert_eq!(
+        got[24].1["location"],
+        format!("/api/v1/eggs/{slug}/pelican.json")
+    );
+    assert_eq!(got[25].0, 410, "{:?}", got[25]);
 }

@@ -7,7 +7,7 @@ pub mod db;
 
 use std::path::{Path, PathBuf};
 
-use eggcat_panels::Target;
+use eggcat_panels::{Database, Target};
 use serde_json::Value;
 
 /// A `php` command for the panels' own code, with room for the whole corpus in one process.
@@ -72,7 +72,8 @@ pub fn eggs(dir: &Path) -> Vec<CorpusEgg> {
 }
 
 /// The uuid and the import-file URLs (`pelican.yaml`, SQLite's `pelican.json`,
-/// `pterodactyl.json`, then MariaDB's and PostgreSQL's `pelican-*.json`) the egg at `rel` gets.
+/// `pterodactyl.json`, then the JSON files a panel on MariaDB and on PostgreSQL imports) the egg
+/// at `rel` gets, as the catalog names them.
 pub fn target(rel: &str) -> (String, [String; 5]) {
     // A slug-like name: the catalog's slugs are lowercase letters, digits and `-`.
     let slug: String = rel
@@ -92,8 +93,9 @@ pub fn target(rel: &str) -> (String, [String; 5]) {
             format!("{base}/pelican.yaml"),
             format!("{base}/pelican.json"),
             format!("{base}/pterodactyl.json"),
-            format!("{base}/pelican-mariadb.json"),
-            format!("{base}/pelican-postgresql.json"),
+            format!("{base}/{}", Database::MariaDb.pelican_json_name()),
+            // SQLite's `pelican.json`: PostgreSQL imports it (its export order is SQLite's).
+            format!("{base}/{}", Database::PostgreSql.pelican_json_name()),
         ],
     )
 }

@@ -198,8 +198,8 @@ function isPage(uri) {
 }
 "#;
 
-/// The viewer-request handler: CORS preflight, 405, 410, the redirect of a comparison page of an
-/// earlier eggcat to the egg page that replaced it ([`paths::moved_comparison`]), the HTML 404
+/// The viewer-request handler: CORS preflight, 405, 410, the redirects of an earlier eggcat's
+/// comparison pages and PostgreSQL files to what replaced them ([`paths::moved`]), the HTML 404
 /// page, folder redirects and the API's rewrites, with the problem documents it answers
 /// embedded.
 fn handler() -> String {
@@ -209,6 +209,7 @@ fn handler() -> String {
         r#"var BAD_FIELDS = {bad_fields};
 var METHOD = {method};
 var MOVED = new RegExp({moved});
+var MOVED_PG = new RegExp({moved_pg});
 
 function problem(status, description, body, extra) {{
   var headers = {{
@@ -251,6 +252,9 @@ function handler(event) {{
   // A comparison page of an earlier eggcat: now the egg page's section.
   var moved = uri.match(MOVED);
   if (moved) return redirect('/eggs/' + moved[1] + {others});
+  // An egg's pelican-postgresql.json of an earlier eggcat: PostgreSQL imports pelican.json.
+  moved = uri.match(MOVED_PG);
+  if (moved) return redirect({moved_pg_to});
   var api = uri === '/api' || uri.indexOf('/api/') === 0;
   if (!api && !isPage(uri)) {{
     return {{ statusCode: 404, statusDescription: 'Not Found', headers: {{
@@ -288,8 +292,19 @@ function handler(event) {{
         index = js(&format!("/{}", paths::INDEX)),
         names = js(&format!("/{}", paths::NAMES)),
         moved = js(super::MOVED_COMPARISON),
+        moved_pg = js(super::MOVED_POSTGRESQL_FILE),
+        moved_pg_to = moved_pg_js(),
         others = js(&format!("/#{}", paths::OTHERS_SECTION)),
     )
+}
+
+/// The JavaScript expression of [`super::moved_postgresql_target`] for the slug `moved[1]`.
+fn moved_pg_js() -> String {
+    // No slug has capitals, so the marker cannot be part of the path around it.
+    const SLUG: &str = "SLUG";
+    let to = super::moved_postgresql_target(SLUG);
+    let (head, tail) = to.split_once(SLUG).expect("the target names the slug");
+    format!("{} + moved[1] + {}", js(head), js(tail))
 }
 
 #[cfg(test)]

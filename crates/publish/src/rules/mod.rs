@@ -152,6 +152,19 @@ pub(crate) const COMMON_HEADERS: &[(&str, &str)] = &[
 pub(crate) const MOVED_COMPARISON: &str =
     r"^/eggs/([a-z0-9][a-z0-9-]*)/compare/[a-z0-9][a-z0-9-]*(/|/index\.html)?$";
 
+/// An egg's `pelican-postgresql.json` of an earlier eggcat, as the rules match it, capturing
+/// `slug`. Each host redirects it to `/api/v1/eggs/{slug}/pelican.json`, the file a panel on
+/// PostgreSQL imports now, as [`eggcat_wire::paths::moved_postgresql_file`] decides for
+/// `eggcat serve`.
+pub(crate) const MOVED_POSTGRESQL_FILE: &str =
+    r"^/api/v1/eggs/([a-z0-9][a-z0-9-]*)/pelican-postgresql\.json$";
+
+/// Where the hosts send [`MOVED_POSTGRESQL_FILE`], `$1` standing for the captured slug.
+pub(crate) fn moved_postgresql_target(slug: &str) -> String {
+    use eggcat_wire::paths;
+    format!("/{}", paths::egg_file(slug, paths::import::PELICAN_JSON))
+}
+
 /// The Referrer-Policy of HTML pages, as `eggcat serve` sends it.
 pub(crate) const REFERRER_POLICY: &str = "strict-origin-when-cross-origin";
 
@@ -222,6 +235,28 @@ mod tests {
             if let Some(to) = to {
                 let slug = &path["/eggs/".len()..path.find("/compare/").unwrap()];
                 assert_eq!(to, format!("/eggs/{slug}/#others"));
+            }
+        }
+    }
+
+    /// The same for an egg's former PostgreSQL file.
+    #[test]
+    fn the_rules_move_the_former_postgresql_files_as_serve_does() {
+        assert_eq!(
+            MOVED_POSTGRESQL_FILE,
+            r"^/api/v1/eggs/([a-z0-9][a-z0-9-]*)/pelican-postgresql\.json$"
+        );
+        for (path, moved) in [
+            ("/api/v1/eggs/a-1/pelican-postgresql.json", true),
+            ("/api/v1/eggs/a-1/pelican-postgresql.jsonx", false),
+            ("/api/v1/eggs/-a/pelican-postgresql.json", false),
+            ("/api/v1/eggs/a/b/pelican-postgresql.json", false),
+        ] {
+            let to = eggcat_wire::paths::moved_postgresql_file(path);
+            assert_eq!(to.is_some(), moved, "{path}");
+            if let Some(to) = to {
+                let slug = path.split('/').nth(4).unwrap();
+                assert_eq!(to, moved_postgresql_target(slug));
             }
         }
     }

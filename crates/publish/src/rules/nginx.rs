@@ -4,15 +4,17 @@
 //! presence of `.eggcat/gone/{slug}.json`, so a new build needs no reload. A missing path is
 //! answered by path ([`paths::is_api_path`]): the API's with the 404 problem document, every
 //! other with the tree's HTML [`paths::NOT_FOUND_PAGE`], both with status 404. A comparison page
-//! of an earlier eggcat is redirected to the egg page that replaced it
-//! ([`paths::moved_comparison`]), after the 410 of a removed egg.
+//! of an earlier eggcat is redirected to the egg page that replaced it, and an egg's
+//! `pelican-postgresql.json` to its `pelican.json` ([`paths::moved`]), after the 410 of a removed
+//! egg.
 
 use std::fmt::Write;
 
 use eggcat_wire::paths;
 
 use super::{
-    COMMON_HEADERS, EXTENSIONS, MOVED_COMPARISON, REFERRER_POLICY, RULES_DIR, RulesOptions,
+    COMMON_HEADERS, EXTENSIONS, MOVED_COMPARISON, MOVED_POSTGRESQL_FILE, REFERRER_POLICY,
+    RULES_DIR, RulesOptions, moved_postgresql_target,
 };
 
 /// The snippet.
@@ -195,6 +197,15 @@ fn locations(line: &mut dyn FnMut(&str)) {
     ));
     line("}");
     line("");
+    line("# An egg's pelican-postgresql.json of earlier eggcats: PostgreSQL imports pelican.json.");
+    line(&format!("location ~ \"{MOVED_POSTGRESQL_FILE}\" {{"));
+    line("    set $eggcat_cache no-store;");
+    line(&format!(
+        "    return 308 {};",
+        moved_postgresql_target("$1")
+    ));
+    line("}");
+    line("");
     line("# A folder's path names its index.html; a folder without its / is redirected there.");
     line("location ~ /$ {");
     line("    try_files ${uri}index.html =404;");
@@ -236,6 +247,8 @@ mod tests {
         // The former comparison pages move before any file is looked for (nginx takes the
         // first regex location that matches, and `~ /$` matches them too).
         let moved = c.find("return 308 /eggs/$1/#others;").unwrap();
+        assert!(moved < c.find("location ~ /$").unwrap(), "{c}");
+        let moved = c.find("return 308 /api/v1/eggs/$1/pelican.json;").unwrap();
         assert!(moved < c.find("location ~ /$").unwrap(), "{c}");
     }
 }
