@@ -252,7 +252,6 @@ function handler(event) {{
   // A comparison page of an earlier eggcat: now the egg page's section.
   var moved = uri.match(MOVED);
   if (moved) return redirect('/eggs/' + moved[1] + {others});
-  // An egg's pelican-postgresql.json of an earlier eggcat: PostgreSQL imports pelican.json.
   moved = uri.match(MOVED_PG);
   if (moved) return redirect({moved_pg_to});
   var api = uri === '/api' || uri.indexOf('/api/') === 0;
