@@ -1,5 +1,5 @@
-//! One egg's import files (`pelican.yaml`, `pelican.json` and the other databases'
-//! `pelican-*.json`, `pterodactyl.json` under `api/v1/eggs/{slug}/`) and what `meta.import` says
+//! One egg's import files (`pelican.yaml`, `pelican.json` and MariaDB's `pelican-mariadb.json`,
+//! `pterodactyl.json` under `api/v1/eggs/{slug}/`) and what `meta.import` says
 //! of them. The conversions and the panels'
 //! import rules live in `eggcat_panels`; this module places the files and names their URLs.
 

@@ -150,6 +150,31 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// A database that imports another's file exports in that one's order: the same keys, the
+    /// same variables' order, on names whose bytewise and case-insensitive orders differ.
+    #[test]
+    fn a_database_sharing_a_file_exports_in_its_order() {
+        let v = |name: &str, env: &str| {
+            json!({"name": name, "env_variable": env, "rules": "", "sort": 1})
+                .as_object()
+                .unwrap()
+                .clone()
+        };
+        let vars = [v("b", "A_1"), v("B", "a-2"), v("_x", "Z"), v("a", "b")];
+        for db in Database::ALL {
+            let own = db.own_file();
+            for a in &vars {
+                let keys =
+                    |d: Database| -> Vec<String> { d.variable_fields(a).keys().cloned().collect() };
+                assert_eq!(keys(db), keys(own), "{db:?}");
+                for b in &vars {
+                    assert_eq!(db.variable_order(a, b), own.variable_order(a, b), "{db:?}");
+                }
+            }
+        }
+        assert_eq!(Database::PostgreSql.own_file(), Database::Sqlite);
+    }
+
     #[test]
     fn unicode_ci_orders_underscore_hyphen_digits_letters_without_case() {
         let mut names = vec!["b", "A_2", "A-1", "a1", "A", "a_", "Ab", "aB_"];

@@ -600,7 +600,8 @@ fn route_label(route: &Route) -> Label {
 }
 
 /// The answer for a catalog route with no document: `410 Gone` for a removed egg's paths, a
-/// redirect from a folder's path without its `/` to the folder, else 404.
+/// redirect from a path of an earlier eggcat to what replaced it ([`crate::routes::moved`]) or
+/// from a folder's path without its `/` to the folder, else 404.
 fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body> {
     let path = uri.path();
     let slug = match route {
@@ -619,7 +620,8 @@ fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body
     match route {
         Route::Egg(slug) => problem_response(&no_egg(slug), path),
         Route::File { path: file, .. } => {
-            // A former comparison page of two eggs: its comparisons live on the egg's page now.
+            // A path of an earlier eggcat: a comparison page of two eggs (its comparisons live
+            // on the egg's page now) or an egg's `pelican-postgresql.json` (now `pelican.json`).
             if let Some(location) = crate::routes::moved(path) {
                 return redirect(&location);
             }

@@ -244,7 +244,7 @@ const run = (uri, qs, method) => {{
   if (!r.statusCode) return [0, r.uri];
   const type = r.headers['content-type'] ? r.headers['content-type'].value : '';
   if (type.startsWith('text/html')) return [r.statusCode, {{ html: r.body.data, type, cache: r.headers['cache-control'].value }}];
-  if (r.headers.location) return [r.statusCode, {{ location: r.headers.location.value }}];
+  if (r.headers.location) return [r.statusCode, {{ location: r.headers.location.value, cache: r.headers['cache-control'].value }}];
   return [r.statusCode, r.body ? JSON.parse(r.body.data) : null];
 }};
 console.log(JSON.stringify([
@@ -325,5 +325,6 @@ console.log(JSON.stringify([
         got[24].1["location"],
         format!("/api/v1/eggs/{slug}/pelican.json")
     );
+    assert_eq!(got[24].1["cache"], "no-store");
     assert_eq!(got[25].0, 410, "{:?}", got[25]);
 }

@@ -239,13 +239,12 @@ mod tests {
         }
     }
 
-    /// The same for an egg's former PostgreSQL file.
+    /// The same for an egg's former PostgreSQL file: the hosts' target for the slug the
+    /// pattern captures is where `eggcat serve` sends the path (the hosts run the pattern in
+    /// crates/cli's `static_hosts` tests).
     #[test]
     fn the_rules_move_the_former_postgresql_files_as_serve_does() {
-        assert_eq!(
-            MOVED_POSTGRESQL_FILE,
-            r"^/api/v1/eggs/([a-z0-9][a-z0-9-]*)/pelican-postgresql\.json$"
-        );
+        assert!(MOVED_POSTGRESQL_FILE.starts_with("^/api/v1/eggs/([a-z0-9][a-z0-9-]*)/"));
         for (path, moved) in [
             ("/api/v1/eggs/a-1/pelican-postgresql.json", true),
             ("/api/v1/eggs/a-1/pelican-postgresql.jsonx", false),
