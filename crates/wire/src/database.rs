@@ -1,7 +1,8 @@
-//! The database a Pelican panel runs on, as far as the published tree names it: the `pelican.json`
-//! it imports (`api/v1/eggs/{slug}/pelican.json` or `pelican-mariadb.json`), its compat index, and
-//! its key in `meta.import.pelican.databases`. What each database decides of the export (the variables' key
-//! and row order) is `eggcat-panels`' (`eggcat_panels::ExportOrder`).
+//! The database a Pelican panel runs on, as far as the published tree names it: the
+//! `pelican.json` it imports (`api/v1/eggs/{slug}/pelican.json` or `pelican-mariadb.json`), its
+//! compat index, and its key in `meta.import.pelican.databases`. What each database decides of
+//! the export (the variables' key and row order) is `eggcat-panels`'
+//! (`eggcat_panels::ExportOrder`).
 
 /// A database Pelican supports (`DatabaseSettingsCommand`, the installer's database step).
 /// MySQL 8 is not packaged by Debian, so not tested here: its `after` puts `sort` first as
@@ -20,8 +21,8 @@ impl Database {
     /// Every database, in the order pages and indexes list them.
     pub const ALL: [Database; 3] = [Database::Sqlite, Database::MariaDb, Database::PostgreSql];
 
-    /// The databases whose export order no other database shares, so each has a `pelican.json`
-    /// of its own ([`Database::own_file`]).
+    /// The databases with a `pelican.json` of their own, one per export order; a panel on any
+    /// other imports one of theirs ([`Database::own_file`]).
     pub const WITH_FILES: [Database; 2] = [Database::Sqlite, Database::MariaDb];
 
     /// The database whose file a panel on this one imports: PostgreSQL's export order on a
