@@ -417,16 +417,18 @@ impl App {
                 let response = missing(&snapshot, route, req.uri());
                 // A browser's path that names nothing gets the catalog's own 404 page; the
                 // API's keep their problem document (paths::is_api_path, of the decoded path:
-                // `/%61pi/v1/x` is the API's too).
-                let api = match route {
-                    Route::File { path: file, .. } => paths::is_api_path(&format!("/{file}")),
-                    _ => true,
-                };
-                match snapshot.get(paths::NOT_FOUND_PAGE) {
-                    Some(page) if response.status() == StatusCode::NOT_FOUND && !api => self
+                // `/%61pi/v1/x` is the API's too). The page is looked up only then: the API's
+                // 404s, the frequent ones, look nothing more up.
+                let page = (response.status() == StatusCode::NOT_FOUND
+                    && matches!(route, Route::File { path: file, .. }
+                        if !paths::is_api_path(&format!("/{file}"))))
+                .then(|| snapshot.get(paths::NOT_FOUND_PAGE))
+                .flatten();
+                match page {
+                    Some(page) => self
                         .not_found_page(req, &snapshot, &page)
                         .unwrap_or(response),
-                    _ => response,
+                    None => response,
                 }
             }
         };

@@ -14,6 +14,7 @@
 
 use std::borrow::Cow;
 
+use eggcat_wire::paths::is_slug;
 use http::StatusCode;
 use percent_encoding::percent_decode_str;
 
@@ -146,14 +147,6 @@ pub(crate) fn no_egg(slug: &str) -> Problem {
         StatusCode::NOT_FOUND,
         format!("no egg has the slug `{slug}`"),
     )
-}
-
-/// `a-z`, `0-9` and `-`, not starting with `-` (what the catalog ever gives as a slug).
-fn is_slug(s: &str) -> bool {
-    !s.is_empty()
-        && !s.starts_with('-')
-        && s.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 fn decode_path(raw: &str) -> Result<Cow<'_, str>, Problem> {

@@ -192,7 +192,7 @@ pub fn moved_comparison(path: &str) -> Option<String> {
         .strip_suffix("/index.html")
         .or_else(|| rest.strip_suffix('/'))
         .unwrap_or(rest);
-    (slug_like(slug) && slug_like(other)).then(|| format!("/eggs/{slug}/#{OTHERS_SECTION}"))
+    (is_slug(slug) && is_slug(other)).then(|| format!("/eggs/{slug}/#{OTHERS_SECTION}"))
 }
 
 /// The file name of an egg's import file for PostgreSQL in earlier eggcats. PostgreSQL's export
@@ -205,13 +205,14 @@ pub fn moved_postgresql_file(path: &str) -> Option<String> {
     let slug = rest
         .strip_suffix(FORMER_PELICAN_POSTGRESQL)?
         .strip_suffix('/')?;
-    slug_like(slug).then(|| format!("/{}", egg_file(slug, import::PELICAN_JSON)))
+    is_slug(slug).then(|| format!("/{}", egg_file(slug, import::PELICAN_JSON)))
 }
 
-/// Whether `s` has a slug's characters (lowercase letters, digits, `-`, not `-` first), as the
-/// static hosts' rules match one.
-fn slug_like(s: &str) -> bool {
-    s.as_bytes().first().is_some_and(u8::is_ascii_alphanumeric)
+/// Whether `s` is what the catalog ever gives as a slug: `a-z`, `0-9` and `-`, not starting
+/// with `-` (the static hosts' rules match `[a-z0-9][a-z0-9-]*`).
+pub fn is_slug(s: &str) -> bool {
+    !s.is_empty()
+        && !s.starts_with('-')
         && s.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }

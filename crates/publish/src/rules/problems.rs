@@ -20,7 +20,7 @@ pub fn gone_problems(removed: Option<&[u8]>) -> BTreeMap<String, Vec<u8>> {
     let mut out = BTreeMap::new();
     for entry in &removed {
         let slug = text(entry, "slug");
-        if !is_slug(&slug) {
+        if !paths::is_slug(&slug) {
             continue;
         }
         let (at, source, path) = (
@@ -95,14 +95,6 @@ fn problem(
         gone,
     };
     serde_json::to_vec(&doc).expect("a problem document serializes")
-}
-
-/// What the catalog gives as a slug: `a-z`, `0-9`, `-`, not starting with `-`.
-pub(crate) fn is_slug(s: &str) -> bool {
-    !s.is_empty()
-        && !s.starts_with('-')
-        && s.bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 #[cfg(test)]
