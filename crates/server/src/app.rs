@@ -25,6 +25,7 @@ use crate::error::ServerError;
 use crate::metrics::{Label, Metrics};
 use crate::problem::Problem;
 use crate::routes::{Route, no_egg, not_found, route};
+use crate::sendfile::{FileBody, SENDFILE_MIN};
 use crate::snapshot::{Doc, Held, Snapshot};
 
 /// The response body type.
@@ -483,7 +484,14 @@ impl App {
                     Ok(body) => body,
                     Err(damaged) => return self.damaged(snapshot, damaged, req.uri().path()),
                 };
-                let mut r = Response::new(Full::new(body));
+                // A large body goes from its file (crate::sendfile), when it has one.
+                let file = (body.len() >= SENDFILE_MIN)
+                    .then(|| doc.file(coding))
+                    .flatten();
+                let mut r = Response::new(Full::new(body.clone()));
+                if let Some(path) = file {
+                    r.extensions_mut().insert(FileBody { body, path });
+                }
                 r.headers_mut()
                     .insert(header::CONTENT_TYPE, doc.content_type());
                 if coding != Coding::Identity {
@@ -673,6 +681,7 @@ fn finish(mut response: Response<Body>, head: bool) -> Response<Body> {
                 .insert(header::CONTENT_LENGTH, HeaderValue::from(len));
         }
         *response.body_mut() = Full::new(Bytes::new());
+        response.extensions_mut().remove::<FileBody>();
     }
     response
 }

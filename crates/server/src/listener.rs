@@ -31,13 +31,15 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
-use socket2::{Domain, Protocol, Socket, Type};
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use libc::MSG_MORE;
+use socket2::{Domain, Protocol, SockRef, Socket, Type};
+use tokio::io::{AsyncRead, AsyncWrite, Interest, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{Notify, Semaphore, watch};
 use tokio::time::{Instant, Sleep};
 
 use crate::app::App;
+use crate::sendfile::{FileBody, Slot, Within};
 
 /// How long a connection must have been idle (no byte read or written) to be closed when a new
 /// one needs its slot at `max_connections`: long enough for a client that has just connected to
@@ -241,14 +243,18 @@ async fn accept_loop(
         let _ = stream.set_nodelay(true);
         let activity = Arc::new(Activity::new());
         shed.push(&activity, options.max_connections);
+        // A large body the service answers with is sent from its file by the stream.
+        let sendfile = Slot::default();
         let io = TokioIo::new(TimedIo::new(
             stream,
             options.write_timeout,
             Arc::clone(&activity),
+            sendfile.clone(),
         ));
         let app = Arc::clone(&app);
         let service = service_fn(move |req| {
-            let answer = crate::app::host_problem(&req).unwrap_or_else(|| app.handle(&req));
+            let mut answer = crate::app::host_problem(&req).unwrap_or_else(|| app.handle(&req));
+            sendfile.set(answer.extensions_mut().remove::<FileBody>());
             std::future::ready(Ok::<_, Infallible>(answer))
         });
         let connection = graceful.watch(builder.serve_connection(io, service));
@@ -402,23 +408,77 @@ impl Activity {
     }
 }
 
-/// A stream whose writes fail with `TimedOut` after being blocked for the timeout, and which
-/// records its [`Activity`].
+/// Runs the non-blocking write `f` on `stream` once it is writable, again each time it finds
+/// the socket full.
+fn poll_send(
+    stream: &TcpStream,
+    cx: &mut Context<'_>,
+    mut f: impl FnMut() -> io::Result<usize>,
+) -> Poll<io::Result<usize>> {
+    loop {
+        std::task::ready!(stream.poll_write_ready(cx))?;
+        match stream.try_io(Interest::WRITABLE, &mut f) {
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => continue,
+            done => return Poll::Ready(done),
+        }
+    }
+}
+
+/// A stream whose writes fail with `TimedOut` after being blocked for the timeout, which
+/// records its [`Activity`], and which sends the bytes of a large body from its file
+/// ([`crate::sendfile`]).
 struct TimedIo {
     inner: TcpStream,
     timeout: Duration,
     blocked_since: Option<Pin<Box<Sleep>>>,
     activity: Arc<Activity>,
+    sendfile: Slot,
 }
 
 impl TimedIo {
-    fn new(inner: TcpStream, timeout: Duration, activity: Arc<Activity>) -> TimedIo {
+    fn new(
+        inner: TcpStream,
+        timeout: Duration,
+        activity: Arc<Activity>,
+        sendfile: Slot,
+    ) -> TimedIo {
         TimedIo {
             inner,
             timeout,
             blocked_since: None,
             activity,
+            sendfile,
         }
+    }
+
+    /// Writes `bufs`, the slice `within` sent from its file: the slices before it first (the
+    /// head, with `MSG_MORE`, so that the kernel sends it with the file's first bytes, as
+    /// nginx's `tcp_nopush` does; a partial write of them returns there), then the file's bytes.
+    /// Bytes the file cannot give go from memory, by the next call (the slot is empty then).
+    fn write_with_file(
+        &mut self,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+        within: Within,
+    ) -> Poll<io::Result<usize>> {
+        let before = &bufs[..within.index];
+        let head: usize = before.iter().map(|b| b.len()).sum();
+        let from_file = || self.sendfile.send(&self.inner, within.offset, within.len);
+        if head == 0 {
+            return match std::task::ready!(poll_send(&self.inner, cx, from_file)) {
+                // The file could not give them: from memory.
+                Ok(0) => Pin::new(&mut self.inner).poll_write_vectored(cx, bufs),
+                sent => Poll::Ready(sent),
+            };
+        }
+        let more = || SockRef::from(&self.inner).send_vectored_with_flags(before, MSG_MORE);
+        let written = std::task::ready!(poll_send(&self.inner, cx, more))?;
+        if written < head {
+            return Poll::Ready(Ok(written));
+        }
+        // The head is out: the body too if the socket takes it now, else by the next call.
+        let sent = self.inner.try_io(Interest::WRITABLE, from_file);
+        Poll::Ready(Ok(head + sent.unwrap_or(0)))
     }
 
     /// Called when a write is pending: arms the deadline, and fails once it has passed.
@@ -484,7 +544,10 @@ impl AsyncWrite for TimedIo {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        let result = Pin::new(&mut self.inner).poll_write_vectored(cx, bufs);
+        let result = match self.sendfile.locate(bufs) {
+            Some(within) => self.write_with_file(cx, bufs, within),
+            None => Pin::new(&mut self.inner).poll_write_vectored(cx, bufs),
+        };
         self.progress(result, cx)
     }
 

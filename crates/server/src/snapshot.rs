@@ -281,6 +281,14 @@ impl Doc<'_> {
         HeaderValue::from_str(&value).expect("hex is visible ASCII")
     }
 
+    /// The file of its form in `coding` (one it has), when it is a file of the snapshot.
+    pub(crate) fn file(&self, coding: Coding) -> Option<PathBuf> {
+        match self.source {
+            Source::Held(_) => None,
+            Source::File(files, entry) => Some(files.dir.join(files.form(entry, coding).0)),
+        }
+    }
+
     /// Its body in `coding` (one it has); a file found damaged is `Err`.
     pub(crate) fn body(&self, coding: Coding) -> Result<Bytes, Damaged> {
         match self.source {
