@@ -92,8 +92,8 @@ bench_need_counts TARGET_RSS_MIB
 READY_TIMEOUT_S=60
 # The requests/s eggcat must reach, as a multiple of nginx's (issue 28): 1.2x on the small
 # documents, the 404 and every compressed row; 1.0x on the two large indexes uncompressed
-# (_index.json, 85 KB, and compat/pelican.json, 240 KB), where nginx sends the file with
-# sendfile and eggcat copies it.
+# (_index.json, 85 KB, and compat/pelican.json, 240 KB), which both servers send with
+# sendfile and whose requests/s wrk's reads set here.
 TARGET_RATIO=${TARGET_RATIO:-1.2}
 TARGET_RATIO_LARGE=${TARGET_RATIO_LARGE:-1.0}
 bench_is_num "$TARGET_RATIO" || die "TARGET_RATIO is a number, not '$TARGET_RATIO'"
