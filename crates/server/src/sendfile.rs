@@ -6,13 +6,17 @@
 //! it in its [`Slot`]; when hyper then writes a slice that lies within that body, the stream
 //! sends the same bytes from the file with `sendfile(2)`: the kernel passes the page cache's
 //! pages to the socket instead of copying them from the process, as nginx does. A 240 KB index
-//! cost a third more CPU time copied than sent (`bench/serve.sh`, README).
+//! cost a third more CPU time copied than sent (`bench/serve.sh`, README). The file is opened
+//! at the body's first byte and closed at its last: a connection holds a file open only while
+//! it sends a large body, never between responses.
 //!
 //! Soundness: the slot holds a clone of the body, so no other allocation can lie at its
 //! addresses while it is there: a slice within them is that body's bytes, at the same offset in
-//! the file (the file's bytes were checked against the manifest when the body was read, and a
-//! snapshot's files are never written to). When the file cannot be opened, or ends early (a
-//! file damaged since), the bytes still to send go from memory: never less than the body.
+//! the file. The bytes sent are the file's, trusted as a second read of it is
+//! ([`crate::snapshot`]): its first read checked them against the manifest, and a snapshot's
+//! files are never written to once published. When the file cannot be opened, ends early (a
+//! file damaged since), or cannot be read, the bytes still to send go from memory: never less
+//! than the body. Linux's `sendfile(2)` and `MSG_MORE`: the server is built for Linux.
 
 use std::fs::File;
 use std::io;
@@ -57,7 +61,9 @@ pub(crate) struct Within {
 }
 
 impl Slot {
-    /// The body the connection's next response sends (`None`: nothing to send from a file).
+    /// The large body of the response the service has just made (`None`: nothing to send from
+    /// a file). With pipelined requests it may replace a body still being written: the rest of
+    /// that one then goes from memory.
     pub(crate) fn set(&self, body: Option<FileBody>) {
         let mut slot = self.0.lock().expect("sendfile slot lock");
         *slot = body.map(|body| Registered { body, file: None });
@@ -111,13 +117,31 @@ impl Slot {
                 *slot = None;
                 Ok(0)
             }
-            Ok(sent) => Ok(sent),
+            Ok(sent) => {
+                // The body's last byte is out: its file closes now, not with the connection's
+                // next response (an idle keep-alive connection holds no file open).
+                if at >= registered.body.body.len() as u64 {
+                    *slot = None;
+                }
+                Ok(sent)
+            }
             Err(rustix::io::Errno::AGAIN) => Err(io::ErrorKind::WouldBlock.into()),
-            Err(e) => {
+            // The file's side failed (a read error, a file sendfile cannot send from): the body
+            // goes from memory.
+            Err(
+                e @ (rustix::io::Errno::IO
+                | rustix::io::Errno::INVAL
+                | rustix::io::Errno::NOSYS
+                | rustix::io::Errno::OVERFLOW
+                | rustix::io::Errno::SPIPE),
+            ) => {
                 tracing::warn!(path = %registered.body.path.display(), error = %e, "sendfile failed: sending the body from memory");
                 *slot = None;
                 Ok(0)
             }
+            // The socket's (a client gone: EPIPE, ECONNRESET): the connection's error, as a
+            // write's would be.
+            Err(e) => Err(e.into()),
         }
     }
 }
@@ -150,6 +174,42 @@ mod tests {
         assert_eq!(slot.locate(&[io::IoSlice::new(&body[..0])]), None);
         slot.set(None);
         assert_eq!(slot.locate(&[io::IoSlice::new(&body)]), None);
+    }
+
+    #[test]
+    fn the_file_is_let_go_once_the_body_has_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        let path = dir.path().join("body");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let slot = Slot::default();
+        let body = Bytes::from_static(b"0123456789");
+        slot.set(Some(FileBody {
+            body: body.clone(),
+            path,
+        }));
+        assert_eq!(slot.send(&a, 0, 4).unwrap(), 4);
+        assert!(slot.locate(&[io::IoSlice::new(&body[4..])]).is_some());
+        assert_eq!(slot.send(&a, 4, 6).unwrap(), 6);
+        assert_eq!(slot.locate(&[io::IoSlice::new(&body)]), None);
+        drop(a);
+        let mut got = Vec::new();
+        io::Read::read_to_end(&mut &b, &mut got).unwrap();
+        assert_eq!(got, b"0123456789");
+    }
+
+    #[test]
+    fn a_client_gone_is_the_connections_error_not_the_files() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = std::os::unix::net::UnixStream::pair().unwrap();
+        drop(b);
+        let path = dir.path().join("body");
+        std::fs::write(&path, b"0123456789").unwrap();
+        let slot = Slot::default();
+        let body = Bytes::from_static(b"0123456789");
+        slot.set(Some(FileBody { body, path }));
+        let error = slot.send(&a, 0, 10).unwrap_err();
+        assert_eq!(error.kind(), io::ErrorKind::BrokenPipe, "{error}");
     }
 
     #[test]
