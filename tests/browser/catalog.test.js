@@ -691,6 +691,25 @@ for (const base of URLS) {
     }
     clean(base, log);
     await context.close();
+    // On a phone (390 px) each radio stays on the line of its label.
+    const phone = await open(base, 390);
+    await phone.page.goto(`${base}/eggs/${pick.slug}/`);
+    const apart = await phone.page.$$eval('[data-db-choice] input', (inputs) => inputs
+      .map((i) => ({
+        id: i.id,
+        i: i.getBoundingClientRect(),
+        l: document.querySelector(`label[for="${i.id}"]`).getBoundingClientRect(),
+      }))
+      .filter(({ i, l }) => Math.abs((i.top + i.bottom) - (l.top + l.bottom)) / 2 > i.height || l.left < i.right)
+      .map(({ id, i, l }) => `${id}: radio at ${Math.round(i.left)},${Math.round(i.top)}, label at ${Math.round(l.left)},${Math.round(l.top)}`));
+    assert.deepEqual(apart, [], 'a radio apart from its label at 390 px');
+    if (SHOTS) {
+      fs.mkdirSync(SHOTS, { recursive: true });
+      const tag = host.replace(/[^a-z0-9]+/gi, '-');
+      await (await phone.page.$('[data-db-choice]')).screenshot({ path: path.join(SHOTS, `${tag}-database-390.png`) });
+    }
+    clean(base, phone.log);
+    await phone.context.close();
     // Without JavaScript every database's URL is listed, each named.
     const plain = await browser.newContext({ javaScriptEnabled: false });
     const page2 = await plain.newPage();

@@ -57,7 +57,8 @@ fn pelican_urls(h: &mut Html, p: &PanelImport) {
     h.lit("<fieldset class=\"db\" data-db-choice hidden><legend>The panel's database</legend>");
     for db in Database::ALL {
         let id = format!("db-{}", db.key());
-        h.open(
+        // A radio and its label are kept on one line (a narrow screen wraps between choices).
+        h.open("span", &[("class", Some("opt"))]).open(
             "input",
             &[
                 ("type", Some("radio")),
@@ -67,7 +68,8 @@ fn pelican_urls(h: &mut Html, p: &PanelImport) {
                 ("checked", (db == Database::Sqlite).then_some("")),
             ],
         )
-        .el("label", &[("for", Some(&id))], db.label());
+        .el("label", &[("for", Some(&id))], db.label())
+        .close("span");
     }
     h.lit("<p class=\"hint\">It is <code>DB_CONNECTION</code> in the panel's <code>.env</code>: ")
         .lit("<code>sqlite</code> or unset, <code>mariadb</code> or <code>mysql</code>, <code>pgsql</code>.</p>")
