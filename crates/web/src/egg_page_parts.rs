@@ -58,18 +58,19 @@ fn pelican_urls(h: &mut Html, p: &PanelImport) {
     for db in Database::ALL {
         let id = format!("db-{}", db.key());
         // A radio and its label are kept on one line (a narrow screen wraps between choices).
-        h.open("span", &[("class", Some("opt"))]).open(
-            "input",
-            &[
-                ("type", Some("radio")),
-                ("name", Some("db")),
-                ("id", Some(&id)),
-                ("value", Some(db.key())),
-                ("checked", (db == Database::Sqlite).then_some("")),
-            ],
-        )
-        .el("label", &[("for", Some(&id))], db.label())
-        .close("span");
+        h.open("span", &[("class", Some("opt"))])
+            .open(
+                "input",
+                &[
+                    ("type", Some("radio")),
+                    ("name", Some("db")),
+                    ("id", Some(&id)),
+                    ("value", Some(db.key())),
+                    ("checked", (db == Database::Sqlite).then_some("")),
+                ],
+            )
+            .el("label", &[("for", Some(&id))], db.label())
+            .close("span");
     }
     h.lit("<p class=\"hint\">It is <code>DB_CONNECTION</code> in the panel's <code>.env</code>: ")
         .lit("<code>sqlite</code> or unset, <code>mariadb</code> or <code>mysql</code>, <code>pgsql</code>.</p>")
