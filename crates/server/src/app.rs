@@ -487,10 +487,14 @@ impl App {
                 // A large body goes from its file (crate::sendfile), when it has one.
                 let file = (body.len() >= SENDFILE_MIN)
                     .then(|| doc.file(coding))
-                    .flatten();
-                let mut r = Response::new(Full::new(body.clone()));
-                if let Some(path) = file {
-                    r.extensions_mut().insert(FileBody { body, path });
+                    .flatten()
+                    .map(|path| FileBody {
+                        body: body.clone(),
+                        path,
+                    });
+                let mut r = Response::new(Full::new(body));
+                if let Some(file) = file {
+                    r.extensions_mut().insert(file);
                 }
                 r.headers_mut()
                     .insert(header::CONTENT_TYPE, doc.content_type());
