@@ -9,6 +9,8 @@ mod conformance;
 mod contract;
 mod demo;
 mod diff;
+mod doc_commands;
+mod doc_links;
 mod errors;
 mod faults;
 mod faults_connections;
