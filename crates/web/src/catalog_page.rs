@@ -12,14 +12,14 @@
 
 use std::collections::BTreeMap;
 
-use eggcat_catalog::paths;
-use eggcat_catalog::wire::Database;
+use eggcat_wire::Database;
+use eggcat_wire::paths;
 
 use crate::html::Html;
 use crate::layout::{self, Assets, Data, Here, Nav};
 use crate::model::Status;
 use crate::words::count;
-use eggcat_catalog::wire::SummaryItem;
+use eggcat_wire::SummaryItem;
 
 /// Where the catalog page is published, for its links.
 const HERE: Here<'static> = Here::Page(paths::CATALOG_PAGE);
@@ -118,7 +118,7 @@ pub(crate) fn render(
         None,
         Some(Data {
             label: "_summary.json",
-            path: eggcat_catalog::paths::SUMMARY,
+            path: eggcat_wire::paths::SUMMARY,
         }),
     );
     h.finish()
@@ -233,7 +233,7 @@ pub(crate) fn all(items: &[SummaryItem], assets: &Assets) -> String {
         None,
         Some(Data {
             label: "_summary.json",
-            path: eggcat_catalog::paths::SUMMARY,
+            path: eggcat_wire::paths::SUMMARY,
         }),
     );
     h.finish()

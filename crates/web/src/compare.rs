@@ -21,8 +21,8 @@
 //! so that the pages of a game of n eggs weigh O(n) in all, not O(n²) (docs/web.md, "Eggs for
 //! the same game").
 
-use eggcat_catalog::paths;
 use eggcat_diff::{Change, Kind};
+use eggcat_wire::paths;
 
 use crate::html::Html;
 use crate::layout::Here;

@@ -7,7 +7,7 @@
 //! script (collapsed, with line numbers), the changes of its last versions upstream
 //! (`history.rs`), the README, and the problems found in it.
 
-use eggcat_catalog::wire::Severity;
+use eggcat_wire::Severity;
 use serde_json::Value;
 
 use crate::html::Html;
@@ -15,7 +15,7 @@ use crate::layout::{self, Assets, Data, Here, Nav};
 use crate::model::{EggDoc, Meta, Status, clip, egg_str, startup_commands};
 use crate::readme::{Renderer, Upstream};
 use crate::{egg_page_parts as parts, history};
-use eggcat_catalog::wire::SummaryItem;
+use eggcat_wire::SummaryItem;
 
 /// The description is shown whole up to this many characters (a 2 MB description would make
 /// the page unusable); the egg document keeps all of it.
@@ -41,7 +41,7 @@ pub(crate) fn render(
 ) -> String {
     let m = &doc.meta;
     let egg = &doc.egg;
-    let path = eggcat_catalog::paths::egg_page(&m.slug);
+    let path = eggcat_wire::paths::egg_page(&m.slug);
     let here = Here::Page(&path);
     let mut h = Html::with_capacity(16 * 1024);
     layout::start(
@@ -98,7 +98,7 @@ pub(crate) fn render(
 
     problems(&mut h, here, m, warnings);
     h.lit("</article>");
-    let doc_path = eggcat_catalog::paths::egg(&m.slug);
+    let doc_path = eggcat_wire::paths::egg(&m.slug);
     let label = format!("{}.json", m.slug);
     layout::end(
         &mut h,
@@ -214,7 +214,7 @@ fn facts(h: &mut Html, doc: &EggDoc, item: &SummaryItem) {
 /// "Updated": the date upstream last changed the file, or, where the history does not know
 /// it, which date it is instead (`eggcat_catalog::games::Updated`).
 fn updated(h: &mut Html, item: &SummaryItem) {
-    let at = eggcat_catalog::rfc3339(item.updated_at);
+    let at = eggcat_wire::rfc3339(item.updated_at);
     h.lit("<dt>Updated</dt><dd>").el(
         "time",
         &[("datetime", Some(&at))],
@@ -311,7 +311,7 @@ fn problems(h: &mut Html, here: Here<'_>, m: &Meta, warnings: &[(usize, &str)]) 
     if !warnings.is_empty() {
         h.lit("<p>From the build report:</p><ul>");
         for (i, msg) in warnings {
-            let href = format!("{}#w-{i}", here.link(eggcat_catalog::paths::STATUS_PAGE));
+            let href = format!("{}#w-{i}", here.link(eggcat_wire::paths::STATUS_PAGE));
             h.lit("<li>")
                 .open("a", &[("href", Some(&href))])
                 .text_code(msg)

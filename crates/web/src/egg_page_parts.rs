@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::html::Html;
 use crate::model::{Meta, PanelImport, egg_str};
 use crate::words::count;
-use eggcat_catalog::wire::Database;
+use eggcat_wire::Database;
 
 /// The import URLs with copy buttons and the steps in each panel; the upstream file and the
 /// egg document always.
@@ -38,7 +38,7 @@ pub(crate) fn import(h: &mut Html, m: &Meta, base: &str) {
     url_row(
         h,
         "Egg document (JSON API)",
-        &format!("{base}/{}", eggcat_catalog::paths::egg(&m.slug)),
+        &format!("{base}/{}", eggcat_wire::paths::egg(&m.slug)),
     );
 }
 

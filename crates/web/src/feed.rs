@@ -20,13 +20,13 @@
 use std::collections::BTreeMap;
 
 use eggcat_catalog::history::feed_id;
-use eggcat_catalog::paths;
-use eggcat_catalog::wire::{Version, VersionEvent};
+use eggcat_wire::paths;
+use eggcat_wire::{Version, VersionEvent};
 
 use crate::history::{anchor, event_words, full_stop, no_changes_words, short, web_url};
 use crate::html::{Html, escape};
 use eggcat_catalog::games::unix_ms;
-use eggcat_catalog::wire::SummaryItem;
+use eggcat_wire::SummaryItem;
 
 /// How many entries the feed carries.
 pub(crate) const ENTRIES: usize = 50;
@@ -99,7 +99,7 @@ pub(crate) fn render(
     out.push_str(&format!("<id>{b}/feed.atom</id>\n<link rel=\"self\" href=\"{b}/feed.atom\"/>\n<link href=\"{b}/\"/>\n"));
     out.push_str(&format!(
         "<updated>{}</updated>\n<author><name>eggcat</name></author>\n",
-        eggcat_catalog::rfc3339(updated)
+        eggcat_wire::rfc3339(updated)
     ));
     for e in entries {
         entry(&mut out, &e);
@@ -124,7 +124,7 @@ fn entry(out: &mut String, e: &Entry<'_>) {
     ));
     out.push_str(&format!(
         "<updated>{}</updated>\n",
-        eggcat_catalog::rfc3339(e.at)
+        eggcat_wire::rfc3339(e.at)
     ));
     out.push_str(&format!("<category term=\"{}\"/>\n", xml(&i.category)));
     match e.version {
@@ -140,7 +140,7 @@ fn entry(out: &mut String, e: &Entry<'_>) {
                 i.owner,
                 i.repo,
                 i.format,
-                eggcat_catalog::rfc3339(e.at).get(..10).unwrap_or_default()
+                eggcat_wire::rfc3339(e.at).get(..10).unwrap_or_default()
             ))
         )),
     }

@@ -1,5 +1,5 @@
 //! The egg page's "Changes" section, from the egg's history document
-//! (`api/v1/eggs/{slug}/history.json`, [`eggcat_catalog::wire::History`]).
+//! (`api/v1/eggs/{slug}/history.json`, [`eggcat_wire::History`]).
 //!
 //! The section shows the newest `PAGE_VERSIONS` versions (`eggcat_catalog::games`), each with its date, commit subject,
 //! a link to the upstream commit (or the short id), what the commit did to the file, and each
@@ -11,8 +11,8 @@
 //! each one's anchor here ([`anchor`]).
 
 use eggcat_catalog::games::Loaded;
-use eggcat_catalog::wire::{History, Version, VersionEvent};
 use eggcat_diff::ScriptDiff;
+use eggcat_wire::{History, Version, VersionEvent};
 
 use crate::html::Html;
 use crate::layout::Here;
@@ -53,7 +53,7 @@ pub(crate) fn section(h: &mut Html, here: Here<'_>, history: &Loaded, slug: &str
     h.lit(
         "<section id=\"changes\" aria-labelledby=\"h-changes\"><h2 id=\"h-changes\">Changes</h2>",
     );
-    let doc_href = here.link(&eggcat_catalog::paths::history(slug));
+    let doc_href = here.link(&eggcat_wire::paths::history(slug));
     let doc = match history {
         Loaded::Doc(doc) if !doc.versions.is_empty() => doc,
         // Older than the history read: that is known, not missing.

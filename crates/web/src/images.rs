@@ -4,8 +4,8 @@
 //! fails with "manifest unknown"); on the status page, the missing images with the eggs that
 //! name them.
 
-use eggcat_catalog::paths;
-use eggcat_catalog::wire::{ImageInfo, ImageRole, ImageStatus};
+use eggcat_wire::paths;
+use eggcat_wire::{ImageInfo, ImageRole, ImageStatus};
 
 use crate::html::Html;
 use crate::layout::Here;

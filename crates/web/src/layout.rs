@@ -1,11 +1,11 @@
 //! The frame every page shares: head, skip link, header with the site navigation, footer.
 //!
-//! Every URL in a page is relative, made by `catalog::paths::href` from the page's own path
+//! Every URL in a page is relative, made by `eggcat_wire::paths::href` from the page's own path
 //! ([`Here::Page`]), so the tree works under any base path on any static host. The one
 //! exception is the 404 page, answered at any depth: its URLs start from the absolute path of
 //! the tree's root (from `base_url`, `"/"` by default; [`Here::Anywhere`]).
 
-use eggcat_catalog::paths;
+use eggcat_wire::paths;
 
 use crate::html::Html;
 

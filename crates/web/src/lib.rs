@@ -44,10 +44,10 @@ mod words;
 
 pub use eggcat_catalog::games::Groups;
 use eggcat_catalog::games::{self, Siblings};
-use eggcat_catalog::paths;
 pub use eggcat_catalog::reuse::Reuse;
-use eggcat_catalog::wire::{Removed, Report, SummaryItem};
-pub use eggcat_catalog::{PreviousFiles, Sink};
+use eggcat_wire::paths;
+pub use eggcat_wire::{PreviousFiles, Sink};
+use eggcat_wire::{Removed, Report, SummaryItem};
 pub use readme::render_readme;
 
 /// How the site is addressed.
@@ -105,8 +105,7 @@ pub fn render(
         out.insert(path, bytes);
     };
     let read = |path: &str| files.get(path).cloned();
-    let index: Vec<eggcat_catalog::wire::IndexItem> =
-        read_json(&read, paths::INDEX).unwrap_or_default();
+    let index: Vec<eggcat_wire::IndexItem> = read_json(&read, paths::INDEX).unwrap_or_default();
     let games = Groups::of_documents(index.iter().map(|i| i.slug.as_str()), &read);
     let report: Report = read_json(&read, paths::STATUS).unwrap_or_default();
     let removed: Vec<Removed> = read_json(&read, paths::REMOVED).unwrap_or_default();
@@ -144,12 +143,12 @@ pub fn render_into(
     let assets = layout::Assets {
         css: format!(
             "{}/eggcat-{:016x}.css",
-            eggcat_catalog::paths::ASSETS_DIR,
+            eggcat_wire::paths::ASSETS_DIR,
             fnv1a(CSS.as_bytes())
         ),
         js: format!(
             "{}/eggcat-{:016x}.js",
-            eggcat_catalog::paths::ASSETS_DIR,
+            eggcat_wire::paths::ASSETS_DIR,
             fnv1a(JS.as_bytes())
         ),
     };
@@ -183,7 +182,7 @@ pub fn render_into(
             let warnings = egg_page::file_warnings(status, &doc.meta);
             sha256.insert(slug.clone(), doc.meta.sha256.clone());
             versions.insert(slug.clone(), shown.history.recent().to_vec());
-            let page_path = eggcat_catalog::paths::egg_page(slug);
+            let page_path = eggcat_wire::paths::egg_page(slug);
             let key = siblings.page_key(slug, item, &warnings);
             let page = reuse.file(&page_path, &key).unwrap_or_else(|| {
                 let (doc, shown, others) = siblings.of(slug);
@@ -200,23 +199,23 @@ pub fn render_into(
     let unreadable = siblings.unreadable().to_vec();
     drop(siblings);
     sink(
-        eggcat_catalog::paths::CATALOG_PAGE.to_owned(),
+        eggcat_wire::paths::CATALOG_PAGE.to_owned(),
         catalog_page::render(items, status, &assets, base).into_bytes(),
     );
     sink(
-        eggcat_catalog::paths::ALL_EGGS_PAGE.to_owned(),
+        eggcat_wire::paths::ALL_EGGS_PAGE.to_owned(),
         catalog_page::all(items, &assets).into_bytes(),
     );
     sink(
-        eggcat_catalog::paths::NOT_FOUND_PAGE.to_owned(),
+        eggcat_wire::paths::NOT_FOUND_PAGE.to_owned(),
         not_found_page::render(base, &assets).into_bytes(),
     );
     sink(
-        eggcat_catalog::paths::STATUS_PAGE.to_owned(),
+        eggcat_wire::paths::STATUS_PAGE.to_owned(),
         status_page::render(status, removed, items, &assets).into_bytes(),
     );
     sink(
-        eggcat_catalog::paths::FEED.to_owned(),
+        eggcat_wire::paths::FEED.to_owned(),
         feed::render(items, &versions, &sha256, base).into_bytes(),
     );
     Rendered { unreadable }

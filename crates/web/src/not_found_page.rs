@@ -5,7 +5,7 @@
 //! relative like every other page's: they start from the absolute path of the tree's root,
 //! taken from `base_url` (`/` when the catalog is at the root of its host).
 
-use eggcat_catalog::paths;
+use eggcat_wire::paths;
 
 use crate::html::Html;
 use crate::layout::{self, Assets, Here, Nav};

@@ -5,13 +5,13 @@
 //! (each with an anchor `#w-{n}`, `#s-{n}`, the egg pages link to); the removed slugs.
 
 use crate::html::Html;
-use eggcat_catalog::paths;
-use eggcat_catalog::wire::SourceStatus;
+use eggcat_wire::SourceStatus;
+use eggcat_wire::paths;
 
 use crate::layout::{self, Assets, Data, Here, Nav};
 use crate::model::{Removed, SourceProblem, Status};
 use crate::words::count;
-use eggcat_catalog::wire::SummaryItem;
+use eggcat_wire::SummaryItem;
 
 /// The page.
 pub(crate) fn render(
@@ -126,7 +126,7 @@ pub(crate) fn render(
         Some(&status.finished_at),
         Some(Data {
             label: "_status.json",
-            path: eggcat_catalog::paths::STATUS,
+            path: eggcat_wire::paths::STATUS,
         }),
     );
     h.finish()

@@ -1,5 +1,5 @@
 //! The egg page's "Changes" section and the Atom feed's entries per egg version, rendered from
-//! hand-made history documents (`eggcat_catalog::wire::History`, the changes made by the real
+//! hand-made history documents (`eggcat_wire::History`, the changes made by the real
 //! `eggcat_diff::diff` or written by hand when the test needs hostile text): each event in
 //! words, breaking changes marked, the script diff collapsed, hostile upstream text inert, a
 //! missing or unreadable history, the page reused only when its history is unchanged, and the
@@ -9,9 +9,9 @@ mod support;
 
 use std::collections::BTreeMap;
 
-use eggcat_catalog::wire::{History, Version, VersionEvent};
 use eggcat_diff::{Change, Kind, ScriptDiff};
 use eggcat_web::{Reuse, SiteOptions, render};
+use eggcat_wire::{History, Version, VersionEvent};
 use serde_json::{Value, json};
 
 const BASE: &str = "https://eggs.example";
@@ -46,7 +46,7 @@ fn tree(eggs: &[(&str, &str, u64)], histories: &[(&str, Vec<u8>)]) -> BTreeMap<S
         br#"{"buildId":"b1","finishedAt":"2026-01-01T00:00:00.000Z","eggs":1,"sources":[],"skipped":[],"warnings":[]}"#.to_vec(),
     );
     for (slug, bytes) in histories {
-        files.insert(eggcat_catalog::paths::history(slug), bytes.clone());
+        files.insert(eggcat_wire::paths::history(slug), bytes.clone());
     }
     support::published(&mut files);
     files
@@ -79,7 +79,7 @@ fn older(slug: &str, date: &str, versions: Vec<Version>) -> Vec<u8> {
             "older than the history eggcat reads (the newest 100 commits of the branch, back to 2026-01-05): the file did not change there"
                 .to_owned(),
         ),
-        since: Some(eggcat_catalog::wire::Since {
+        since: Some(eggcat_wire::Since {
             commit: "base".to_owned(),
             date: date.to_owned(),
         }),

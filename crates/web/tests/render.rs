@@ -202,7 +202,7 @@ fn rendering_is_deterministic_and_the_summary_keeps_document_order() {
     let b = render(&files, &SiteOptions { base_url: BASE }, &Reuse::none());
     assert_eq!(a, b);
     let summary: serde_json::Value =
-        serde_json::from_slice(&a[eggcat_catalog::paths::SUMMARY]).unwrap();
+        serde_json::from_slice(&a[eggcat_wire::paths::SUMMARY]).unwrap();
     assert_eq!(summary[0]["slug"], "games-evil");
     assert_eq!(summary[0]["tags"], json!(["b", "a"]));
     assert!(
@@ -314,7 +314,7 @@ fn no_egg_page_shows_a_literal_backtick() {
 /// folders skipped, symbolic links listed but never followed, contents read where
 /// `needs_content` asks for them.
 fn folder_entries(root: &std::path::Path) -> Vec<eggcat_catalog::TreeEntry> {
-    use eggcat_catalog::{EntryKind, TreeEntry};
+    use eggcat_wire::{EntryKind, TreeEntry};
     fn walk(dir: &std::path::Path, rel: &str, out: &mut Vec<TreeEntry>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let entry = entry.unwrap();
@@ -505,7 +505,7 @@ fn the_real_corpus_renders_every_egg_inert_and_stable() {
     };
     let api = corpus_api(&corpus);
     let index: Vec<serde_json::Value> =
-        serde_json::from_slice(&api[eggcat_catalog::paths::INDEX]).unwrap();
+        serde_json::from_slice(&api[eggcat_wire::paths::INDEX]).unwrap();
     assert!(
         index.len() > 500,
         "the ten repositories give their eggs: {}",

@@ -167,7 +167,7 @@ fn siblings_are_listed_compared_and_counted() {
         )
     );
 
-    let summary: Vec<Value> = serde_json::from_slice(&out[eggcat_catalog::paths::SUMMARY]).unwrap();
+    let summary: Vec<Value> = serde_json::from_slice(&out[eggcat_wire::paths::SUMMARY]).unwrap();
     let game = |slug: &str| {
         let i = summary.iter().find(|i| i["slug"] == slug).unwrap();
         (
@@ -420,7 +420,7 @@ fn a_game_with_too_many_versions_is_not_compared() {
         "13 eggs serve this game in the catalog, in too many versions to compare each with every other."
     ));
     assert!(!section.contains("<a "));
-    let summary: Vec<Value> = serde_json::from_slice(&out[eggcat_catalog::paths::SUMMARY]).unwrap();
+    let summary: Vec<Value> = serde_json::from_slice(&out[eggcat_wire::paths::SUMMARY]).unwrap();
     assert!(
         summary
             .iter()
@@ -529,8 +529,8 @@ fn a_new_warning_about_a_file_renders_its_page_again() {
     let mut after = tree(&catalog());
     // A report as the build writes it (the trees' own `_status.json` is not a whole report,
     // and reads as an empty one).
-    let mut status = eggcat_catalog::wire::Report::default();
-    status.warnings.push(eggcat_catalog::wire::SourceProblem {
+    let mut status = eggcat_wire::Report::default();
+    status.warnings.push(eggcat_wire::SourceProblem {
         source: "o/b".to_owned(),
         path: "b-minecraft/egg-b-minecraft.json".to_owned(),
         message: "a warning <about> this file".to_owned(),

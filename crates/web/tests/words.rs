@@ -53,7 +53,7 @@ fn tree(n: usize) -> BTreeMap<String, Vec<u8>> {
         let history = json!({"slug": slug, "source": "o/r", "branch": "main", "path": "egg-x.json",
             "complete": true, "versions": versions});
         files.insert(
-            eggcat_catalog::paths::history(&slug),
+            eggcat_wire::paths::history(&slug),
             serde_json::to_vec(&history).unwrap(),
         );
         index.push(json!({"slug": slug}));

@@ -1,11 +1,11 @@
 //! Hand-made trees made whole: the tests write only the members they are about, and
 //! [`published`] fills in the rest of each document with neutral values, then holds every
-//! document to its `eggcat_catalog::wire` type (the pages read the published documents through
+//! document to its `eggcat_wire` type (the pages read the published documents through
 //! those types, so a test tree must be one a build could publish).
 
 use std::collections::BTreeMap;
 
-use eggcat_catalog::{paths, wire};
+use eggcat_wire::{self as wire, paths};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
