@@ -10,31 +10,12 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::rfc3339;
 use crate::wire::{ImageInfo, ImageRole, ImageStatus, ImagesReport, MissingImage};
 use eggcat_egg::ImageRole as Role;
-pub use eggcat_validate::ImageReference;
-
-/// What a registry said of one normalized reference, as the build is given it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ImageFinding {
-    /// Present, missing or unknown.
-    pub status: ImageStatus,
-    /// The manifest's digest, when present.
-    pub digest: Option<String>,
-    /// The platforms the image offers (`os/architecture[/variant]`), sorted.
-    pub platforms: Vec<String>,
-    /// When the registry first gave this answer (Unix ms); `None` when it was never asked.
-    pub since_ms: Option<u64>,
-    /// Why it is missing or unknown, one line.
-    pub detail: Option<String>,
-}
-
-/// What the registries said, by normalized reference ([`ImageReference`]'s text).
-pub type ImageFindings = BTreeMap<String, ImageFinding>;
+pub use eggcat_wire::{ImageFinding, ImageFindings, ImageReference};
 
 /// The normalized references of every valid image the egg names, sorted, each once.
 pub fn references(egg: &Value) -> Vec<String> {

@@ -11,8 +11,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use eggcat_catalog::ImageFinding;
-use eggcat_catalog::wire::ImageStatus;
+use eggcat_wire::ImageFinding;
+use eggcat_wire::ImageStatus;
 use serde::{Deserialize, Serialize};
 
 use crate::ImagesError;

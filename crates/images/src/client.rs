@@ -17,7 +17,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use eggcat_catalog::images::ImageReference;
+use eggcat_wire::ImageReference;
 use reqwest::header::{ACCEPT, HeaderMap, RETRY_AFTER, WWW_AUTHENTICATE};
 use reqwest::{Method, Response, StatusCode};
 use sha2::{Digest, Sha256};

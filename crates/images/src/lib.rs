@@ -26,9 +26,9 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use eggcat_catalog::images::ImageReference;
-use eggcat_catalog::wire::ImageStatus;
-pub use eggcat_catalog::{ImageFinding, ImageFindings};
+use eggcat_wire::ImageReference;
+use eggcat_wire::ImageStatus;
+pub use eggcat_wire::{ImageFinding, ImageFindings};
 
 use crate::cache::{Cache, Entry};
 use crate::client::{Answer, Client};
@@ -109,7 +109,7 @@ pub enum ImagesError {
         wait_ms: u64,
     },
     /// The registry asked to wait past this check's budget (an earlier `Retry-After`).
-    #[error("not asked: the registry asked to wait until {}", eggcat_catalog::rfc3339(*until_ms))]
+    #[error("not asked: the registry asked to wait until {}", eggcat_wire::rfc3339(*until_ms))]
     Waiting {
         /// Until when (Unix ms).
         until_ms: u64,

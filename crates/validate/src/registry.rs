@@ -6,8 +6,8 @@
 use eggcat_egg::{ImageRole, SyntaxKind, images, parse_with_spans};
 
 use crate::file::place_all;
-use crate::reference::ImageReference;
 use crate::vocab::{Code, Diagnostic, Finding};
+use eggcat_wire::ImageReference;
 
 /// What a registry said of one image reference.
 #[derive(Debug, Clone, PartialEq, Eq)]

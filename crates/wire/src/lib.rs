@@ -16,6 +16,7 @@ mod database;
 mod diagnostic;
 mod documents;
 mod git;
+mod image;
 pub mod paths;
 #[cfg(feature = "schemars")]
 mod patterns;
@@ -28,6 +29,7 @@ pub use database::Database;
 pub use diagnostic::{Diagnostic, Severity};
 pub use documents::*;
 pub use git::{Base, EntryKind, FileChange, LogCommit, MAX_FILE_SIZE, SourceHistory, TreeEntry};
+pub use image::{ImageFinding, ImageFindings, ImageReference, ReferenceError, reference_error};
 pub use snapshot::{Catalog, PreviousFiles, Sink};
 pub use summary::{Importable, SummaryItem};
 pub use text::{hex, kebab, rfc3339};
