@@ -154,21 +154,31 @@ fn set(v: &Value) -> Vec<String> {
     out
 }
 
-/// `docker_images` (PTDL_v2, PLCN), or PTDL_v1's `images` list or single `image`.
+/// `docker_images` (PTDL_v2, PLCN: `eggcat_egg::docker_images`, the one reading of the field),
+/// or PTDL_v1's `images` list or single `image`.
 fn images(egg: &Value) -> Vec<(String, String)> {
+    let docker_images = || {
+        eggcat_egg::docker_images(egg)
+            .into_iter()
+            .filter_map(|used| match used.role {
+                eggcat_egg::ImageRole::Runtime(label) => Some((lf(&label), lf(&used.image))),
+                eggcat_egg::ImageRole::Install => None,
+            })
+    };
     match (
         at(egg, "docker_images"),
         at(egg, "images"),
         at(egg, "image"),
     ) {
-        (Value::Object(m), _, _) => m.iter().map(|(k, v)| (lf(k), text(v))).collect(),
+        (Value::Object(_), _, _) => docker_images().collect(),
         // PTDL_v1's `images` map: its values, each its own label (Pelican's `convertLegacy`).
         (_, Value::Object(m), _) => m
             .values()
             .map(|v| (text(v), text(v)))
             .filter(|(_, i)| !i.is_empty())
             .collect(),
-        (Value::Array(list), _, _) | (_, Value::Array(list), _) => list
+        (Value::Array(_), _, _) => docker_images().filter(|(_, i)| !i.is_empty()).collect(),
+        (_, Value::Array(list), _) => list
             .iter()
             .map(|v| (text(v), text(v)))
             .filter(|(_, i)| !i.is_empty())

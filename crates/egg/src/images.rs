@@ -27,6 +27,21 @@ pub enum ImageRole {
     Install,
 }
 
+/// The runtime images of the egg's `docker_images`, the one reading of that field: a map of
+/// `{label: image}` (PTDL_v2, PLCN) or a list of images (each its own label), in document order;
+/// values that are not strings, and a field of any other shape, give none (the checks report
+/// them).
+pub fn docker_images(doc: &Value) -> Vec<ImageUse> {
+    let mut out = Vec::new();
+    match doc.get("docker_images") {
+        Some(v @ Value::Array(_)) | Some(v @ Value::Object(_)) => {
+            runtime_images(&mut out, "/docker_images", v)
+        }
+        _ => {}
+    }
+    out
+}
+
 /// Every image the egg names, runtime images first in document order, then the install
 /// container. Values that are not strings are left out (the checks report them).
 pub fn images(doc: &Value) -> Vec<ImageUse> {
@@ -35,37 +50,19 @@ pub fn images(doc: &Value) -> Vec<ImageUse> {
         .get("meta")
         .and_then(|m| m.get("version"))
         .and_then(Value::as_str);
-    // PTDL_v1 wrote `image` (one) or `images` (a list); the importers convert them.
-    let (pointer, runtime) = match doc.get("docker_images") {
+    match doc.get("docker_images") {
+        // PTDL_v1 wrote `image` (one) or `images` (a list); the importers convert them.
         None if format == Some("PTDL_v1") => match doc.get("images") {
-            Some(v) => ("/images", Some(v)),
-            None => ("/image", doc.get("image")),
+            Some(v) => runtime_images(&mut out, "/images", v),
+            None => {
+                if let Some(v) = doc.get("image") {
+                    runtime_images(&mut out, "/image", v)
+                }
+            }
         },
-        v => ("/docker_images", v),
-    };
-    let mut runtime_image = |pointer: String, label: &str, v: &Value| {
-        if let Value::String(image) = v {
-            out.push(ImageUse {
-                pointer,
-                role: ImageRole::Runtime(label.to_owned()),
-                image: image.clone(),
-            });
-        }
-    };
-    match runtime {
-        Some(v @ Value::String(image)) => runtime_image(pointer.to_owned(), image, v),
-        Some(Value::Array(items)) => {
-            for (i, v) in items.iter().enumerate() {
-                let label = v.as_str().unwrap_or_default();
-                runtime_image(format!("{pointer}/{i}"), label, v);
-            }
-        }
-        Some(Value::Object(map)) => {
-            for (k, v) in map {
-                runtime_image(format!("{pointer}/{}", escape(k)), k, v);
-            }
-        }
-        _ => {}
+        // One image where a list or map belongs: still the image the server runs in.
+        Some(v @ Value::String(_)) => runtime_images(&mut out, "/docker_images", v),
+        _ => out.extend(docker_images(doc)),
     }
     if let Some(Value::String(image)) = doc
         .get("scripts")
@@ -79,6 +76,34 @@ pub fn images(doc: &Value) -> Vec<ImageUse> {
         });
     }
     out
+}
+
+/// The runtime images of `v`, the value at `pointer`: one image, a list, or a map by label.
+fn runtime_images(out: &mut Vec<ImageUse>, pointer: &str, v: &Value) {
+    let mut runtime_image = |pointer: String, label: &str, v: &Value| {
+        if let Value::String(image) = v {
+            out.push(ImageUse {
+                pointer,
+                role: ImageRole::Runtime(label.to_owned()),
+                image: image.clone(),
+            });
+        }
+    };
+    match v {
+        Value::String(image) => runtime_image(pointer.to_owned(), image, v),
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                let label = v.as_str().unwrap_or_default();
+                runtime_image(format!("{pointer}/{i}"), label, v);
+            }
+        }
+        Value::Object(map) => {
+            for (k, v) in map {
+                runtime_image(format!("{pointer}/{}", escape(k)), k, v);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// A key as one RFC 6901 pointer segment.

@@ -20,7 +20,7 @@ mod syntax;
 mod view;
 
 pub use faithful::{ParseError, Parsed, parse, parse_with_spans, spans};
-pub use images::{ImageRole, ImageUse, images};
+pub use images::{ImageRole, ImageUse, docker_images, images};
 pub use spans::{Located, Span, Spans, push_token};
 pub use spans_yaml::lf_position;
 pub use syntax::{MAX_JSON_DEPTH, MAX_YAML_DEPTH, MAX_YAML_KEY_CHARS, MAX_YAML_NODES, SyntaxKind};

@@ -34,8 +34,8 @@ pub fn egg_str<'a>(egg: &'a Value, key: &str) -> &'a str {
     egg.get(key).and_then(Value::as_str).unwrap_or("")
 }
 
-/// A list-or-map field as strings: the values of a map (`docker_images` is `{label: image}` in
-/// PTDL_v2, a plain list in older formats), the elements of a list; non-strings are skipped.
+/// A list-or-map field as strings (`tags`): the values of a map, the elements of a list;
+/// non-strings are skipped. `docker_images` has its own reader, [`docker_images`].
 pub fn egg_strings(egg: &Value, key: &str) -> Vec<String> {
     match egg.get(key) {
         Some(Value::Array(a)) => a
@@ -50,20 +50,16 @@ pub fn egg_strings(egg: &Value, key: &str) -> Vec<String> {
     }
 }
 
-/// The docker images as (label, image), in document order.
+/// The docker images as (label, image), in document order: `eggcat_egg::docker_images`, the
+/// one reading of the field.
 pub fn docker_images(egg: &Value) -> Vec<(String, String)> {
-    match egg.get("docker_images") {
-        Some(Value::Array(a)) => a
-            .iter()
-            .filter_map(|v| v.as_str())
-            .map(|s| (s.to_owned(), s.to_owned()))
-            .collect(),
-        Some(Value::Object(o)) => o
-            .iter()
-            .filter_map(|(k, v)| v.as_str().map(|s| (k.clone(), s.to_owned())))
-            .collect(),
-        _ => Vec::new(),
-    }
+    eggcat_egg::docker_images(egg)
+        .into_iter()
+        .filter_map(|used| match used.role {
+            eggcat_egg::ImageRole::Runtime(label) => Some((label, used.image)),
+            eggcat_egg::ImageRole::Install => None,
+        })
+        .collect()
 }
 
 /// The startup commands as (label, command): PLCN_v3's `startup_commands` map, else `startup`.

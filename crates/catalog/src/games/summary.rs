@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use super::doc::{Doc, egg_str, egg_strings, one_line};
+use super::doc::{Doc, docker_images, egg_str, egg_strings, one_line};
 use super::history::Loaded;
 use super::updated::Updated;
 use super::{Groups, icon};
@@ -30,7 +30,7 @@ pub struct EggFields {
 impl EggFields {
     /// The fields of the upstream egg `egg`.
     pub fn of(egg: &Value) -> EggFields {
-        let mut images = egg_strings(egg, "docker_images");
+        let mut images: Vec<String> = docker_images(egg).into_iter().map(|(_, i)| i).collect();
         images.dedup();
         EggFields {
             description: one_line(egg_str(egg, "description"), DESCRIPTION_CHARS),
