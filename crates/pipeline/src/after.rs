@@ -1,7 +1,8 @@
 //! What follows a build: writing the current snapshot's tree into an `--out` folder with the
 //! rules static hosts need, and publishing it (the upload to an S3-compatible bucket, `[publish]`
 //! or `eggcat publish`). Both read the snapshot the build made current, or kept when nothing
-//! changed, from disk: a build hands them no files.
+//! changed, from disk: a build hands them no files. [`after_build`] is the one sequence of them
+//! that `eggcat build` and `eggcat serve`'s rebuilds run; `eggcat publish` uploads alone.
 //!
 //! `--out` reads and writes one file at a time ([`eggcat_store::CurrentFiles::write_tree`]),
 //! keeping of the tree only its paths and the two documents the rules read
@@ -156,6 +157,49 @@ pub fn publish(
             progress,
         ))
         .map_err(UploadError::Publish)
+}
+
+/// What follows a build, as configured: the `--out` folder with its rules, and the upload
+/// target (`[publish]`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Follow<'a> {
+    /// Write the current tree into this folder, with these rules for static hosts.
+    pub out: Option<(&'a Path, &'a RulesOptions)>,
+    /// Then publish the current snapshot to this target.
+    pub publish: Option<&'a Target>,
+}
+
+/// What followed a build: each step that ran, with its result.
+#[derive(Debug, Default)]
+pub struct Followed {
+    /// The `--out` tree, when one was asked for.
+    pub out: Option<Result<(), OutError>>,
+    /// The upload, when a target is configured and `--out` (if any) was written.
+    pub upload: Option<Result<Summary, UploadError>>,
+}
+
+/// Runs what follows a build, in order, whether the build made a new snapshot current or kept
+/// the current one (so that a missing `--out` tree or an upload that failed after an earlier
+/// build is made good): the `--out` tree, then the upload. A failed `--out` ends the sequence:
+/// nothing is uploaded. Blocks, like [`publish`]: not for a thread that runs a tokio runtime.
+pub fn after_build(
+    store: &Store,
+    follow: &Follow<'_>,
+    progress: &(dyn Fn(Event<'_>) + Sync),
+) -> Followed {
+    let mut followed = Followed::default();
+    if let Some((out, rules)) = follow.out {
+        let written = write_out(store, out, rules);
+        let failed = written.is_err();
+        followed.out = Some(written);
+        if failed {
+            return followed;
+        }
+    }
+    followed.upload = follow
+        .publish
+        .map(|target| publish(store, target, Options::default(), progress));
+    followed
 }
 
 #[cfg(test)]

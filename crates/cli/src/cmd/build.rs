@@ -1,5 +1,6 @@
 //! `eggcat build`: one rebuild (`eggcat_pipeline::rebuild`), then what follows it
-//! (`eggcat_pipeline::after`: `--out`, publishing to `[publish]`), and a summary.
+//! (`eggcat_pipeline::after::after_build`: `--out`, then publishing to `[publish]`), and a
+//! summary.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -62,46 +63,53 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
         }
     };
     let rebuilt = rebuild(&store, &options, &crate::now_ms, &show).context(FAILED)?;
-    let (report, snapshot_dir, verb) = match rebuilt {
+    let (report, snapshot_dir, verb, snapshot) = match rebuilt {
         // "published": the catalog its users get (the S3 upload is `eggcat publish`'s word too).
-        Rebuilt::Built(outcome) => {
-            if let Some(out) = out {
-                // Read back from the snapshot just made current: its files with their
-                // precompressed forms, which the store wrote.
-                write_out(config, &store, out, "the snapshot just published")?;
-            }
-            (outcome.report, outcome.snapshot_dir, "published")
-        }
+        // `--out` reads it back from the snapshot just made current: its files with their
+        // precompressed forms, which the store wrote.
+        Rebuilt::Built(outcome) => (
+            outcome.report,
+            outcome.snapshot_dir,
+            "published",
+            "the snapshot just published",
+        ),
         // Nothing changed: the current snapshot stays. Its report is what the summary describes,
         // and its tree is what `--out` gets (it may be missing or stale there); without `--out`
         // nothing more than the report is read.
-        Rebuilt::Unchanged { snapshot_dir } => {
-            let report = after::kept_report(&snapshot_dir)?;
-            if let Some(out) = out {
-                write_out(config, &store, out, "the current snapshot")?;
-            }
-            (report, snapshot_dir, "nothing changed upstream: kept")
-        }
+        Rebuilt::Unchanged { snapshot_dir } => (
+            after::kept_report(&snapshot_dir)?,
+            snapshot_dir,
+            "nothing changed upstream: kept",
+            "the current snapshot",
+        ),
     };
-    print_summary(&report, &snapshot_dir, out, verb)?;
-    // A failed publish is logged and leaves the build a success: the next build retries.
-    crate::cmd::publish::after_build(config.publish.as_ref(), &store);
-    Ok(())
-}
-
-/// Writes the current tree and the static-host rules (nginx, Caddy, CloudFront, in
-/// `out/.eggcat/`) into `out`; `snapshot` names the current snapshot in the error.
-fn write_out(config: &Config, store: &Store, out: &Path, snapshot: &str) -> Result<()> {
+    // `--out` (with the static-host rules: nginx, Caddy, CloudFront, in `out/.eggcat/`), then
+    // the upload; a failed upload is logged and leaves the build a success: the next build
+    // retries.
     let rules = eggcat_publish::rules::RulesOptions {
         cache_control: config.cache_control.clone(),
     };
-    match after::write_out(store, out, &rules) {
-        Ok(()) => Ok(()),
-        Err(OutError::NoSnapshot) => anyhow::bail!("{snapshot} is gone"),
-        Err(OutError::Read(e)) => {
-            Err(anyhow::Error::new(e).context(format!("cannot read {snapshot}")))
-        }
-        Err(e) => Err(e.into()),
+    let follow = after::Follow {
+        out: out.map(|out| (out, &rules)),
+        publish: config.publish.as_ref(),
+    };
+    let followed = after::after_build(&store, &follow, &crate::cmd::publish::log_progress);
+    if let Some(Err(e)) = followed.out {
+        return Err(out_error(e, snapshot));
+    }
+    print_summary(&report, &snapshot_dir, out, verb)?;
+    if let (Some(target), Some(upload)) = (config.publish.as_ref(), followed.upload) {
+        crate::cmd::publish::log_upload(target, upload);
+    }
+    Ok(())
+}
+
+/// Why `--out` could not be written; `snapshot` names the current snapshot.
+fn out_error(e: OutError, snapshot: &str) -> anyhow::Error {
+    match e {
+        OutError::NoSnapshot => anyhow::anyhow!("{snapshot} is gone"),
+        OutError::Read(e) => anyhow::Error::new(e).context(format!("cannot read {snapshot}")),
+        e => e.into(),
     }
 }
 

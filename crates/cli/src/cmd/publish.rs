@@ -1,6 +1,7 @@
 //! `eggcat publish`: upload the current snapshot to an S3-compatible bucket
-//! (`eggcat_pipeline::after::publish`), and the `[publish]` table of the config file. `eggcat
-//! build` and `eggcat serve` call [`after_build`] when the table is present: a failed publish
+//! (`eggcat_pipeline::after::publish`), and the `[publish]` table of the config file. After
+//! `eggcat build` and `eggcat serve`'s rebuilds the pipeline uploads
+//! (`eggcat_pipeline::after::after_build`) and [`log_upload`] says how it went: a failed publish
 //! there is logged and retried at the next build, and never touches the local catalog.
 
 use std::io::{IsTerminal, Write};
@@ -71,15 +72,10 @@ pub(crate) fn run(args: Args) -> Result<()> {
     Ok(())
 }
 
-/// Publishes after a build when `[publish]` is configured (`target`), whether the build made a
-/// new snapshot current or kept the current one (a publish that failed after an earlier build
-/// is retried); failures are logged, not returned: the build succeeded, and the next build
-/// publishes again. Blocks: not for a thread that runs a tokio runtime.
-pub(crate) fn after_build(target: Option<&Target>, store: &Store) {
-    let Some(target) = target else {
-        return;
-    };
-    match publish(store, target, Options::default(), false) {
+/// Logs the upload that followed a build (`eggcat_pipeline::after::after_build`) to `target`:
+/// failures are logged, not returned: the build succeeded, and the next build publishes again.
+pub(crate) fn log_upload(target: &Target, result: Result<Summary, UploadError>) {
+    match result {
         Ok(s) => tracing::info!(
             target = %s.target, snapshot = %s.snapshot, uploaded = s.uploaded, skipped = s.skipped,
             deleted = s.deleted, bytes = s.bytes, took_ms = s.took.as_millis(), "published"
@@ -92,6 +88,20 @@ pub(crate) fn after_build(target: Option<&Target>, store: &Store) {
             let e = failed(e, target);
             tracing::error!(target = %target.url, "publish failed (retried at the next build): {}", crate::errors::one_line(&e))
         }
+    }
+}
+
+/// An upload's progress at debug level: the upload that follows a build, or `eggcat publish`
+/// off a terminal.
+pub(crate) fn log_progress(event: Event<'_>) {
+    match event {
+        Event::Planned {
+            uploads,
+            skipped,
+            deletes,
+        } => tracing::debug!(uploads, skipped, deletes, "publish planned"),
+        Event::Uploaded { key, bytes } => tracing::debug!(key, bytes, "uploaded"),
+        Event::Deleted { key } => tracing::debug!(key, "deleted"),
     }
 }
 
@@ -116,13 +126,9 @@ fn publish(
     // before anything else is printed (the summary, or the error line).
     let open_line = AtomicBool::new(false);
     let show = |event: Event<'_>| match event {
-        Event::Planned {
-            uploads,
-            skipped,
-            deletes,
-        } => {
+        Event::Planned { uploads, .. } => {
             total.store(uploads, Ordering::Relaxed);
-            tracing::debug!(uploads, skipped, deletes, "publish planned");
+            log_progress(event);
         }
         Event::Uploaded { key, bytes: b } => {
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -138,10 +144,10 @@ fn publish(
                 }
                 open_line.store(n != total, Ordering::Relaxed);
             } else {
-                tracing::debug!(key, bytes = b, "uploaded");
+                log_progress(event);
             }
         }
-        Event::Deleted { key } => tracing::debug!(key, "deleted"),
+        Event::Deleted { .. } => log_progress(event),
     };
     let result = after::publish(store, target, options, &show);
     // A failure part way leaves the progress line open; nothing uploaded leaves none.

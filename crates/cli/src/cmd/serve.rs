@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use eggcat_catalog::wire::{Report, SourceStatus};
+use eggcat_pipeline::after;
 use eggcat_pipeline::schedule::{self, Schedule};
 use eggcat_server::{App, AppOptions, ServeOptions, Server};
 use eggcat_store::Store;
@@ -339,15 +340,25 @@ async fn rebuild_once(
     }
 }
 
-/// Publishes to `[publish]` (`target`) after a rebuild, on the loader thread: the upload runs
-/// on a runtime of its own, which cannot start on one of this runtime's threads.
+/// What follows a rebuild (`eggcat_pipeline::after::after_build`: `serve` writes no `--out`, so
+/// the upload to `[publish]`, `target`), on the loader thread: the upload runs on a runtime of
+/// its own, which cannot start on one of this runtime's threads.
 async fn upload(loader: &Loader, store: &Store, target: Option<&eggcat_publish::Target>) {
     let Some(target) = target.cloned() else {
         return;
     };
     let store = store.clone();
     let done = loader
-        .run(move || crate::cmd::publish::after_build(Some(&target), &store))
+        .run(move || {
+            let follow = after::Follow {
+                out: None,
+                publish: Some(&target),
+            };
+            let followed = after::after_build(&store, &follow, &crate::cmd::publish::log_progress);
+            if let Some(upload) = followed.upload {
+                crate::cmd::publish::log_upload(&target, upload);
+            }
+        })
         .await;
     if done.is_none() {
         tracing::error!("publish failed (retried at the next build): the upload crashed");
