@@ -83,7 +83,8 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
         .map_or(1, usize::from)
         .min(4);
     // eggcat's files and validate's findings, on every core (a debug build takes seconds).
-    let all = eggs(&dir);
+    let mut all = eggs(&dir);
+    all.extend(own_cases());
     let published: Vec<Published> = std::thread::scope(|scope| {
         let parts: Vec<_> = all
             .chunks(all.len().div_ceil(workers).max(1))
@@ -200,6 +201,36 @@ fn assert_pinned(panels_src: &Path) {
         panels_src.display(),
         problems.join("\n")
     );
+}
+
+/// The test's own eggs (`tests/differential/eggs/`), after the corpus's: cases the corpus lacks,
+/// each named `eggcat-tests/<file>` as if it were one more repository's.
+/// - `egg-no-docker-images.json`: no `docker_images` key at all; eggcat marks it not importable
+///   and Pelican refuses it (`docker_images: validation.required`), so the database steps must
+///   not import it (each counts the agreement instead).
+fn own_cases() -> Vec<CorpusEgg> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/eggs");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the test's own eggs")
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let syntax = eggcat_egg::SyntaxKind::from_file_name(&name).expect("an egg file name");
+            let value = eggcat_egg::parse(&std::fs::read(&path).unwrap(), syntax)
+                .expect("the test's own egg parses")
+                .value;
+            CorpusEgg {
+                rel: format!("eggcat-tests/{name}"),
+                path,
+                syntax,
+                value,
+            }
+        })
+        .collect()
 }
 
 /// eggcat's files for `egg` and `eggcat validate` on its upstream file.

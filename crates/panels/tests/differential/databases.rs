@@ -264,16 +264,34 @@ pub(crate) fn php(script: &str, panels_src: &Path, connection: &Value) -> Comman
     cmd
 }
 
-/// Writes eggcat's file for `config`'s database of every egg that has one, and the job list.
+/// The eggs of `config`'s panel, in corpus order, with their index: every `sample`th.
+fn sampled<'a>(
+    published: &'a [Published],
+    config: &Config,
+) -> impl Iterator<Item = (usize, &'a Published)> {
+    published
+        .iter()
+        .enumerate()
+        .filter(move |(n, _)| n % config.sample == 0)
+}
+
+/// Whether an egg goes into the panel: eggcat's file for `db` is written and eggcat says Pelican
+/// imports it. A file written but marked not importable (an egg with no `docker_images`) is one
+/// Pelican refuses: the per-egg run holds that verdict to Pelican's, and [`report`] counts the
+/// agreement; importing it here would count Pelican's refusal as a mismatch on every database.
+fn imported(p: &Published, db: Database) -> Option<&Vec<u8>> {
+    let bytes = p.variants.pelican_json.get(db).as_ref()?;
+    p.variants.pelican.importable.then_some(bytes)
+}
+
+/// Writes eggcat's file for `config`'s database of every egg that has one Pelican imports
+/// ([`imported`]), and the job list.
 fn write_jobs(tmp: &Path, published: &[Published], config: &Config, i: usize) -> PathBuf {
     let files = tmp.join(format!("db-{i}"));
     std::fs::create_dir_all(&files).unwrap();
-    let eggs: Vec<Value> = published
-        .iter()
-        .enumerate()
-        .filter(|(n, _)| n % config.sample == 0)
+    let eggs: Vec<Value> = sampled(published, config)
         .filter_map(|(n, p)| {
-            let bytes = p.variants.pelican_json.get(config.db).as_ref()?;
+            let bytes = imported(p, config.db)?;
             let file = files.join(format!("{n:04}.json"));
             std::fs::write(&file, bytes).unwrap();
             Some(json!({"name": p.egg.rel, "file": file, "url": url(&p.egg.rel, config.db)}))
@@ -366,6 +384,28 @@ pub(crate) fn report(
         join(&out["indexes"]),
     )];
     let mut mismatches = unexpected(config, out);
+    // The eggs left out of the panel (eggcat's file written, but not importable): Pelican's own
+    // import of that file, in the per-egg run, must refuse it too.
+    let (mut left_out, mut agree) = (0, 0);
+    for (_, p) in sampled(published, config) {
+        if p.variants.pelican_json.get(config.db).is_none() || imported(p, config.db).is_some() {
+            continue;
+        }
+        let rel = p.egg.rel.as_str();
+        left_out += 1;
+        match crate::outcome(&per_egg[rel]["pelican"]["eggcat_json"]) {
+            Err(why) if why.starts_with("refused") => agree += 1,
+            other => mismatches.push(format!(
+                "{}: {rel}: left out as not importable, but Pelican's per-egg import of pelican.json: {other:?}",
+                config.name
+            )),
+        }
+    }
+    if left_out > 0 {
+        lines.push(format!(
+            "  not imported, as eggcat says (not importable) and Pelican's per-egg import agrees (refused): {agree}/{left_out}"
+        ));
+    }
     let (mut same, mut compared) = (0, 0);
     for p in published {
         let rel = p.egg.rel.as_str();
