@@ -307,7 +307,8 @@ pub fn build_into(
     };
     derive::derive(&mut eggs, &derive_inputs, sink);
     drop(imports);
-    let updated = histories::documents(&mut sources, &eggs, &previous, (reuse, sink));
+    let updated =
+        histories::documents(&mut sources, &eggs, &previous, &ctx.base_url, (reuse, sink));
     for (r, updated) in eggs.iter_mut().zip(updated) {
         r.updated = Some(updated);
     }
