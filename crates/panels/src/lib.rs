@@ -15,6 +15,7 @@ mod icon;
 pub mod pelican;
 pub mod php;
 pub mod pterodactyl;
+pub mod standing;
 mod uuid;
 pub mod yaml;
 
