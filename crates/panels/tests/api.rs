@@ -11,13 +11,10 @@
 
 mod support;
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 use serde_json::{Value, json};
+use support::pelican_api::{Harness, key};
 
 const PHP_PACKAGES: &[&str] = &[
     "Symfony/Component/Yaml",
@@ -36,186 +33,6 @@ const USER_KEY: &str = "pacc_plainuser01plainusertokenvalue00000000000001";
 const FLOOD_KEY: &str = "papp_floodkey001floodtokenvalue0000000000000001";
 /// Requests a minute per user the harness allows here (Pelican's default is 256).
 const RATE_LIMIT: usize = 20;
-
-/// The harness served by `php -S`, stopped when dropped.
-struct Harness {
-    child: Child,
-    port: u16,
-    _dir: tempfile::TempDir,
-    log: PathBuf,
-}
-
-impl Drop for Harness {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// One answer: status, headers (names lowercase), body.
-struct Answer {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Answer {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
-    }
-
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
-    }
-}
-
-impl Harness {
-    fn start(panels_src: &Path) -> Harness {
-        let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("panel.sqlite");
-        std::fs::write(&db, b"").unwrap();
-        let key = |token: &str, key_type: u8, permissions: Value, uuid: &str, admin: bool| {
-            json!({"identifier": &token[..16], "token": &token[16..], "key_type": key_type,
-                   "permissions": permissions, "user": {"uuid": uuid, "admin": admin, "root_admin": admin}})
-        };
-        let keys = json!({"rate_limit": RATE_LIMIT, "keys": [
-            key(ADMIN_KEY, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
-            key(READ_KEY, 2, json!({"egg": 1}), "00000000-0000-4000-8000-000000000103", true),
-            key(USER_KEY, 1, json!({}), "00000000-0000-4000-8000-000000000104", false),
-            key(FLOOD_KEY, 2, json!({"egg": 1}), "00000000-0000-4000-8000-000000000105", true),
-        ]});
-        let keys_file = dir.path().join("keys.json");
-        std::fs::write(&keys_file, keys.to_string()).unwrap();
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/php/api.php");
-        let env = |cmd: &mut Command| {
-            cmd.env("EGGCAT_PANELS_SRC", panels_src)
-                .env(
-                    "EGGCAT_DB",
-                    json!({"driver": "sqlite", "database": db}).to_string(),
-                )
-                .env("EGGCAT_API_KEYS", &keys_file)
-                .env("EGGCAT_API_STATE", dir.path());
-        };
-        let mut setup = support::php();
-        env(&mut setup);
-        let out = setup
-            .arg(&script)
-            .arg("setup")
-            .env("EGGCAT_API_FIXTURE", "1")
-            .output()
-            .expect("php runs");
-        assert!(
-            out.status.success(),
-            "api.php setup failed:\n{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // A free port (the OS's choice, released for php to take).
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let log = dir.path().join("server.log");
-        let mut serve = Command::new("php");
-        env(&mut serve);
-        let child = serve
-            .arg("-S")
-            .arg(format!("127.0.0.1:{port}"))
-            .arg(&script)
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .expect("php -S runs");
-        let harness = Harness {
-            child,
-            port,
-            _dir: dir,
-            log,
-        };
-        let began = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                began.elapsed() < Duration::from_secs(10),
-                "php -S did not listen on {port}: {}",
-                std::fs::read_to_string(&harness.log).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        harness
-    }
-
-    /// One HTTP/1.1 request (`Connection: close`), the answer read to its end.
-    fn request(&self, method: &str, path: &str, key: Option<&str>, body: &[u8]) -> Answer {
-        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        stream
-            .set_read_timeout(Some(Duration::from_secs(30)))
-            .unwrap();
-        let auth = key.map_or(String::new(), |k| format!("Authorization: Bearer {k}\r\n"));
-        let head = format!(
-            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n",
-            body.len()
-        );
-        stream.write_all(head.as_bytes()).unwrap();
-        stream.write_all(body).unwrap();
-        let mut raw = Vec::new();
-        stream.read_to_end(&mut raw).unwrap();
-        let split = raw
-            .windows(4)
-            .position(|w| w == b"\r\n\r\n")
-            .expect("an HTTP head");
-        let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-        let mut lines = head.lines();
-        let status = lines
-            .next()
-            .and_then(|l| l.split(' ').nth(1))
-            .and_then(|s| s.parse().ok())
-            .expect("a status line");
-        let headers: Vec<(String, String)> = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
-            .collect();
-        let mut body = raw[split + 4..].to_vec();
-        if headers
-            .iter()
-            .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"))
-        {
-            body = dechunk(&body);
-        }
-        Answer {
-            status,
-            headers,
-            body,
-        }
-    }
-}
-
-/// A chunked body, joined.
-fn dechunk(mut raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::new();
-    loop {
-        let line_end = raw.windows(2).position(|w| w == b"\r\n").unwrap();
-        let size = usize::from_str_radix(
-            std::str::from_utf8(&raw[..line_end])
-                .unwrap()
-                .split(';')
-                .next()
-                .unwrap()
-                .trim(),
-            16,
-        )
-        .unwrap();
-        if size == 0 {
-            return out;
-        }
-        out.extend_from_slice(&raw[line_end + 2..line_end + 2 + size]);
-        raw = &raw[line_end + 4 + size..];
-    }
-}
 
 /// `v` without the timestamps the fixture freezes (`created_at`, `updated_at`), anywhere.
 fn timestamps_aside(v: &Value) -> Value {
@@ -262,7 +79,13 @@ fn the_api_harness_answers_as_pelicans_own_snapshots() {
         return;
     }
     let panels_src = dir.join("../panels-src");
-    let harness = Harness::start(&panels_src);
+    let keys = json!({"rate_limit": RATE_LIMIT, "keys": [
+        key(ADMIN_KEY, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+        key(READ_KEY, 2, json!({"egg": 1}), "00000000-0000-4000-8000-000000000103", true),
+        key(USER_KEY, 1, json!({}), "00000000-0000-4000-8000-000000000104", false),
+        key(FLOOD_KEY, 2, json!({"egg": 1}), "00000000-0000-4000-8000-000000000105", true),
+    ]});
+    let harness = Harness::start(&panels_src, &keys, true);
     // Index, view, import: equal to Pelican's snapshots, key order aside (as its
     // assertMatchesJsonSnapshot compares), `{}` and `[]` told apart, timestamps aside.
     for (path, name) in [
