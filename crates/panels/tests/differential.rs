@@ -100,7 +100,14 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
     // The real databases, every egg kept (issue 26), first: a server or driver missing under
     // EGGCAT_PHP=require fails here, before any PHP process is left running.
     // Older versions of a seeded sample, for the published update-check hash (issue 37).
-    let older = versions::older(&published);
+    let made = Instant::now();
+    let older = versions::older(&published, workers);
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "older versions of a seeded sample: {} made in {:.1} s",
+        older.len(),
+        made.elapsed().as_secs_f64()
+    );
     let started_dbs = databases::start(tmp.path(), &published, &older, &panels_src);
     // One PHP process per core, each on a share of the eggs and their variables' rules (and
     // the first on validate's update-check cases).

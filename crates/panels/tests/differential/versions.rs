@@ -41,36 +41,49 @@ fn hash(text: &str) -> u64 {
 }
 
 /// The older versions: for each egg the seeded sample takes whose current file Pelican
-/// imports, one older version made by one of the changes, as long as Pelican imports that too.
-pub(crate) fn older(published: &[Published]) -> Vec<Older> {
-    published
+/// imports, one older version made by one of the changes, as long as Pelican imports that too;
+/// converted on `workers` threads, in corpus order.
+pub(crate) fn older(published: &[Published], workers: usize) -> Vec<Older> {
+    let sample: Vec<&Published> = published
         .iter()
         .filter(|p| hash(&p.egg.rel).is_multiple_of(SAMPLE) && p.variants.pelican.importable)
-        .filter_map(|p| {
-            let (value, change) = earlier(&p.egg.value, hash(&p.egg.rel) / SAMPLE)?;
-            let variants = crate::with(&p.egg.rel, |t| eggcat_panels::variants(&value, t));
-            if !variants.pelican.importable {
-                return None;
-            }
-            let file = |db: Database| variants.pelican_json.get(db).clone();
-            let files = PerDatabase {
-                sqlite: file(Database::Sqlite)?,
-                mariadb: file(Database::MariaDb)?,
-                postgresql: file(Database::PostgreSql)?,
-            };
-            let md5 = PerDatabase {
-                sqlite: eggcat_panels::update_check_md5(&files.sqlite)?,
-                mariadb: eggcat_panels::update_check_md5(&files.mariadb)?,
-                postgresql: eggcat_panels::update_check_md5(&files.postgresql)?,
-            };
-            Some(Older {
-                name: p.egg.rel.clone(),
-                files,
-                md5,
-                change,
-            })
-        })
-        .collect()
+        .collect();
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = sample
+            .chunks(sample.len().div_ceil(workers).max(1))
+            .map(|part| scope.spawn(|| part.iter().filter_map(|p| one(p)).collect::<Vec<_>>()))
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|p| p.join().expect("making a share of the older versions"))
+            .collect()
+    })
+}
+
+/// One older version of `p`'s egg, or `None` where no change applies or Pelican would refuse it.
+fn one(p: &Published) -> Option<Older> {
+    let (value, change) = earlier(&p.egg.value, hash(&p.egg.rel) / SAMPLE)?;
+    let variants = crate::with(&p.egg.rel, |t| eggcat_panels::variants(&value, t));
+    if !variants.pelican.importable {
+        return None;
+    }
+    let file = |db: Database| variants.pelican_json.get(db).clone();
+    let files = PerDatabase {
+        sqlite: file(Database::Sqlite)?,
+        mariadb: file(Database::MariaDb)?,
+        postgresql: file(Database::PostgreSql)?,
+    };
+    let md5 = PerDatabase {
+        sqlite: eggcat_panels::update_check_md5(&files.sqlite)?,
+        mariadb: eggcat_panels::update_check_md5(&files.mariadb)?,
+        postgresql: eggcat_panels::update_check_md5(&files.postgresql)?,
+    };
+    Some(Older {
+        name: p.egg.rel.clone(),
+        files,
+        md5,
+        change,
+    })
 }
 
 /// `egg` as it was before one upstream change, the `pick`th of those that apply to it.
