@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use crate::wire::{History, Since, Version, VersionEvent};
+use crate::wire::{History, Since, UpdateCheckMd5, Version, VersionEvent};
 use crate::{hex, rfc3339};
 pub use eggcat_wire::{Base, FileChange, LogCommit, SourceHistory};
 
@@ -214,6 +214,9 @@ pub struct EggRef<'a> {
     /// what each version's [`Version::pelican_update_check_md5`] is made with.
     pub uuid: &'a str,
     pub base_url: &'a str,
+    /// The hex SHA-256 of the egg's file at the tip and the hashes of the `pelican.json` files
+    /// the build made of it: a version with that file takes them (no second conversion).
+    pub tip: Option<(&'a str, &'a UpdateCheckMd5)>,
 }
 
 /// The history document of the egg at `egg.path`.
@@ -314,8 +317,10 @@ fn version(
             return v;
         }
     };
-    v.pelican_update_check_md5 =
-        crate::imports::update_check_md5(&value, egg.slug, egg.uuid, egg.base_url);
+    v.pelican_update_check_md5 = match egg.tip {
+        Some((sha256, md5)) if v.sha256.as_deref() == Some(sha256) => Some(md5.clone()),
+        _ => crate::imports::update_check_md5(&value, egg.slug, egg.uuid, egg.base_url),
+    };
     let egg = value;
     if let Some((commit, old)) = before.as_ref() {
         v.changes = eggcat_diff::diff(old, &egg);
@@ -601,6 +606,7 @@ mod tests {
             path,
             uuid: "8f0c3a9e-6a47-4a52-9b8e-0c1f2d3e4f50",
             base_url: "https://eggs.example",
+            tip: None,
         }
     }
 

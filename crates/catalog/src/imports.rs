@@ -129,6 +129,25 @@ pub(crate) fn update_check_md5(
     })
 }
 
+/// The update-check hashes of the `pelican.json` files `made` holds for the egg at `slug`:
+/// what [`update_check_md5`] gives for the same egg, read from the files the build publishes
+/// (converted now or reused), so that the history's newest version costs no second conversion.
+pub(crate) fn published_md5(made: &EggImports, slug: &str) -> Option<UpdateCheckMd5> {
+    if !made.meta.pelican.importable {
+        return None;
+    }
+    let md5 = |db: Database| {
+        let path = paths::egg_file(slug, db.own_file().pelican_json_name());
+        let (_, bytes) = made.files.iter().find(|(p, _)| *p == path)?;
+        eggcat_panels::update_check_md5(bytes)
+    };
+    Some(UpdateCheckMd5 {
+        sqlite: md5(Database::Sqlite)?,
+        mariadb: md5(Database::MariaDb)?,
+        postgresql: md5(Database::PostgreSql)?,
+    })
+}
+
 /// Converts `egg` (the upstream egg, parsed) for both panels. `base_url` has no trailing slash;
 /// `exported_at` is the `exported_at` the files carry (the panels' update check ignores it).
 fn import_files(

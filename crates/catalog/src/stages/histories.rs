@@ -63,6 +63,10 @@ fn document(
         path: &r.egg.path,
         uuid: &r.uuid,
         base_url,
+        tip: r.facts.as_ref().and_then(|f| {
+            let md5 = f.update_check_md5.as_ref()?;
+            Some((r.egg.sha256.as_str(), md5))
+        }),
     };
     if let Some(h) = &m.history {
         return made(history::document(h, at));
