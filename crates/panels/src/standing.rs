@@ -56,6 +56,43 @@ pub enum Standing {
     Unknown { why: String },
 }
 
+/// Which catalog egg and file a panel's egg was imported from, read from its `meta.update_url`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FromCatalog {
+    pub slug: String,
+    /// The file: `pelican.json` (SQLite's order, which PostgreSQL shares),
+    /// `pelican-mariadb.json`, the former `pelican-postgresql.json` (now a redirect to
+    /// `pelican.json`), or `pelican.yaml`.
+    pub file: String,
+}
+
+/// The catalog egg an `update_url` points to, when it points into the catalog at `base_url`
+/// (no trailing slash): `{base_url}/api/v1/eggs/{slug}/{file}` with one of the Pelican import
+/// files. `None` for any other URL (another catalog, upstream's raw file, none): `status` then
+/// matches by `uuid`.
+pub fn from_catalog(update_url: &str, base_url: &str) -> Option<FromCatalog> {
+    let rest = update_url
+        .strip_prefix(base_url.trim_end_matches('/'))?
+        .strip_prefix('/')?
+        .strip_prefix(eggcat_wire::paths::EGGS_DIR)?
+        .strip_prefix('/')?;
+    let (slug, file) = rest.split_once('/')?;
+    let files = [
+        "pelican.json",
+        "pelican-mariadb.json",
+        "pelican-postgresql.json",
+        "pelican.yaml",
+    ];
+    let valid_slug = !slug.is_empty()
+        && slug
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    (valid_slug && files.contains(&file)).then(|| FromCatalog {
+        slug: slug.to_owned(),
+        file: file.to_owned(),
+    })
+}
+
 /// Where the egg the panel exports as `export` stands against `versions` (newest first).
 pub fn standing(export: &Value, versions: &[VersionFile]) -> Standing {
     let hash = crate::update_check_md5(export.to_string().as_bytes());
@@ -272,6 +309,38 @@ mod tests {
                 file: with_files.then(|| f.clone()),
             })
             .collect()
+    }
+
+    #[test]
+    fn the_update_url_names_the_catalog_egg() {
+        let base = "https://eggs.example.org";
+        let at = |url: &str| from_catalog(url, base).map(|f| (f.slug, f.file));
+        assert_eq!(
+            at("https://eggs.example.org/api/v1/eggs/minecraft-paper/pelican-mariadb.json"),
+            Some((
+                "minecraft-paper".to_owned(),
+                "pelican-mariadb.json".to_owned()
+            ))
+        );
+        assert_eq!(
+            from_catalog(
+                "https://eggs.example.org/api/v1/eggs/a-b/pelican.json",
+                "https://eggs.example.org/"
+            )
+            .map(|f| f.slug),
+            Some("a-b".to_owned())
+        );
+        for other in [
+            "https://other.example.org/api/v1/eggs/minecraft-paper/pelican.json",
+            "https://eggs.example.org.evil/api/v1/eggs/minecraft-paper/pelican.json",
+            "https://eggs.example.org/api/v1/eggs/minecraft-paper/pterodactyl.json",
+            "https://eggs.example.org/api/v1/eggs/Minecraft/pelican.json",
+            "https://eggs.example.org/api/v1/eggs/a/b/pelican.json",
+            "https://raw.githubusercontent.com/pelican-eggs/minecraft/main/egg-paper.json",
+            "",
+        ] {
+            assert_eq!(at(other), None, "{other}");
+        }
     }
 
     #[test]
