@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use crate::wire::{History, Since, Version, VersionEvent};
+use crate::wire::{History, Since, UpdateCheckMd5, Version, VersionEvent};
 use crate::{hex, rfc3339};
 pub use eggcat_wire::{Base, FileChange, LogCommit, SourceHistory};
 
@@ -210,6 +210,13 @@ pub struct EggRef<'a> {
     pub branch: &'a str,
     /// Path at the tip.
     pub path: &'a str,
+    /// The uuid the egg's import files carry now, and the catalog's `base_url`: with `slug`,
+    /// what each version's [`Version::pelican_update_check_md5`] is made with.
+    pub uuid: &'a str,
+    pub base_url: &'a str,
+    /// The hex SHA-256 of the egg's file at the tip and the hashes of the `pelican.json` files
+    /// the build made of it: a version with that file takes them (no second conversion).
+    pub tip: Option<(&'a str, &'a UpdateCheckMd5)>,
 }
 
 /// The history document of the egg at `egg.path`.
@@ -244,7 +251,7 @@ pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
     let mut versions: Vec<Version> = steps
         .iter()
         .rev()
-        .map(|step| version(history, step, &mut before))
+        .map(|step| version(history, step, &mut before, egg))
         .collect();
     versions.reverse();
     doc.complete = reaches_start && !cut;
@@ -266,7 +273,12 @@ fn date(unix: i64) -> String {
 
 /// One version, its changes counted from `before` (the newest readable version before it),
 /// which it then replaces when it can be read.
-fn version(history: &SourceHistory, step: &Step, before: &mut Option<(String, Value)>) -> Version {
+fn version(
+    history: &SourceHistory,
+    step: &Step,
+    before: &mut Option<(String, Value)>,
+    egg: EggRef<'_>,
+) -> Version {
     let commit = &history.commits[step.commit];
     let mut v = Version {
         commit: commit.id.clone(),
@@ -284,6 +296,7 @@ fn version(history: &SourceHistory, step: &Step, before: &mut Option<(String, Va
         compared_with: None,
         breaking: false,
         changes: Vec::new(),
+        pelican_update_check_md5: None,
     };
     let Some(oid) = &step.oid else {
         return v;
@@ -297,13 +310,18 @@ fn version(history: &SourceHistory, step: &Step, before: &mut Option<(String, Va
         return v;
     };
     v.sha256 = Some(hex(&sha2_256(bytes)));
-    let egg = match eggcat_diff::load(&step.path, bytes) {
-        Ok(egg) => egg,
+    let value = match eggcat_diff::load(&step.path, bytes) {
+        Ok(value) => value,
         Err(e) => {
             v.error = Some(e.to_string());
             return v;
         }
     };
+    v.pelican_update_check_md5 = match egg.tip {
+        Some((sha256, md5)) if v.sha256.as_deref() == Some(sha256) => Some(md5.clone()),
+        _ => crate::imports::update_check_md5(&value, egg.slug, egg.uuid, egg.base_url),
+    };
+    let egg = value;
     if let Some((commit, old)) = before.as_ref() {
         v.changes = eggcat_diff::diff(old, &egg);
         v.changes.iter_mut().for_each(bound_values);
@@ -586,6 +604,9 @@ mod tests {
             source: "o/r",
             branch: "main",
             path,
+            uuid: "8f0c3a9e-6a47-4a52-9b8e-0c1f2d3e4f50",
+            base_url: "https://eggs.example",
+            tip: None,
         }
     }
 

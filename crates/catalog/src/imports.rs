@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::paths::{self, import};
 use crate::reuse::{Inputs, Key, Reuse};
 use crate::rfc3339;
-use crate::wire::{DatabaseFiles, Imports, PanelImport};
+use crate::wire::{DatabaseFiles, Imports, PanelImport, UpdateCheckMd5};
 
 /// The import files of one egg, by published path, and its `meta.import`.
 #[derive(Debug)]
@@ -95,6 +95,57 @@ fn previous(e: &EggToConvert<'_>, reuse: &Reuse<'_>) -> Option<EggImports> {
 fn atom_time(ms: u64) -> String {
     let full = rfc3339(ms);
     format!("{}+00:00", &full[..19])
+}
+
+/// The hashes Pelican's update check computes for the eggs imported from `egg`'s `pelican.json`
+/// files ([`eggcat_panels::update_check_md5`]), per database order, with the identity and URLs
+/// `slug` and `uuid` give them under `base_url`; `None` when eggcat writes no such file or
+/// Pelican refuses it (not importable). History documents carry one per version.
+pub(crate) fn update_check_md5(
+    egg: &Value,
+    slug: &str,
+    uuid: &str,
+    base_url: &str,
+) -> Option<UpdateCheckMd5> {
+    let url = |name: &str| format!("{base_url}/{}", paths::egg_file(slug, name));
+    let json_urls = PerDatabase::from_fn(|db| url(db.pelican_json_name()));
+    let (yaml_url, ptdl_url) = (url(import::PELICAN_YAML), url(import::PTERODACTYL_JSON));
+    let target = eggcat_panels::Target {
+        uuid,
+        pelican_yaml_url: &yaml_url,
+        pelican_json_urls: PerDatabase::from_fn(|db| json_urls.get(db).as_str()),
+        pterodactyl_url: &ptdl_url,
+        exported_at: "",
+    };
+    let v = eggcat_panels::variants(egg, &target);
+    if !v.pelican.importable {
+        return None;
+    }
+    let md5 = |db: Database| eggcat_panels::update_check_md5(v.pelican_json.get(db).as_ref()?);
+    Some(UpdateCheckMd5 {
+        sqlite: md5(Database::Sqlite)?,
+        mariadb: md5(Database::MariaDb)?,
+        postgresql: md5(Database::PostgreSql)?,
+    })
+}
+
+/// The update-check hashes of the `pelican.json` files `made` holds for the egg at `slug`:
+/// what [`update_check_md5`] gives for the same egg, read from the files the build publishes
+/// (converted now or reused), so that the history's newest version costs no second conversion.
+pub(crate) fn published_md5(made: &EggImports, slug: &str) -> Option<UpdateCheckMd5> {
+    if !made.meta.pelican.importable {
+        return None;
+    }
+    let md5 = |db: Database| {
+        let path = paths::egg_file(slug, db.own_file().pelican_json_name());
+        let (_, bytes) = made.files.iter().find(|(p, _)| *p == path)?;
+        eggcat_panels::update_check_md5(bytes)
+    };
+    Some(UpdateCheckMd5 {
+        sqlite: md5(Database::Sqlite)?,
+        mariadb: md5(Database::MariaDb)?,
+        postgresql: md5(Database::PostgreSql)?,
+    })
 }
 
 /// Converts `egg` (the upstream egg, parsed) for both panels. `base_url` has no trailing slash;

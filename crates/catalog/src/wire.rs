@@ -6,5 +6,5 @@ pub use eggcat_wire::{
     Change, Database, DatabaseFiles, Diagnostic, DiagnosticCounts, EggDocument, History, ImageInfo,
     ImageRole, ImageStatus, ImagesReport, Imports, IndexItem, Key, Meta, MissingImage, PanelImport,
     Problem, ProblemDocument, Removed, Report, Severity, Since, SourceProblem, SourceReport,
-    SourceState, SourceStatus, State, SummaryItem, Version, VersionEvent,
+    SourceState, SourceStatus, State, SummaryItem, UpdateCheckMd5, Version, VersionEvent,
 };

@@ -15,6 +15,7 @@ mod icon;
 pub mod pelican;
 pub mod php;
 pub mod pterodactyl;
+pub mod standing;
 mod uuid;
 pub mod yaml;
 
@@ -352,6 +353,20 @@ fn numbers_as_text(file: &Value) -> bool {
     })
 }
 
+/// The hash Pelican's update check (`CheckEggUpdatesCommand::check`) computes for an egg whose
+/// export is the JSON `file`: `md5(json_encode(json_decode(file, true) without exported_at))`,
+/// lowercase hex. An unedited egg imported from one of eggcat's `pelican*.json` files exports
+/// that file again (in its database's order), so this hash of the file is the panel's
+/// `$localHash` for the egg: equal hashes, same version. `None` when `file` is not JSON.
+pub fn update_check_md5(file: &[u8]) -> Option<String> {
+    use md5::Digest;
+    let text = std::str::from_utf8(file).ok()?;
+    let value = php::json_decode(text)?;
+    let encoded = php::json_encode(&update_check_shape(&value));
+    let digest = md5::Md5::digest(encoded.as_bytes());
+    Some(digest.iter().map(|b| format!("{b:02x}")).collect())
+}
+
 /// `file` as the update check hashes it: without `exported_at`, as `json_encode` sees a PHP
 /// array (a map whose keys are 0, 1, ... is a list, so an empty map is an empty list).
 pub fn update_check_shape(file: &Value) -> Value {
@@ -360,4 +375,28 @@ pub fn update_check_shape(file: &Value) -> Value {
         map.shift_remove("exported_at");
     }
     v
+}
+
+#[cfg(test)]
+mod update_check_tests {
+    /// The hash of a file with what PHP's `json_encode` escapes (`/`, non-ASCII, a surrogate
+    /// pair, control characters) and its array model (`{}` and a `{"0":..}` map become lists),
+    /// against the value `php -r` printed for it (PHP 8.2: `unset($d['exported_at'])`, then
+    /// `md5(json_encode($d, JSON_THROW_ON_ERROR))`, as `CheckEggUpdatesCommand` does).
+    /// The differential test holds the real files to Pelican's own command on every database.
+    #[test]
+    fn the_hash_is_phps() {
+        let file = r#"{"_comment":"x","meta":{"version":"PLCN_v3","update_url":"https://e.x/a.json"},"exported_at":"2026","name":"Caf\u00e9 \ud83d\ude00 <b>&","config":{"files":"{}"},"tags":[],"features":{},"n":{"0":"a","1":"b"},"i":3,"t":true,"z":null,"e":"tab\there\/\u0001"}"#;
+        assert_eq!(
+            super::update_check_md5(file.as_bytes()).as_deref(),
+            Some("564c4abd92375a766248d17ccb28cf32")
+        );
+        let without = file.replace(r#""exported_at":"2026","#, "");
+        assert_eq!(
+            super::update_check_md5(without.as_bytes()),
+            super::update_check_md5(file.as_bytes()),
+            "exported_at is left out"
+        );
+        assert_eq!(super::update_check_md5(b"{not json"), None);
+    }
 }

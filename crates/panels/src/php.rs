@@ -48,6 +48,45 @@ pub fn json_encode_pretty(v: &Value) -> String {
     out
 }
 
+/// `json_encode($value)` with PHP's default flags, of a value in PHP's array model (see
+/// [`normalize`]): compact, `/` escaped as `\/`, non-ASCII as `\uXXXX`, as the update check
+/// hashes it. A map is written as an object, a list as a list, an empty one as `[]`.
+pub fn json_encode(v: &Value) -> String {
+    let mut out = String::new();
+    write_compact(&mut out, v);
+    out
+}
+
+fn write_compact(out: &mut String, v: &Value) {
+    match v {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_compact(out, item);
+            }
+            out.push(']');
+        }
+        Value::Object(map) if map.is_empty() => out.push_str("[]"),
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (k, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_string(out, k);
+                out.push(':');
+                write_compact(out, item);
+            }
+            out.push('}');
+        }
+        Value::String(s) => write_string(out, s),
+        other => out.push_str(&other.to_string()),
+    }
+}
+
 fn write_pretty(out: &mut String, v: &Value, depth: usize) {
     let pad = |out: &mut String, d: usize| out.extend(std::iter::repeat_n("    ", d));
     match v {

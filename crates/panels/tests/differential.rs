@@ -35,6 +35,8 @@ mod pins;
 mod support;
 #[path = "differential/update_check.rs"]
 mod update_check;
+#[path = "differential/versions.rs"]
+mod versions;
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -83,7 +85,8 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
         .map_or(1, usize::from)
         .min(4);
     // eggcat's files and validate's findings, on every core (a debug build takes seconds).
-    let all = eggs(&dir);
+    let mut all = eggs(&dir);
+    all.extend(own_cases());
     let published: Vec<Published> = std::thread::scope(|scope| {
         let parts: Vec<_> = all
             .chunks(all.len().div_ceil(workers).max(1))
@@ -96,7 +99,16 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
     });
     // The real databases, every egg kept (issue 26), first: a server or driver missing under
     // EGGCAT_PHP=require fails here, before any PHP process is left running.
-    let started_dbs = databases::start(tmp.path(), &published, &panels_src);
+    // Older versions of a seeded sample, for the published update-check hash (issue 37).
+    let made = Instant::now();
+    let older = versions::older(&published, workers);
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "older versions of a seeded sample: {} made in {:.1} s",
+        older.len(),
+        made.elapsed().as_secs_f64()
+    );
+    let started_dbs = databases::start(tmp.path(), &published, &older, &panels_src);
     // One PHP process per core, each on a share of the eggs and their variables' rules (and
     // the first on validate's update-check cases).
     let cases = update_check::cases();
@@ -160,7 +172,7 @@ fn import_files_agree_with_the_panels_own_code_on_every_corpus_egg() {
     }
     for outcome in &finished.outcomes {
         let (lines, mismatches) =
-            databases::report(outcome, &published, &per_egg, &mut report.accepted);
+            databases::report(outcome, &published, &older, &per_egg, &mut report.accepted);
         db_lines.extend(lines);
         report.mismatches.extend(mismatches);
     }
@@ -200,6 +212,36 @@ fn assert_pinned(panels_src: &Path) {
         panels_src.display(),
         problems.join("\n")
     );
+}
+
+/// The test's own eggs (`tests/differential/eggs/`), after the corpus's: cases the corpus lacks,
+/// each named `eggcat-tests/<file>` as if it were one more repository's.
+/// - `egg-no-docker-images.json`: no `docker_images` key at all; eggcat marks it not importable
+///   and Pelican refuses it (`docker_images: validation.required`), so the database steps must
+///   not import it (each counts the agreement instead).
+fn own_cases() -> Vec<CorpusEgg> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/differential/eggs");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("the test's own eggs")
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|path| {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let syntax = eggcat_egg::SyntaxKind::from_file_name(&name).expect("an egg file name");
+            let value = eggcat_egg::parse(&std::fs::read(&path).unwrap(), syntax)
+                .expect("the test's own egg parses")
+                .value;
+            CorpusEgg {
+                rel: format!("eggcat-tests/{name}"),
+                path,
+                syntax,
+                value,
+            }
+        })
+        .collect()
 }
 
 /// eggcat's files for `egg` and `eggcat validate` on its upstream file.

@@ -121,6 +121,7 @@ fn version(commit: &str, date: &str, event: VersionEvent, changes: Vec<Change>) 
         compared_with: None,
         breaking: eggcat_diff::any_breaking(&changes),
         changes,
+        pelican_update_check_md5: None,
     }
 }
 

@@ -644,6 +644,31 @@ pub struct Version {
     pub breaking: bool,
     /// The changes, in `eggcat diff`'s terms (docs/diff.md). Empty for a change of format only.
     pub changes: Vec<Change>,
+    /// Per database order, the hash Pelican's update check computes for an egg imported,
+    /// unedited, from the `pelican.json` eggcat would have published at this version (the egg's
+    /// identity and URLs as they are now): `md5` of PHP's `json_encode` of the decoded file
+    /// without `exported_at`. The same hash from a panel's export of an egg says the panel has
+    /// this version. Absent where eggcat would have published no file Pelican imports (a
+    /// version that cannot be read, `removed`, an egg Pelican refuses), and in documents of
+    /// eggcat before issue 37.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pelican_update_check_md5: Option<UpdateCheckMd5>,
+}
+
+/// `pelicanUpdateCheckMd5` of a version: per database order, lowercase hex MD5 (docs/panels.md,
+/// "Which version does a panel have").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct UpdateCheckMd5 {
+    /// SQLite (Pelican's default), of `pelican.json`.
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[0-9a-f]{32}$")))]
+    pub sqlite: String,
+    /// MariaDB and MySQL, of `pelican-mariadb.json`.
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[0-9a-f]{32}$")))]
+    pub mariadb: String,
+    /// PostgreSQL, of `pelican.json` (its export order is SQLite's): equal to `sqlite`.
+    #[cfg_attr(feature = "schemars", schemars(pattern(r"^[0-9a-f]{32}$")))]
+    pub postgresql: String,
 }
 
 /// What a commit did to an egg's file.

@@ -46,6 +46,7 @@ pub(super) fn derive(eggs: &mut [EggRecord], inputs: &Inputs<'_>, sink: Sink<'_>
             previous: inputs.previous.get(&r.slug),
         };
         let made = imports::convert(&egg, inputs.base_url, inputs.reuse);
+        let update_check_md5 = imports::published_md5(&made, &r.slug);
         for (path, bytes) in made.files {
             sink(path, bytes);
         }
@@ -59,6 +60,7 @@ pub(super) fn derive(eggs: &mut [EggRecord], inputs: &Inputs<'_>, sink: Sink<'_>
             description: description.unwrap_or("").to_owned(),
             fields: EggFields::of(&value),
             icon,
+            update_check_md5,
         }
     });
     for (r, facts) in eggs.iter_mut().zip(facts) {

@@ -20,6 +20,7 @@ pub(super) fn documents(
     sources: &mut [MergedSource],
     eggs: &[EggRecord],
     previous: &Previous,
+    base_url: &str,
     (reuse, sink): (&Reuse<'_>, Sink<'_>),
 ) -> Vec<Updated> {
     // Where the previous catalog published each (source, path): a kept egg's old document.
@@ -30,7 +31,8 @@ pub(super) fn documents(
         .collect();
     let read_only: &[MergedSource] = sources;
     let updated = crate::par::map(eggs, |r| {
-        let (document, updated) = document(&read_only[r.source], r, &previous_slug, reuse);
+        let (document, updated) =
+            document(&read_only[r.source], r, &previous_slug, base_url, reuse);
         sink(paths::history(&r.slug), document);
         updated
     });
@@ -45,6 +47,7 @@ fn document(
     m: &MergedSource,
     r: &EggRecord,
     previous_slug: &HashMap<(&str, &str), &str>,
+    base_url: &str,
     reuse: &Reuse<'_>,
 ) -> (Vec<u8>, Updated) {
     let indexed_at = r.first.indexed_at;
@@ -58,6 +61,12 @@ fn document(
         source: &source,
         branch: m.state.as_ref().map_or("", |st| st.branch.as_str()),
         path: &r.egg.path,
+        uuid: &r.uuid,
+        base_url,
+        tip: r.facts.as_ref().and_then(|f| {
+            let md5 = f.update_check_md5.as_ref()?;
+            Some((r.egg.sha256.as_str(), md5))
+        }),
     };
     if let Some(h) = &m.history {
         return made(history::document(h, at));

@@ -256,6 +256,9 @@ struct EggFacts {
     fields: EggFields,
     /// Its icon's published path, when it has one that passed the checks (the file is put).
     icon: Option<String>,
+    /// The update-check hashes of its `pelican.json` files ([`crate::imports::published_md5`]):
+    /// the history's version with this file's bytes takes them instead of converting again.
+    update_check_md5: Option<crate::wire::UpdateCheckMd5>,
 }
 
 /// Builds the catalog from every source's outcome and the previous catalog, in memory: every
@@ -307,7 +310,8 @@ pub fn build_into(
     };
     derive::derive(&mut eggs, &derive_inputs, sink);
     drop(imports);
-    let updated = histories::documents(&mut sources, &eggs, &previous, (reuse, sink));
+    let updated =
+        histories::documents(&mut sources, &eggs, &previous, &ctx.base_url, (reuse, sink));
     for (r, updated) in eggs.iter_mut().zip(updated) {
         r.updated = Some(updated);
     }

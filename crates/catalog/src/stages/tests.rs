@@ -585,3 +585,94 @@ fn a_game_read_back_gives_versions_comparisons_and_summary_items() {
     assert_eq!(siblings.shown_slugs(), [game[0].clone(), game[2].clone()]);
     assert_eq!(siblings.unreadable(), [game[1].clone()]);
 }
+
+/// An egg Pelican imports, with variables whose names sort otherwise than their env names (so
+/// that SQLite's and MariaDB's files differ), its startup ending in `tail`.
+fn importable_egg(tail: &str) -> String {
+    format!(
+        r#"{{"meta": {{"version": "PTDL_v2", "update_url": null}}, "name": "Game",
+        "author": "a@b.c", "description": "A game", "docker_images": {{"Java": "ghcr.io/x/java:21"}},
+        "startup": "./run {tail}", "config": {{"files": "{{}}", "startup": "{{}}", "logs": "{{}}", "stop": "stop"}},
+        "scripts": {{"installation": {{"script": "echo", "container": "debian", "entrypoint": "bash"}}}},
+        "variables": [
+          {{"name": "a name", "description": "", "env_variable": "Z_ENV", "default_value": "1",
+            "user_viewable": true, "user_editable": true, "rules": "required|string"}},
+          {{"name": "B name", "description": "", "env_variable": "A_ENV", "default_value": "2",
+            "user_viewable": true, "user_editable": true, "rules": "required|string"}}
+        ]}}"#
+    )
+}
+
+/// Each version in `history.json` carries the hash Pelican's update check computes for the
+/// import file eggcat would have published at that version, per database order: at the tip,
+/// the hash of the `pelican.json` and `pelican-mariadb.json` this build publishes; at an older
+/// version, that of the file a build with the older content at the tip publishes. (The
+/// differential test holds the hash of a file to Pelican's own command.)
+#[test]
+fn every_version_carries_the_update_check_hash_of_the_file_published_at_it() {
+    use crate::history::{FileChange, LogCommit};
+    use crate::wire::Database;
+    let path = "games/egg-game.json";
+    let (old, new) = (importable_egg("--old"), importable_egg("--new"));
+    let change = |id: &str, status: char, old_oid: &str, new_oid: &str| LogCommit {
+        id: id.to_owned(),
+        time: 1_700_000_000,
+        subject: format!("commit {id}"),
+        changes: vec![FileChange {
+            status,
+            old_path: path.to_owned(),
+            new_path: path.to_owned(),
+            old_oid: old_oid.to_owned(),
+            new_oid: new_oid.to_owned(),
+        }],
+    };
+    let history = SourceHistory {
+        commits: vec![change("c2", 'M', "o1", "o2"), change("c1", 'A', "0", "o1")],
+        blobs: [
+            ("o1".to_owned(), old.clone().into_bytes()),
+            ("o2".to_owned(), new.clone().into_bytes()),
+        ]
+        .into(),
+        ..SourceHistory::default()
+    };
+    let built = |content: &str, history: SourceHistory| {
+        let files = [(path, content.to_owned())];
+        run(
+            vec![(info("o", "r"), scanned(&files, "c2", history))],
+            Previous::default(),
+            1000,
+        )
+    };
+    let now = built(&new, history);
+    let then = built(&old, SourceHistory::default());
+    let slug = slug_of(&now, path);
+    assert_eq!(slug, slug_of(&then, path));
+    let md5_of = |catalog: &Catalog, db: Database| {
+        let file = &catalog.files[&paths::egg_file(&slug, db.own_file().pelican_json_name())];
+        eggcat_panels::update_check_md5(file).unwrap()
+    };
+    let history = json(&now, &paths::history(&slug));
+    let versions = history["versions"].as_array().unwrap();
+    assert_eq!(versions.len(), 2);
+    for (version, catalog) in [(&versions[0], &now), (&versions[1], &then)] {
+        let hashes = &version["pelicanUpdateCheckMd5"];
+        for db in Database::ALL {
+            assert_eq!(
+                hashes[db.key()],
+                md5_of(catalog, db),
+                "{db:?} at {}",
+                version["commit"]
+            );
+        }
+    }
+    assert_ne!(
+        versions[0]["pelicanUpdateCheckMd5"],
+        versions[1]["pelicanUpdateCheckMd5"]
+    );
+    let hashes = &versions[0]["pelicanUpdateCheckMd5"];
+    assert_ne!(hashes["sqlite"], hashes["mariadb"], "the orders differ");
+    assert_eq!(
+        hashes["sqlite"], hashes["postgresql"],
+        "PostgreSQL imports pelican.json"
+    );
+}

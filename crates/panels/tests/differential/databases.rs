@@ -19,6 +19,7 @@ use eggcat_panels::Database;
 use serde_json::{Value, json};
 
 use crate::support::db::{self, Server};
+use crate::versions::Older;
 use crate::{Published, laravel13};
 
 /// A database as an admin's panel has it.
@@ -132,6 +133,13 @@ impl Config {
     fn updates(&self) -> bool {
         !self.create.contains("en_US")
     }
+
+    /// Whether the `versions` step runs (older versions of a seeded sample, issue 37): once per
+    /// database, on its panel of the whole corpus in its plain configuration (for PostgreSQL
+    /// `C.UTF-8`, whose plan after `ANALYZE` reads the file's order).
+    fn checks_versions(&self) -> bool {
+        !self.dump_index && self.sample == 1 && !self.create.contains("en_US")
+    }
 }
 
 /// The servers and the PHP runs under way.
@@ -167,7 +175,12 @@ pub(crate) struct Outcome {
 
 /// Starts the servers the configurations need (init in parallel, then each server from this
 /// thread, which must outlive them) and one PHP process per configuration.
-pub(crate) fn start(tmp: &Path, published: &[Published], panels_src: &Path) -> Started {
+pub(crate) fn start(
+    tmp: &Path,
+    published: &[Published],
+    older: &[Older],
+    panels_src: &Path,
+) -> Started {
     let began = Instant::now();
     let required = std::env::var("EGGCAT_PHP").as_deref() == Ok("require");
     let mut skipped = Vec::new();
@@ -205,7 +218,7 @@ pub(crate) fn start(tmp: &Path, published: &[Published], panels_src: &Path) -> S
         else {
             continue;
         };
-        let jobs = write_jobs(tmp, published, config, i);
+        let jobs = write_jobs(tmp, published, older, config, i);
         let out = tmp.join(format!("db-{i}.json"));
         let mut cmd = php("databases.php", panels_src, &connection);
         crate::support::log_to_files(&mut cmd, &out);
@@ -264,23 +277,58 @@ pub(crate) fn php(script: &str, panels_src: &Path, connection: &Value) -> Comman
     cmd
 }
 
-/// Writes eggcat's file for `config`'s database of every egg that has one, and the job list.
-fn write_jobs(tmp: &Path, published: &[Published], config: &Config, i: usize) -> PathBuf {
-    let files = tmp.join(format!("db-{i}"));
-    std::fs::create_dir_all(&files).unwrap();
-    let eggs: Vec<Value> = published
+/// The eggs of `config`'s panel, in corpus order, with their index: every `sample`th.
+fn sampled<'a>(
+    published: &'a [Published],
+    config: &Config,
+) -> impl Iterator<Item = (usize, &'a Published)> {
+    published
         .iter()
         .enumerate()
-        .filter(|(n, _)| n % config.sample == 0)
+        .filter(move |(n, _)| n % config.sample == 0)
+}
+
+/// Whether an egg goes into the panel: eggcat's file for `db` is written and eggcat says Pelican
+/// imports it. A file written but marked not importable (an egg with no `docker_images`) is one
+/// Pelican refuses: the per-egg run holds that verdict to Pelican's, and [`report`] counts the
+/// agreement; importing it here would count Pelican's refusal as a mismatch on every database.
+fn imported(p: &Published, db: Database) -> Option<&Vec<u8>> {
+    let bytes = p.variants.pelican_json.get(db).as_ref()?;
+    p.variants.pelican.importable.then_some(bytes)
+}
+
+/// Writes eggcat's file for `config`'s database of every egg that has one Pelican imports
+/// ([`imported`]), and the job list.
+fn write_jobs(
+    tmp: &Path,
+    published: &[Published],
+    older: &[Older],
+    config: &Config,
+    i: usize,
+) -> PathBuf {
+    let files = tmp.join(format!("db-{i}"));
+    std::fs::create_dir_all(&files).unwrap();
+    let eggs: Vec<Value> = sampled(published, config)
         .filter_map(|(n, p)| {
-            let bytes = p.variants.pelican_json.get(config.db).as_ref()?;
+            let bytes = imported(p, config.db)?;
             let file = files.join(format!("{n:04}.json"));
             std::fs::write(&file, bytes).unwrap();
             Some(json!({"name": p.egg.rel, "file": file, "url": url(&p.egg.rel, config.db)}))
         })
         .collect();
+    let versions: Vec<Value> = older
+        .iter()
+        .enumerate()
+        .filter(|_| config.checks_versions())
+        .map(|(n, o)| {
+            let file = files.join(format!("older-{n:04}.json"));
+            std::fs::write(&file, o.files.get(config.db)).unwrap();
+            json!({"name": o.name, "file": file, "url": url(&o.name, config.db)})
+        })
+        .collect();
     let jobs = tmp.join(format!("db-{i}-jobs.json"));
     let body = json!({
+        "versions": versions,
         "dump_index": config.dump_index,
         "analyze": config.analyze,
         "store": config.compares_stored(),
@@ -352,6 +400,7 @@ pub(crate) fn finish(mut started: Started) -> Finished {
 pub(crate) fn report(
     outcome: &Outcome,
     published: &[Published],
+    older: &[Older],
     per_egg: &std::collections::BTreeMap<&str, &Value>,
     accepted: &mut std::collections::BTreeMap<String, usize>,
 ) -> (Vec<String>, Vec<String>) {
@@ -366,6 +415,28 @@ pub(crate) fn report(
         join(&out["indexes"]),
     )];
     let mut mismatches = unexpected(config, out);
+    // The eggs left out of the panel (eggcat's file written, but not importable): Pelican's own
+    // import of that file, in the per-egg run, must refuse it too.
+    let (mut left_out, mut agree) = (0, 0);
+    for (_, p) in sampled(published, config) {
+        if p.variants.pelican_json.get(config.db).is_none() || imported(p, config.db).is_some() {
+            continue;
+        }
+        let rel = p.egg.rel.as_str();
+        left_out += 1;
+        match crate::outcome(&per_egg[rel]["pelican"]["eggcat_json"]) {
+            Err(why) if why.starts_with("refused") => agree += 1,
+            other => mismatches.push(format!(
+                "{}: {rel}: left out as not importable, but Pelican's per-egg import of pelican.json: {other:?}",
+                config.name
+            )),
+        }
+    }
+    if left_out > 0 {
+        lines.push(format!(
+            "  not imported, as eggcat says (not importable) and Pelican's per-egg import agrees (refused): {agree}/{left_out}"
+        ));
+    }
     let (mut same, mut compared) = (0, 0);
     for p in published {
         let rel = p.egg.rel.as_str();
@@ -472,6 +543,9 @@ pub(crate) fn report(
             join(&step["plan"]),
         ));
     }
+    let (hash_lines, hash_mismatches) = hashes(config, out, published, older);
+    lines.extend(hash_lines);
+    mismatches.extend(hash_mismatches);
     if !stale.is_empty() {
         lines.push(format!("  not Up-to-date ({} eggs), with the steps, the first check's verdict and that egg's plan:", stale.len()));
     }
@@ -500,6 +574,123 @@ pub(crate) fn report(
             join(&v["plan"])
         ));
     }
+    (lines, mismatches)
+}
+
+/// The hash eggcat publishes for each version (`pelicanUpdateCheckMd5` in `history.json`, made
+/// by [`eggcat_panels::update_check_md5`] from the file, as the catalog makes it) against the
+/// two hashes Pelican's update check computed (`check_hashes.php`): the file's (`remote`) must
+/// be the published one on every check; the panel's export's (`local`) must be too wherever
+/// the check reads "Up-to-date" (where it does not, the verdict is the failure, reported with
+/// the database's reason where there is one). On the current versions at every step but
+/// `changed` (which serves other files), and on the older versions.
+fn hashes(
+    config: &Config,
+    out: &Value,
+    published: &[Published],
+    older: &[Older],
+) -> (Vec<String>, Vec<String>) {
+    let mut mismatches = Vec::new();
+    let current: std::collections::BTreeMap<&str, Option<String>> = published
+        .iter()
+        .map(|p| {
+            let file = p.variants.pelican_json.get(config.db).as_ref();
+            (
+                p.egg.rel.as_str(),
+                file.and_then(|f| eggcat_panels::update_check_md5(f)),
+            )
+        })
+        .collect();
+    let compare = |mismatches: &mut Vec<String>,
+                   what: &str,
+                   rel: &str,
+                   v: &Value,
+                   published: Option<&str>|
+     -> (bool, bool) {
+        let md5 = &v["md5"];
+        let (local, remote) = (md5["local"].as_str(), md5["remote"].as_str());
+        if remote.is_none() || remote != published {
+            mismatches.push(format!(
+                "{}: {rel}: {what}: the update check's hash of the file is {remote:?}, eggcat publishes {published:?}",
+                config.name
+            ));
+            return (false, false);
+        }
+        (true, local == published)
+    };
+    let (mut checked, mut file_same, mut export_same) = (0, 0, 0);
+    for step in out["steps"].as_array().into_iter().flatten() {
+        if step["step"] == "changed" {
+            continue;
+        }
+        for (rel, v) in step["verdicts"].as_object().into_iter().flatten() {
+            if v.get("ok").is_none() {
+                continue;
+            }
+            checked += 1;
+            let published = current.get(rel.as_str()).cloned().flatten();
+            let (file, export) = compare(
+                &mut mismatches,
+                step["step"].as_str().unwrap_or(""),
+                rel,
+                v,
+                published.as_deref(),
+            );
+            file_same += usize::from(file);
+            export_same += usize::from(export);
+        }
+    }
+    let mut lines = vec![format!(
+        "  the update check's hashes against eggcat's published hash, current versions, every check: of the file {file_same}/{checked}, of the panel's export {export_same}/{checked}"
+    )];
+    if !config.checks_versions() {
+        return (lines, mismatches);
+    }
+    let verdicts = &out["versions"]["verdicts"];
+    let (mut file_same, mut export_same) = (0, 0);
+    let mut by_change: std::collections::BTreeMap<&str, usize> = Default::default();
+    for o in older {
+        let v = &verdicts[&o.name];
+        let Some(check) = v.get("ok") else {
+            mismatches.push(format!(
+                "{}: {}: older version ({}): Pelican refused it: {v}",
+                config.name, o.name, o.change
+            ));
+            continue;
+        };
+        *by_change.entry(o.change).or_default() += 1;
+        let what = format!("older version ({})", o.change);
+        let (file, export) = compare(
+            &mut mismatches,
+            &what,
+            &o.name,
+            check,
+            Some(o.md5.get(config.db)),
+        );
+        file_same += usize::from(file);
+        export_same += usize::from(export);
+        let fresh = check["ok"]
+            .as_str()
+            .is_some_and(|s| s.ends_with(": Up-to-date"));
+        if !fresh || !export {
+            mismatches.push(format!(
+                "{}: {}: {what}: not Up-to-date after importing it: {check}",
+                config.name, o.name
+            ));
+        }
+    }
+    lines.push(format!(
+        "  older versions ({} eggs, seeded; changed since: {}; {:.1} s): the update check's hash of the file equals eggcat's published hash {file_same}/{}, of the panel's export {export_same}/{}",
+        older.len(),
+        by_change
+            .iter()
+            .map(|(c, n)| format!("{c} {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        out["versions"]["seconds"].as_f64().unwrap_or(0.0),
+        older.len(),
+        older.len()
+    ));
     (lines, mismatches)
 }
 

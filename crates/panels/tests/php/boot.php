@@ -19,6 +19,8 @@
 //   Laravel 8 does not read, merged into `$casts`;
 // - Pterodactyl's `EggVariableObserver` (drops `field_type` before a save), `Nest` model and
 //   exception classes; Ramsey's Uuid; the Http facade and `cache()` of the update check.
+// And one witness: `check_hashes.php` notes the hashes the update check computes (its `md5`
+// resolves to a function that calls PHP's and returns the same).
 //
 // Usage: require this file with EGGCAT_PANELS_SRC set to ../shared/panels-src.
 
@@ -131,6 +133,8 @@ if (!function_exists('trans')) {
 }
 
 require_once __DIR__ . '/stand_ins.php';
+// A witness of the hashes the update check computes (it calls PHP's md5 and returns its result).
+require_once __DIR__ . '/check_hashes.php';
 
 // The real panel code.
 foreach ([

@@ -10,7 +10,8 @@
 // the eggs in corpus order, each with eggcat's file for this database and the URL it is served
 // at; `store`: report the egg stored from each file; `change`: run the `changed` step;
 // `add`: in the `changed` step, upstream also adds a variable to 5 of the eggs, first in the
-// file; `update`: run the `update` and `reimport` steps.
+// file; `update`: run the `update` and `reimport` steps; `versions` (optional): eggcat's file
+// of an older version of some eggs, [{"name", "file", "url"}], imported last (see there).
 // Steps, as an admin would take them, the eggs staying in the tables throughout:
 // 1. Pelican's migrations make the tables (with `dump_index`: plus the `egg_id` index of the
 //    mysql-schema.sql panels were installed from until February 2025, at that dump's point);
@@ -103,7 +104,10 @@ function eggcat_check_all(string $step, array $jobs, array $files, array $ids, f
             continue;
         }
         $egg = Egg::findOrFail($ids[$job['name']]);
+        eggcat_check_hashes();
         $verdict = eggcat_outcome(fn () => eggcat_check($egg, $files[$job['url']]));
+        // The hashes the check compared (check_hashes.php): the panel's export's, the file's.
+        $verdict['md5'] = eggcat_check_hashes();
         if (!str_ends_with($verdict['ok'] ?? '', ': Up-to-date')) {
             // This egg's own plan (the same query, its id).
             $sql = preg_replace('/ in \(\d+\)/', " in ($egg->id)", $query['query']);
@@ -195,6 +199,26 @@ if ($jobs['update']) {
     $since = microtime(true);
     $again = eggcat_import_all($jobs, $files, $importer, null, false);
     $out['steps'][] = eggcat_check_all('reimport', $jobs, $files, $ids, $since) + ['refused' => $refused($again)];
+}
+// Older versions (issue 37): each egg of `versions` imported at an older version of its file
+// (`fromContent`, which updates the egg with the file's uuid in place, as a panel that imported
+// eggcat's file then has it), then the update check with the update URL answering that file:
+// its verdict and the two hashes it computed, which the test holds to the hash eggcat publishes
+// for that version.
+if ($jobs['versions'] ?? []) {
+    $since = microtime(true);
+    $older = [];
+    foreach ($jobs['versions'] as $job) {
+        fwrite(STDERR, "egg: {$job['name']} (older)\n");
+        $files[$job['url']] = file_get_contents($job['file']);
+        $older[$job['name']] = eggcat_outcome(function () use ($job, $files, $importer) {
+            $egg = $importer->fromContent($files[$job['url']], EggFormat::JSON);
+            eggcat_check_hashes();
+            $verdict = eggcat_outcome(fn () => eggcat_check($egg, $files[$job['url']]));
+            return $verdict + ['md5' => eggcat_check_hashes()];
+        });
+    }
+    $out['versions'] = ['verdicts' => $older, 'seconds' => microtime(true) - $since];
 }
 $out['seconds'] = microtime(true) - $started;
 $usage = getrusage();

@@ -4,6 +4,7 @@
 #![allow(dead_code, unreachable_pub)] // each test binary uses its own part of this module
 
 pub mod db;
+pub mod pelican_api;
 
 use std::path::{Path, PathBuf};
 

@@ -1,0 +1,184 @@
+//! `eggcat-panel`'s client against Pelican's application API for eggs on loopback (the harness
+//! `crates/panels/tests/php/api.php`, whose data path is Pelican's own importer, exporter,
+//! transformer and serializer, held to Pelican's wire snapshots by `crates/panels/tests/api.rs`),
+//! and against servers that fail as panels can: a 5xx, a redirect, no answer at all.
+
+#[path = "../../panels/tests/support/pelican_api.rs"]
+mod pelican_api;
+
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use eggcat_panel::{Client, Config, Key, PanelError};
+use pelican_api::{Harness, key};
+use serde_json::json;
+
+const ADMIN: &str = "papp_fixture0001fixtureapplicationtokenvalue0001";
+/// An application key without the eggs permission.
+const NO_EGGS: &str = "papp_noeggs00001noeggstokenvalue000000000000001";
+const FLOOD: &str = "papp_floodkey001floodtokenvalue0000000000000001";
+
+/// `../shared/panels-src`, or `None` (one line) when the corpus or PHP is missing.
+fn panels_src() -> Option<PathBuf> {
+    let dir = eggcat_testkit::corpus()?;
+    let php = std::process::Command::new("php")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let packages = [
+        "Symfony/Component/Yaml",
+        "Illuminate/Database",
+        "Illuminate/Validation",
+    ]
+    .iter()
+    .all(|p| std::path::Path::new(&format!("/usr/share/php/{p}/autoload.php")).exists());
+    if !(php && packages) {
+        assert!(
+            std::env::var("EGGCAT_PHP").as_deref() != Ok("require"),
+            "EGGCAT_PHP=require but php-cli or its Laravel packages are missing"
+        );
+        eggcat_testkit::skip_test("needs php-cli and the Laravel packages (bash .ci/install)");
+        return None;
+    }
+    Some(dir.join("../panels-src"))
+}
+
+fn client(url: &str, token: &str) -> Client {
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), format!("{token}\n")).unwrap();
+    let mut config = Config::new(url, Key::from_file(key_file.path()).unwrap());
+    config.timeout = Duration::from_secs(20);
+    Client::new(config).unwrap()
+}
+
+#[tokio::test]
+async fn lists_and_exports_the_eggs_and_names_what_a_key_lacks() {
+    let Some(src) = panels_src() else { return };
+    let keys = json!({"rate_limit": 5, "keys": [
+        key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+        key(NO_EGGS, 2, json!({"server": 3}), "00000000-0000-4000-8000-000000000106", true),
+        key(FLOOD, 2, json!({"egg": 1}), "00000000-0000-4000-8000-000000000105", true),
+    ]});
+    let harness = Harness::start(&src, &keys, true);
+    let admin = client(&harness.url(), ADMIN);
+    let eggs = admin.eggs().await.unwrap();
+    assert_eq!(eggs.len(), 1);
+    assert_eq!(
+        (eggs[0].id, eggs[0].uuid.as_str(), eggs[0].name.as_str()),
+        (100, "00000000-0000-4000-8000-000000000300", "Fixture Egg")
+    );
+    let export = admin.export(100).await.unwrap();
+    assert_eq!(export["meta"]["version"], "PLCN_v3");
+    assert_eq!(export["uuid"], eggs[0].uuid.as_str());
+    // One missing egg fails alone.
+    let both = admin.exports(&[100, 999]).await;
+    assert_eq!(both[0].as_ref().unwrap(), &export);
+    assert!(
+        matches!(&both[1], Err(PanelError::NotFound { .. })),
+        "{:?}",
+        both[1]
+    );
+
+    // A key without the eggs permission: the permission named, Pelican's words quoted.
+    let err = client(&harness.url(), NO_EGGS).eggs().await.unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, PanelError::Forbidden { .. }), "{err:?}");
+    assert!(
+        text.contains("\"Eggs: Read\"") && text.contains("This action is unauthorized."),
+        "{text}"
+    );
+    assert!(!text.contains("noeggstoken"), "{text}");
+    // A wrong key.
+    let err = client(&harness.url(), "papp_fixture0001wrongtoken0000000000000000")
+        .eggs()
+        .await
+        .unwrap_err();
+    assert!(matches!(err, PanelError::Unauthenticated { .. }), "{err:?}");
+    assert!(!err.to_string().contains("wrongtoken"), "{err}");
+    // The throttle: 429 with the wait, never an answer.
+    let flood = client(&harness.url(), FLOOD);
+    for _ in 0..5 {
+        flood.export(100).await.unwrap();
+    }
+    let err = flood.export(100).await.unwrap_err();
+    let PanelError::RateLimited {
+        retry_after: Some(wait),
+        ..
+    } = err
+    else {
+        panic!("{err:?}")
+    };
+    assert!((1..=60).contains(&wait), "{wait}");
+}
+
+/// A server on loopback that answers every request with `answer` (or never, when `None`).
+fn fake(answer: Option<&'static str>) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            let mut stream = stream.unwrap();
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            match answer {
+                Some(a) => {
+                    let _ = stream.write_all(a.as_bytes());
+                }
+                // Keep the connection open and say nothing.
+                None => held.push(stream),
+            }
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn a_failing_panel_is_an_error_never_an_answer() {
+    let key = "papp_somekey0001sometokenvalue00000000000000001";
+    let server_error = fake(Some(
+        "HTTP/1.1 500 Internal Server Error\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 142\r\n\r\n{\"errors\":[{\"code\":\"QueryException\",\"status\":\"500\",\"detail\":\"An unexpected error was encountered while processing this request, please try again.\"}]}",
+    ));
+    let err = client(&server_error, key).eggs().await.unwrap_err();
+    assert!(
+        matches!(err, PanelError::Server { status: 500, .. }),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("QueryException"), "{err}");
+    let redirect = fake(Some(
+        "HTTP/1.1 302 Found\r\nLocation: https://elsewhere.example/\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+    ));
+    let err = client(&redirect, key).eggs().await.unwrap_err();
+    assert!(
+        matches!(err, PanelError::Unexpected { status: 302, .. }),
+        "{err:?}"
+    );
+    let not_pelican = fake(Some(
+        "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nConnection: close\r\nContent-Length: 13\r\n\r\n<html></html>",
+    ));
+    let err = client(&not_pelican, key).eggs().await.unwrap_err();
+    assert!(matches!(err, PanelError::Malformed { .. }), "{err:?}");
+    let silent = fake(None);
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), key).unwrap();
+    let mut config = Config::new(&silent, Key::from_file(key_file.path()).unwrap());
+    config.timeout = Duration::from_millis(300);
+    let err = Client::new(config).unwrap().eggs().await.unwrap_err();
+    assert!(matches!(err, PanelError::Timeout(_)), "{err:?}");
+    assert!(!err.to_string().contains("sometoken"));
+}
+
+#[test]
+fn plain_http_to_another_host_and_a_bad_ca_file_are_refused() {
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), "papp_x").unwrap();
+    let key = Key::from_file(key_file.path()).unwrap();
+    let err = Client::new(Config::new("http://panel.example.org", key.clone())).unwrap_err();
+    assert!(err.to_string().contains("plain http"), "{err}");
+    let mut config = Config::new("https://panel.example.org", key);
+    config.ca_file = Some(key_file.path().to_owned());
+    let err = Client::new(config).unwrap_err();
+    assert!(err.to_string().contains("not a PEM certificate"), "{err}");
+}

@@ -1,0 +1,199 @@
+//! Pelican's application API for eggs on loopback (`tests/php/api.php` served by `php -S`), for
+//! the tests that talk to a panel: the panels crate's own (`tests/api.rs`) and `eggcat-panel`'s,
+//! which include this file by its path. Self-contained: std, serde_json and tempfile.
+
+#![allow(dead_code, unreachable_pub)]
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// An application key on the harness: the bearer token (identifier and secret), its type
+/// (1 account, 2 application), its permissions (`{"egg": 1 read, 2 write, 3 both}`), and its
+/// user's uuid and whether that user is an admin.
+pub fn key(token: &str, key_type: u8, permissions: Value, uuid: &str, admin: bool) -> Value {
+    json!({"identifier": &token[..16], "token": &token[16..], "key_type": key_type,
+           "permissions": permissions, "user": {"uuid": uuid, "admin": admin, "root_admin": admin}})
+}
+
+/// The harness served by `php -S`, stopped when dropped.
+pub struct Harness {
+    child: Child,
+    pub port: u16,
+    _dir: tempfile::TempDir,
+    pub log: PathBuf,
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One answer: status, headers (names lowercase), body.
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+}
+
+impl Answer {
+    pub fn json(&self) -> Value {
+        serde_json::from_slice(&self.body)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
+    }
+
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+impl Harness {
+    /// Makes the harness's database (SQLite, a file: Pelican's migrations, and with `fixture`
+    /// the egg of Pelican's API fixture), writes `keys` (`{"rate_limit", "keys": [key(..)]}`)
+    /// and serves it on a free loopback port.
+    pub fn start(panels_src: &Path, keys: &Value, fixture: bool) -> Harness {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("panel.sqlite");
+        std::fs::write(&db, b"").unwrap();
+        let keys_file = dir.path().join("keys.json");
+        std::fs::write(&keys_file, keys.to_string()).unwrap();
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../panels/tests/php/api.php");
+        let env = |cmd: &mut Command| {
+            cmd.env("EGGCAT_PANELS_SRC", panels_src)
+                .env(
+                    "EGGCAT_DB",
+                    json!({"driver": "sqlite", "database": db}).to_string(),
+                )
+                .env("EGGCAT_API_KEYS", &keys_file)
+                .env("EGGCAT_API_STATE", dir.path());
+        };
+        let mut setup = Command::new("php");
+        env(&mut setup);
+        let out = setup
+            .arg(&script)
+            .arg("setup")
+            .env("EGGCAT_API_FIXTURE", if fixture { "1" } else { "0" })
+            .output()
+            .expect("php runs");
+        assert!(
+            out.status.success(),
+            "api.php setup failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // A free port (the OS's choice, released for php to take).
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let log = dir.path().join("server.log");
+        let mut serve = Command::new("php");
+        env(&mut serve);
+        let child = serve
+            .arg("-S")
+            .arg(format!("127.0.0.1:{port}"))
+            .arg(&script)
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .expect("php -S runs");
+        let harness = Harness {
+            child,
+            port,
+            _dir: dir,
+            log,
+        };
+        let began = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                began.elapsed() < Duration::from_secs(10),
+                "php -S did not listen on {port}: {}",
+                std::fs::read_to_string(&harness.log).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        harness
+    }
+
+    /// The harness's base URL (`http://127.0.0.1:PORT`).
+    pub fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// One HTTP/1.1 request (`Connection: close`), the answer read to its end.
+    pub fn request(&self, method: &str, path: &str, key: Option<&str>, body: &[u8]) -> Answer {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        let auth = key.map_or(String::new(), |k| format!("Authorization: Bearer {k}\r\n"));
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json\r\n{auth}Content-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        stream.write_all(body).unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).unwrap();
+        let split = raw
+            .windows(4)
+            .position(|w| w == b"\r\n\r\n")
+            .expect("an HTTP head");
+        let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+        let mut lines = head.lines();
+        let status = lines
+            .next()
+            .and_then(|l| l.split(' ').nth(1))
+            .and_then(|s| s.parse().ok())
+            .expect("a status line");
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_owned()))
+            .collect();
+        let mut body = raw[split + 4..].to_vec();
+        if headers
+            .iter()
+            .any(|(n, v)| n == "transfer-encoding" && v.contains("chunked"))
+        {
+            body = dechunk(&body);
+        }
+        Answer {
+            status,
+            headers,
+            body,
+        }
+    }
+}
+
+/// A chunked body, joined.
+fn dechunk(mut raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = raw.windows(2).position(|w| w == b"\r\n").unwrap();
+        let size = usize::from_str_radix(
+            std::str::from_utf8(&raw[..line_end])
+                .unwrap()
+                .split(';')
+                .next()
+                .unwrap()
+                .trim(),
+            16,
+        )
+        .unwrap();
+        if size == 0 {
+            return out;
+        }
+        out.extend_from_slice(&raw[line_end + 2..line_end + 2 + size]);
+        raw = &raw[line_end + 4 + size..];
+    }
+}
