@@ -5,6 +5,11 @@
 //! asked again before that time: a wait that ends within the budget is waited out (once per
 //! reference), a longer one ends the registry's turn for this check and is kept in the cache
 //! for the next.
+//!
+//! A host that fails fails once per check ([`Down`]): after a name that does not resolve, a
+//! refused connection or a timeout, its requests still in flight are dropped and its remaining
+//! references are `unknown` at once with that first failure's reason, and the log says so, so
+//! that one unreachable registry costs one timeout rather than one per reference.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
@@ -13,7 +18,7 @@ use std::time::Duration;
 use eggcat_catalog::images::ImageReference;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
-use tokio::sync::Semaphore;
+use tokio::sync::{Semaphore, watch};
 use tokio::time::{Instant, timeout_at};
 
 use crate::ImagesError;
@@ -38,8 +43,101 @@ pub(crate) struct Run<'a> {
     pub(crate) deadline: Instant,
     /// Registries not to ask before a time (Unix ms): from the cache, and filled by this run.
     pub(crate) wait_until: &'a Mutex<BTreeMap<String, u64>>,
+    /// The hosts that failed in this check.
+    pub(crate) down: &'a Down,
     /// The wall clock, Unix ms.
     pub(crate) now_ms: &'a (dyn Fn() -> u64 + Sync),
+}
+
+/// The hosts that failed in one check, each with its first failure's reason, and how many
+/// requests each was then spared.
+#[derive(Debug, Default)]
+pub(crate) struct Down {
+    hosts: Mutex<HashMap<String, HostState>>,
+}
+
+/// One host's failure (none yet: `None`), watched by its requests, and the requests it spared.
+type HostState = (watch::Sender<Option<String>>, usize);
+
+impl Down {
+    /// The watch of `host`'s failure.
+    pub(crate) fn watch(&self, host: &str) -> watch::Receiver<Option<String>> {
+        let mut hosts = self
+            .hosts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        hosts
+            .entry(host.to_owned())
+            .or_insert_with(|| (watch::channel(None).0, 0))
+            .0
+            .subscribe()
+    }
+
+    /// Records that `host` failed with `why`, when it is the first failure; the requests
+    /// waiting on it end at once.
+    pub(crate) fn fail(&self, host: &str, why: &str) {
+        let hosts = self
+            .hosts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((sender, _)) = hosts.get(host) {
+            let first = sender.send_if_modified(|v| {
+                if v.is_some() {
+                    return false;
+                }
+                *v = Some(why.to_owned());
+                true
+            });
+            if first {
+                tracing::warn!(
+                    host,
+                    reason = why,
+                    "host failed: its other references and URLs in this check are unknown without asking"
+                );
+            }
+        }
+    }
+
+    /// The error of a request `host`'s failure spared, counted.
+    pub(crate) fn spared(&self, host: &str, first: String) -> ImagesError {
+        let mut hosts = self
+            .hosts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some((_, n)) = hosts.get_mut(host) {
+            *n += 1;
+        }
+        ImagesError::HostDown {
+            host: host.to_owned(),
+            first,
+        }
+    }
+
+    /// Logs how many requests each failed host was spared.
+    pub(crate) fn log(&self) {
+        let hosts = self
+            .hosts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut failed: Vec<(&String, &HostState)> = hosts
+            .iter()
+            .filter(|(_, (s, _))| s.borrow().is_some())
+            .collect();
+        failed.sort_by_key(|(h, _)| h.as_str());
+        for (host, (sender, spared)) in failed {
+            tracing::warn!(
+                host = host.as_str(),
+                reason = sender.borrow().as_deref().unwrap_or_default(),
+                unknown_without_asking = *spared,
+                "host failed once in this check"
+            );
+        }
+    }
+}
+
+/// Whether an error is one of the failures that end a host's turn.
+pub(crate) fn ends_host(e: &ImagesError) -> bool {
+    matches!(e, ImagesError::Network(_) | ImagesError::Timeout { .. })
 }
 
 impl Run<'_> {
@@ -76,14 +174,29 @@ impl Run<'_> {
     }
 
     async fn ask_one(&self, r: &ImageReference, semaphore: &Semaphore) -> Outcome {
+        let mut down = self.down.watch(&r.registry);
         let Ok(_permit) = semaphore.acquire().await else {
             return Outcome::NotAsked(ImagesError::Budget);
         };
         for attempt in 0..2 {
+            if let Some(first) = down.borrow().clone() {
+                return Outcome::Asked(Answer::Unknown(self.down.spared(&r.registry, first)));
+            }
             if let Err(e) = self.wait_for(&r.registry).await {
                 return Outcome::NotAsked(e);
             }
-            let answer = self.client.ask(r).await;
+            let answer = tokio::select! {
+                answer = self.client.ask(r) => answer,
+                Ok(first) = down.wait_for(Option::is_some) => {
+                    let first = first.clone().unwrap_or_default();
+                    return Outcome::Asked(Answer::Unknown(self.down.spared(&r.registry, first)));
+                }
+            };
+            if let Answer::Unknown(e) = &answer
+                && ends_host(e)
+            {
+                self.down.fail(&r.registry, &e.to_string());
+            }
             if let Answer::Unknown(ImagesError::RetryAfter { wait_ms, .. }) = &answer {
                 let until = (self.now_ms)().saturating_add(*wait_ms);
                 let mut waits = self

@@ -45,6 +45,11 @@ pub(crate) struct Args {
     /// could not be checked, a note). Without it, nothing goes to the network.
     #[arg(long)]
     images: bool,
+    /// Let --images (and --downloads) ask internal addresses (loopback, link-local, private,
+    /// unique-local): a registry or file server on this machine or network. Off, they are
+    /// `unknown` without being asked, as in a build without `[images] allow_internal`.
+    #[arg(long)]
+    allow_internal: bool,
 }
 
 const EXIT_HELP: &str =
@@ -105,7 +110,7 @@ pub(crate) fn main(args: Args) -> ExitCode {
 
 /// What the registries say of every valid image the files name (`--images`): each distinct
 /// reference asked once, with the default limits, and no cache.
-fn ask_registries(files: &[(String, Vec<u8>)]) -> ImageFindings {
+fn ask_registries(files: &[(String, Vec<u8>)], allow_internal: bool) -> ImageFindings {
     let mut references = Vec::new();
     for (path, bytes) in files {
         let syntax = eggcat_egg::SyntaxKind::from_file_name(path).unwrap_or_else(|| {
@@ -120,7 +125,10 @@ fn ask_registries(files: &[(String, Vec<u8>)]) -> ImageFindings {
     }
     eggcat_images::check(
         &references,
-        &eggcat_images::Options::default(),
+        &eggcat_images::Options {
+            allow_internal,
+            ..eggcat_images::Options::default()
+        },
         None,
         &crate::now_ms,
     )
@@ -173,7 +181,9 @@ fn run(args: &Args) -> Result<ExitCode> {
             std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
         read.push((file.display().to_string(), bytes));
     }
-    let answers = args.images.then(|| ask_registries(&read));
+    let answers = args
+        .images
+        .then(|| ask_registries(&read, args.allow_internal));
     for (shown, bytes) in &read {
         let mut diags: Vec<Diagnostic> = check_file(shown, bytes);
         if let Some(findings) = &answers {
