@@ -366,7 +366,7 @@ fn refusal(status: StatusCode, headers: &HeaderMap) -> ImagesError {
     let wait = headers
         .get(RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| retry_after_ms(v, now_ms()));
+        .and_then(|v| retry_after_ms(v, wall_ms()));
     match (status.as_u16(), wait) {
         (429 | 503, Some(wait_ms)) => ImagesError::RetryAfter {
             status: status.as_u16(),
@@ -436,7 +436,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// The wall clock in Unix ms, for `Retry-After` dates.
-fn now_ms() -> u64 {
+pub(crate) fn wall_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))

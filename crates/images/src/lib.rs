@@ -17,11 +17,14 @@
 mod cache;
 mod challenge;
 mod client;
+mod downloads;
 mod manifest;
 mod resolve;
 mod run;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_downloads;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -34,6 +37,7 @@ pub use eggcat_catalog::{ImageFinding, ImageFindings};
 
 use crate::cache::{Cache, Entry};
 use crate::client::{Answer, Client};
+pub use crate::downloads::{DownloadFindings, GITHUB_TOKEN_VAR, asked_url, check_downloads};
 pub use crate::resolve::{Resolution, is_internal};
 use crate::run::{Down, Outcome, Run};
 
@@ -277,14 +281,17 @@ fn ask_all(
         };
         let down = Down::default();
         let run = Run {
-            client: &client,
             concurrency: options.concurrency,
             deadline,
             wait_until: &wait_until,
             down: &down,
             now_ms,
         };
-        let outcomes = run.ask_all(ask).await;
+        let items: Vec<(String, String, ImageReference)> = ask
+            .into_iter()
+            .map(|(text, r)| (text, r.registry.clone(), r))
+            .collect();
+        let outcomes = run.ask_all(&items, |r| Box::pin(client.ask(r))).await;
         down.log();
         stored.digests = client
             .digests

@@ -15,14 +15,13 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use eggcat_catalog::images::ImageReference;
 use futures_util::StreamExt;
 use futures_util::stream::FuturesUnordered;
 use tokio::sync::{Semaphore, watch};
 use tokio::time::{Instant, timeout_at};
 
 use crate::ImagesError;
-use crate::client::{Answer, Client};
+use crate::client::Answer;
 
 /// What became of one reference.
 #[derive(Debug)]
@@ -36,7 +35,6 @@ pub(crate) enum Outcome {
 
 /// How a check runs.
 pub(crate) struct Run<'a> {
-    pub(crate) client: &'a Client,
     /// Requests at a time per registry.
     pub(crate) concurrency: usize,
     /// When the budget ends.
@@ -48,6 +46,9 @@ pub(crate) struct Run<'a> {
     /// The wall clock, Unix ms.
     pub(crate) now_ms: &'a (dyn Fn() -> u64 + Sync),
 }
+
+/// One request in flight.
+pub(crate) type Asking<'a> = std::pin::Pin<Box<dyn std::future::Future<Output = Answer> + 'a>>;
 
 /// The hosts that failed in one check, each with its first failure's reason, and how many
 /// requests each was then spared.
@@ -141,61 +142,76 @@ pub(crate) fn ends_host(e: &ImagesError) -> bool {
 }
 
 impl Run<'_> {
-    /// Asks about every reference (the normalized text with its parsed form), in order; each
-    /// comes back once with its outcome.
-    pub(crate) async fn ask_all(
+    /// Asks about every item (its text, its host and what `ask` needs of it), in order, with
+    /// `ask`; each comes back once with its outcome. References of images and URLs of
+    /// downloads go through here alike: per-host concurrency, `Retry-After`, the budget and a
+    /// host's failure are the same for both.
+    pub(crate) async fn ask_all<'c, T, F>(
         &self,
-        references: Vec<(String, ImageReference)>,
-    ) -> Vec<(String, Outcome)> {
+        items: &'c [(String, String, T)],
+        ask: F,
+    ) -> Vec<(String, Outcome)>
+    where
+        F: Fn(&'c T) -> Asking<'c>,
+    {
         let mut semaphores: HashMap<String, Arc<Semaphore>> = HashMap::new();
-        let mut pending: FuturesUnordered<_> = references
+        let ask = &ask;
+        let mut pending: FuturesUnordered<_> = items
             .iter()
-            .map(|(text, r)| {
+            .map(|(text, host, item)| {
                 let semaphore = semaphores
-                    .entry(r.registry.clone())
+                    .entry(host.clone())
                     .or_insert_with(|| Arc::new(Semaphore::new(self.concurrency.max(1))))
                     .clone();
-                async move { (text.clone(), self.ask_one(r, &semaphore).await) }
+                async move {
+                    let outcome = self.ask_one(host, &semaphore, || ask(item)).await;
+                    (text.clone(), outcome)
+                }
             })
             .collect();
-        let mut done = Vec::with_capacity(references.len());
+        let mut done = Vec::with_capacity(items.len());
         while let Ok(Some(result)) = timeout_at(self.deadline, pending.next()).await {
             done.push(result);
         }
         drop(pending);
         let answered: std::collections::HashSet<String> =
             done.iter().map(|(t, _)| t.clone()).collect();
-        for (text, _) in references {
-            if !answered.contains(&text) {
-                done.push((text, Outcome::NotAsked(ImagesError::Budget)));
+        for (text, _, _) in items {
+            if !answered.contains(text) {
+                done.push((text.clone(), Outcome::NotAsked(ImagesError::Budget)));
             }
         }
         done
     }
 
-    async fn ask_one(&self, r: &ImageReference, semaphore: &Semaphore) -> Outcome {
-        let mut down = self.down.watch(&r.registry);
+    async fn ask_one<'b>(
+        &self,
+        host: &str,
+        semaphore: &Semaphore,
+        ask: impl Fn() -> Asking<'b>,
+    ) -> Outcome {
+        let mut down = self.down.watch(host);
         let Ok(_permit) = semaphore.acquire().await else {
             return Outcome::NotAsked(ImagesError::Budget);
         };
         for attempt in 0..2 {
             if let Some(first) = down.borrow().clone() {
-                return Outcome::Asked(Answer::Unknown(self.down.spared(&r.registry, first)));
+                return Outcome::Asked(Answer::Unknown(self.down.spared(host, first)));
             }
-            if let Err(e) = self.wait_for(&r.registry).await {
+            if let Err(e) = self.wait_for(host).await {
                 return Outcome::NotAsked(e);
             }
             let answer = tokio::select! {
-                answer = self.client.ask(r) => answer,
+                answer = ask() => answer,
                 Ok(first) = down.wait_for(Option::is_some) => {
                     let first = first.clone().unwrap_or_default();
-                    return Outcome::Asked(Answer::Unknown(self.down.spared(&r.registry, first)));
+                    return Outcome::Asked(Answer::Unknown(self.down.spared(host, first)));
                 }
             };
             if let Answer::Unknown(e) = &answer
                 && ends_host(e)
             {
-                self.down.fail(&r.registry, &e.to_string());
+                self.down.fail(host, &e.to_string());
             }
             if let Answer::Unknown(ImagesError::RetryAfter { wait_ms, .. }) = &answer {
                 let until = (self.now_ms)().saturating_add(*wait_ms);
@@ -203,7 +219,7 @@ impl Run<'_> {
                     .wait_until
                     .lock()
                     .unwrap_or_else(std::sync::PoisonError::into_inner);
-                let entry = waits.entry(r.registry.clone()).or_insert(until);
+                let entry = waits.entry(host.to_owned()).or_insert(until);
                 *entry = (*entry).max(until);
                 if attempt == 0 {
                     continue;
