@@ -6,7 +6,7 @@
 //! built with, no snapshot is made.
 
 use eggcat_catalog::wire::State;
-use eggcat_catalog::{Fetched, ImageFindings, Previous, SourceInput};
+use eggcat_catalog::{DownloadFindings, Fetched, ImageFindings, Previous, SourceInput};
 use eggcat_store::Store;
 
 /// The references of the current snapshot, from its state, when every source is unchanged
@@ -27,6 +27,38 @@ pub(crate) fn current_references(
     references.sort();
     references.dedup();
     Some(references)
+}
+
+/// The download URLs of the current snapshot, from its state, on the same terms as
+/// [`current_references`].
+pub(crate) fn current_downloads(state: Option<&State>, fetched: &[Fetched]) -> Option<Vec<String>> {
+    let state = state?;
+    if !fetched.iter().all(|f| matches!(f, Fetched::Unchanged)) {
+        return None;
+    }
+    let mut urls = Vec::new();
+    for source in &state.sources {
+        urls.extend(source.downloads.as_ref()?.iter().cloned());
+    }
+    urls.sort();
+    urls.dedup();
+    Some(urls)
+}
+
+/// What the hosts say of the download `urls` (issue 38), with what is left of the budget after
+/// `spent` on images: one budget for both. The answers go into the images' cache file.
+pub(crate) fn ask_downloads(
+    store: &Store,
+    options: &eggcat_images::Options,
+    urls: &[String],
+    spent: std::time::Duration,
+    now_ms: &(dyn Fn() -> u64 + Sync),
+) -> DownloadFindings {
+    let options = eggcat_images::Options {
+        budget: options.budget.saturating_sub(spent),
+        ..options.clone()
+    };
+    eggcat_images::check_downloads(urls, urls, &options, Some(&store.images_file()), now_ms)
 }
 
 /// What the registries say of `references`.
@@ -87,8 +119,13 @@ fn ask_rest(
 
 /// The findings as one text for the inputs key: every field the documents show, so that an
 /// answer that changes any of them makes the rebuild save a new snapshot.
-pub(crate) fn fingerprint(findings: &ImageFindings) -> String {
-    serde_json::to_string(findings).expect("findings serialize")
+pub(crate) fn fingerprint(findings: &ImageFindings, downloads: &DownloadFindings) -> String {
+    let images = serde_json::to_string(findings).expect("findings serialize");
+    if downloads.is_empty() {
+        return images;
+    }
+    let downloads = serde_json::to_string(downloads).expect("findings serialize");
+    format!("{images}\n{downloads}")
 }
 
 #[cfg(test)]

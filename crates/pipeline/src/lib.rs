@@ -117,11 +117,16 @@ pub fn rebuild(
     // Every source unchanged upstream: the catalog changes only if what the registries say of
     // its images did (or the sources configured, or the code).
     let mut earlier = None;
-    if let Some(references) = images::current_references(loaded.state(), &fetched) {
+    let current = images::current_references(loaded.state(), &fetched)
+        .zip(images::current_downloads(loaded.state(), &fetched));
+    if let Some((references, urls)) = current {
         let asking = std::time::Instant::now();
         let findings = images::ask(store, &options.images, &references, now_ms);
+        let downloads =
+            images::ask_downloads(store, &options.images, &urls, asking.elapsed(), now_ms);
         clock.lap("images");
-        let inputs = derivation::inputs(&derivation, &infos, &images::fingerprint(&findings));
+        let fingerprint = images::fingerprint(&findings, &downloads);
+        let inputs = derivation::inputs(&derivation, &infos, &fingerprint);
         if let Some(snapshot_dir) = loaded.unchanged(&fetched, &inputs) {
             return Ok(Rebuilt::Unchanged { snapshot_dir });
         }
@@ -149,6 +154,11 @@ pub fn rebuild(
         });
     let inputs_of = |(info, fetched)| SourceInput { info, fetched };
     let sources: Vec<SourceInput> = infos.iter().cloned().zip(fetched).map(inputs_of).collect();
+    let asking = std::time::Instant::now();
+    let spent_before = earlier
+        .as_ref()
+        .map(|(_, spent)| *spent)
+        .unwrap_or_default();
     let findings = images::ask_for_build(
         store,
         &options.images,
@@ -156,8 +166,13 @@ pub fn rebuild(
         earlier,
         now_ms,
     );
+    // Downloads share the images' budget: what this rebuild spent on registries is taken off.
+    let urls = eggcat_catalog::input_downloads(&sources, &previous);
+    let spent = spent_before + asking.elapsed();
+    let downloads = images::ask_downloads(store, &options.images, &urls, spent, now_ms);
     clock.lap("images");
-    let inputs = derivation::inputs(&derivation, &infos, &images::fingerprint(&findings));
+    let fingerprint = images::fingerprint(&findings, &downloads);
+    let inputs = derivation::inputs(&derivation, &infos, &fingerprint);
     let ctx = BuildContext {
         base_url: options.base_url.clone(),
         build_id: build_id(started_at_ms),
@@ -165,6 +180,7 @@ pub fn rebuild(
         now_ms: now_ms(),
         derivation,
         images: findings,
+        downloads,
     };
     let previous = (previous, reads);
     let outcome = std::thread::scope(|scope| {

@@ -50,6 +50,11 @@ pub(crate) struct Args {
     /// `unknown` without being asked, as in a build without `[images] allow_internal`.
     #[arg(long)]
     allow_internal: bool,
+    /// Also ask the host of each URL the install scripts fetch whether it exists (E064
+    /// missing, an error; E065 could not be checked, a note): fixed URLs, and those the
+    /// egg's default values make whole.
+    #[arg(long)]
+    downloads: bool,
 }
 
 const EXIT_HELP: &str =
@@ -134,6 +139,46 @@ fn ask_registries(files: &[(String, Vec<u8>)], allow_internal: bool) -> ImageFin
     )
 }
 
+/// What the hosts say of every download URL the files' install scripts fetch that can be
+/// asked (`--downloads`): each distinct URL asked once, with the default limits, no cache.
+fn ask_hosts(files: &[(String, Vec<u8>)], allow_internal: bool) -> eggcat_images::DownloadFindings {
+    let mut urls = Vec::new();
+    for (path, bytes) in files {
+        let syntax = eggcat_egg::SyntaxKind::from_file_name(path).unwrap_or_else(|| {
+            match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+                Some(b'{' | b'[') => eggcat_egg::SyntaxKind::Json,
+                _ => eggcat_egg::SyntaxKind::Yaml,
+            }
+        });
+        if let Ok(parsed) = eggcat_egg::parse(bytes, syntax) {
+            urls.extend(eggcat_catalog::downloads::urls(&parsed.value));
+        }
+    }
+    let options = eggcat_images::Options {
+        allow_internal,
+        ..eggcat_images::Options::default()
+    };
+    eggcat_images::check_downloads(&urls, &urls, &options, None, &crate::now_ms)
+}
+
+/// E064/E065 on the downloads of one file, from the hosts' findings.
+fn download_diagnostics(
+    path: &str,
+    bytes: &[u8],
+    findings: &eggcat_images::DownloadFindings,
+) -> Vec<Diagnostic> {
+    let answer = |url: &str| {
+        let f = findings.get(url)?;
+        let detail = f.detail.clone().unwrap_or_default();
+        Some(match f.status {
+            ImageStatus::Present => RegistryAnswer::Present,
+            ImageStatus::Missing => RegistryAnswer::Missing(detail),
+            ImageStatus::Unknown => RegistryAnswer::Unknown(detail),
+        })
+    };
+    eggcat_validate::check_download_answers(path, bytes, &answer)
+}
+
 /// E062/E063 on the images of one file, from the registries' findings.
 fn registry_diagnostics(path: &str, bytes: &[u8], findings: &ImageFindings) -> Vec<Diagnostic> {
     let answer = |image: &str| {
@@ -184,10 +229,18 @@ fn run(args: &Args) -> Result<ExitCode> {
     let answers = args
         .images
         .then(|| ask_registries(&read, args.allow_internal));
+    let hosts = args
+        .downloads
+        .then(|| ask_hosts(&read, args.allow_internal));
     for (shown, bytes) in &read {
         let mut diags: Vec<Diagnostic> = check_file(shown, bytes);
         if let Some(findings) = &answers {
             diags.extend(registry_diagnostics(shown, bytes, findings));
+        }
+        if let Some(findings) = &hosts {
+            diags.extend(download_diagnostics(shown, bytes, findings));
+        }
+        if answers.is_some() || hosts.is_some() {
             diags.sort_by_key(|d| (d.line.unwrap_or(0), d.column.unwrap_or(0)));
         }
         let (shown, bytes) = (shown.as_str(), bytes.as_slice());
