@@ -55,6 +55,14 @@ pub(crate) struct Args {
     /// egg's default values make whole.
     #[arg(long)]
     downloads: bool,
+    /// With --images or --downloads: resolve HOST to ADDRESS instead of asking the system's
+    /// resolver, as curl's --resolve (`ADDRESS` `hang`: the lookup never answers); repeatable.
+    #[arg(long, value_name = "HOST=ADDRESS")]
+    resolve: Vec<String>,
+    /// With --images or --downloads: a PEM file of certificate authorities trusted besides the
+    /// system's.
+    #[arg(long, value_name = "FILE")]
+    ca_file: Option<PathBuf>,
 }
 
 const EXIT_HELP: &str =
@@ -115,7 +123,7 @@ pub(crate) fn main(args: Args) -> ExitCode {
 
 /// What the registries say of every valid image the files name (`--images`): each distinct
 /// reference asked once, with the default limits, and no cache.
-fn ask_registries(files: &[(String, Vec<u8>)], allow_internal: bool) -> ImageFindings {
+fn ask_registries(files: &[(String, Vec<u8>)], options: &eggcat_images::Options) -> ImageFindings {
     let mut references = Vec::new();
     for (path, bytes) in files {
         let syntax = eggcat_egg::SyntaxKind::from_file_name(path).unwrap_or_else(|| {
@@ -128,20 +136,15 @@ fn ask_registries(files: &[(String, Vec<u8>)], allow_internal: bool) -> ImageFin
             references.extend(eggcat_catalog::images::references(&parsed.value));
         }
     }
-    eggcat_images::check(
-        &references,
-        &eggcat_images::Options {
-            allow_internal,
-            ..eggcat_images::Options::default()
-        },
-        None,
-        &crate::now_ms,
-    )
+    eggcat_images::check(&references, options, None, &crate::now_ms)
 }
 
 /// What the hosts say of every download URL the files' install scripts fetch that can be
 /// asked (`--downloads`): each distinct URL asked once, with the default limits, no cache.
-fn ask_hosts(files: &[(String, Vec<u8>)], allow_internal: bool) -> eggcat_images::DownloadFindings {
+fn ask_hosts(
+    files: &[(String, Vec<u8>)],
+    options: &eggcat_images::Options,
+) -> eggcat_images::DownloadFindings {
     let mut urls = Vec::new();
     for (path, bytes) in files {
         let syntax = eggcat_egg::SyntaxKind::from_file_name(path).unwrap_or_else(|| {
@@ -154,11 +157,7 @@ fn ask_hosts(files: &[(String, Vec<u8>)], allow_internal: bool) -> eggcat_images
             urls.extend(eggcat_catalog::downloads::urls(&parsed.value));
         }
     }
-    let options = eggcat_images::Options {
-        allow_internal,
-        ..eggcat_images::Options::default()
-    };
-    eggcat_images::check_downloads(&urls, &urls, &options, None, &crate::now_ms)
+    eggcat_images::check_downloads(&urls, &urls, options, None, &crate::now_ms)
 }
 
 /// E064/E065 on the downloads of one file, from the hosts' findings.
@@ -226,12 +225,28 @@ fn run(args: &Args) -> Result<ExitCode> {
             std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
         read.push((file.display().to_string(), bytes));
     }
-    let answers = args
-        .images
-        .then(|| ask_registries(&read, args.allow_internal));
-    let hosts = args
-        .downloads
-        .then(|| ask_hosts(&read, args.allow_internal));
+    let mut options = eggcat_images::Options {
+        allow_internal: args.allow_internal,
+        ca_file: args.ca_file.clone(),
+        ..eggcat_images::Options::default()
+    };
+    for r in &args.resolve {
+        let (host, to) = r
+            .split_once('=')
+            .with_context(|| format!("--resolve `{r}`: write it HOST=ADDRESS"))?;
+        let resolution = if to == "hang" {
+            eggcat_images::Resolution::Hang
+        } else {
+            eggcat_images::Resolution::Address(to.parse().with_context(|| {
+                format!("--resolve `{r}`: `{to}` is neither an IP address nor `hang`")
+            })?)
+        };
+        options
+            .resolve
+            .insert(host.to_ascii_lowercase(), resolution);
+    }
+    let answers = args.images.then(|| ask_registries(&read, &options));
+    let hosts = args.downloads.then(|| ask_hosts(&read, &options));
     for (shown, bytes) in &read {
         let mut diags: Vec<Diagnostic> = check_file(shown, bytes);
         if let Some(findings) = &answers {

@@ -9,6 +9,7 @@ mod conformance;
 mod contract;
 mod demo;
 mod diff;
+mod downloads;
 mod errors;
 mod faults;
 mod faults_connections;
