@@ -170,7 +170,7 @@ fn ask_all(
             now_ms,
         };
         let outcomes = run.ask_all(items, |url| Box::pin(asker.ask(url))).await;
-        down.log();
+        down.log("downloads");
         outcomes
     });
     stored.wait_until = wait_until

@@ -292,7 +292,7 @@ fn ask_all(
             .map(|(text, r)| (text, r.registry.clone(), r))
             .collect();
         let outcomes = run.ask_all(&items, |r| Box::pin(client.ask(r))).await;
-        down.log();
+        down.log("images");
         stored.digests = client
             .digests
             .into_inner()

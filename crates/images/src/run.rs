@@ -114,8 +114,8 @@ impl Down {
         }
     }
 
-    /// Logs how many requests each failed host was spared.
-    pub(crate) fn log(&self) {
+    /// Logs how many requests each failed host was spared, in the check `what`.
+    pub(crate) fn log(&self, what: &str) {
         let hosts = self
             .hosts
             .lock()
@@ -127,6 +127,7 @@ impl Down {
         failed.sort_by_key(|(h, _)| h.as_str());
         for (host, (sender, spared)) in failed {
             tracing::warn!(
+                check = what,
                 host = host.as_str(),
                 reason = sender.borrow().as_deref().unwrap_or_default(),
                 unknown_without_asking = *spared,
