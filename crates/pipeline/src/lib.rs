@@ -114,18 +114,12 @@ pub fn rebuild(
     let loaded = previous::load(store, &derivation);
     let fetched = fetch::fetch_all(options, &store.mirrors_dir(), &loaded.commits, progress);
     clock.lap("fetch");
-    // Every source unchanged upstream: the catalog changes only if what the registries say of
-    // its images did (or the sources configured, or the code).
+    // All unchanged upstream: only the checks' answers (or the configuration, the code) count.
     let mut earlier = None;
-    let current = images::current_references(loaded.state(), &fetched)
-        .zip(images::current_downloads(loaded.state(), &fetched));
-    if let Some((references, urls)) = current {
+    if let Some(current) = images::current(loaded.state(), &fetched) {
         let asking = std::time::Instant::now();
-        let findings = images::ask(store, &options.images, &references, now_ms);
-        let downloads =
-            images::ask_downloads(store, &options.images, &urls, asking.elapsed(), now_ms);
+        let (findings, fingerprint) = images::ask_both(store, &options.images, current, now_ms);
         clock.lap("images");
-        let fingerprint = images::fingerprint(&findings, &downloads);
         let inputs = derivation::inputs(&derivation, &infos, &fingerprint);
         if let Some(snapshot_dir) = loaded.unchanged(&fetched, &inputs) {
             return Ok(Rebuilt::Unchanged { snapshot_dir });
@@ -154,25 +148,15 @@ pub fn rebuild(
         });
     let inputs_of = |(info, fetched)| SourceInput { info, fetched };
     let sources: Vec<SourceInput> = infos.iter().cloned().zip(fetched).map(inputs_of).collect();
-    let asking = std::time::Instant::now();
-    let spent_before = earlier
-        .as_ref()
-        .map(|(_, spent)| *spent)
-        .unwrap_or_default();
-    let findings = images::ask_for_build(
+    let (findings, downloads) = images::both_for_build(
         store,
         &options.images,
         (&sources, &previous),
         earlier,
         now_ms,
     );
-    // Downloads share the images' budget: what this rebuild spent on registries is taken off.
-    let urls = eggcat_catalog::input_downloads(&sources, &previous);
-    let spent = spent_before + asking.elapsed();
-    let downloads = images::ask_downloads(store, &options.images, &urls, spent, now_ms);
     clock.lap("images");
-    let fingerprint = images::fingerprint(&findings, &downloads);
-    let inputs = derivation::inputs(&derivation, &infos, &fingerprint);
+    let inputs = images::inputs(&derivation, &infos, (&findings, &downloads));
     let ctx = BuildContext {
         base_url: options.base_url.clone(),
         build_id: build_id(started_at_ms),
