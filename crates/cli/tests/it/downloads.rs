@@ -23,24 +23,31 @@ use serde_json::Value;
 
 use crate::support::*;
 
-const HOSTS: [&str; 2] = ["files.example.com", "slow.example.org"];
+const HOSTS: [&str; 3] = ["files.example.com", "slow.example.org", "api.github.com"];
+
+/// The `Authorization` headers the server saw, with the host each was sent to.
+type Seen = Arc<Mutex<Vec<(String, String)>>>;
 
 /// The files the server has, by path.
 type Files = Arc<Mutex<BTreeSet<String>>>;
 
-fn file_server(files: Files) -> u16 {
+fn file_server(files: Files, seen: Seen) -> u16 {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
-            let files = files.clone();
-            std::thread::spawn(move || serve(stream, &files));
+            let (files, seen) = (files.clone(), seen.clone());
+            std::thread::spawn(move || serve(stream, &files, &seen));
         }
     });
     port
 }
 
-fn serve(mut stream: TcpStream, files: &Mutex<BTreeSet<String>>) {
+fn serve(
+    mut stream: TcpStream,
+    files: &Mutex<BTreeSet<String>>,
+    seen: &Mutex<Vec<(String, String)>>,
+) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     loop {
         let mut head = Vec::new();
@@ -61,6 +68,21 @@ fn serve(mut stream: TcpStream, files: &Mutex<BTreeSet<String>>) {
             .any(|l| l.to_ascii_lowercase().starts_with("host: slow."));
         if slow {
             std::thread::sleep(Duration::from_secs(3));
+        }
+        let host = head
+            .iter()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("host: ")
+                    .map(str::to_owned)
+            })
+            .unwrap_or_default();
+        if let Some(auth) = head
+            .iter()
+            .find(|l| l.to_ascii_lowercase().starts_with("authorization: "))
+        {
+            let value = auth["authorization: ".len()..].to_owned();
+            seen.lock().unwrap().push((host.clone(), value));
         }
         let status = match path {
             "/gone" => 410,
@@ -258,7 +280,8 @@ fn what_the_hosts_say_reaches_the_documents_pages_report_metrics_and_validate() 
         .lock()
         .unwrap()
         .extend(["/files/a.zip", "/files/b.zip"].map(str::to_owned));
-    let tls = Tls::start(&server_pem, file_server(files.clone()));
+    let seen: Seen = Arc::default();
+    let tls = Tls::start(&server_pem, file_server(files.clone(), seen.clone()));
     let url = |host: &str, path: &str| format!("https://{host}:{}{path}", tls.1);
     let (a, b, none, gone, slow) = (
         url("files.example.com", "/files/a.zip"),
@@ -400,6 +423,46 @@ fn what_the_hosts_say_reaches_the_documents_pages_report_metrics_and_validate() 
         [("E064", true), ("E064", false), ("E064", false),],
         "{stdout}"
     );
+    // A GitHub API URL the web does not answer alike is asked of the API with the token from
+    // the environment, and only there; the token is written nowhere.
+    let api_egg = tmp.path().join("egg-api.json");
+    let api_script = format!(
+        "#!/bin/bash\ncurl -o r {}\ncurl -o a {a}\n",
+        url("api.github.com", "/files/a.zip")
+    );
+    std::fs::write(&api_egg, script_egg("Api", &api_script)).unwrap();
+    let mut args: Vec<String> = ["validate", "--downloads", "--allow-internal"]
+        .map(str::to_owned)
+        .to_vec();
+    args.push(format!("--ca-file={}", ca.display()));
+    for h in HOSTS {
+        args.push(format!("--resolve={h}=127.0.0.1"));
+    }
+    args.push(api_egg.display().to_string());
+    seen.lock().unwrap().clear();
+    let out = Command::new(env!("CARGO_BIN_EXE_eggcat"))
+        .args(&args)
+        .env("EGGCAT_GITHUB_TOKEN", "t0ken-never-written")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let seen = seen.lock().unwrap().clone();
+    assert!(
+        seen.iter()
+            .any(|(h, v)| h.starts_with("api.github.com") && v == "Bearer t0ken-never-written"),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().all(|(h, _)| h.starts_with("api.github.com")),
+        "the token goes to api.github.com only: {seen:?}"
+    );
+    assert!(!stdout.contains("t0ken") && !stderr.contains("t0ken"));
+    let cache = std::fs::read_to_string(data.join("images.json")).unwrap_or_default();
+    assert!(!cache.is_empty() && !cache.contains("t0ken"));
 }
 
 /// `/metrics` of a server that loaded `data`'s current snapshot.
