@@ -11,6 +11,7 @@
 //! previous catalog (kept eggs, `indexedAt`), assigns slugs, and renders the documents.
 
 mod compat;
+pub mod downloads;
 pub mod games;
 pub mod history;
 mod identity;
@@ -25,6 +26,7 @@ mod slug;
 mod stages;
 pub mod wire;
 
+pub use downloads::DownloadFindings;
 pub use eggcat_wire::{Catalog, INTERFACE_VERSION, PreviousFiles, Sink, hex, paths, rfc3339};
 pub use images::{ImageFinding, ImageFindings};
 pub use name::{display_name, sort_names};
@@ -36,5 +38,5 @@ pub use scan::{
 pub use slug::{SlugKey, assign_slugs, kebab, stem};
 pub use stages::{
     BuildContext, Built, Fetched, FirstRead, KEPT_PREVIOUS_EGGS, Previous, PreviousError,
-    PreviousSource, SourceInfo, SourceInput, build, build_into, input_references,
+    PreviousSource, SourceInfo, SourceInput, build, build_into, input_downloads, input_references,
 };

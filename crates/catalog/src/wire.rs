@@ -3,8 +3,9 @@
 
 pub use eggcat_validate::SHARED_UUID;
 pub use eggcat_wire::{
-    Change, Database, DatabaseFiles, Diagnostic, DiagnosticCounts, EggDocument, History, ImageInfo,
-    ImageRole, ImageStatus, ImagesReport, Imports, IndexItem, Key, Meta, MissingImage, PanelImport,
-    Problem, ProblemDocument, Removed, Report, Severity, Since, SourceProblem, SourceReport,
-    SourceState, SourceStatus, State, SummaryItem, UpdateCheckMd5, Version, VersionEvent,
+    Change, Database, DatabaseFiles, Diagnostic, DiagnosticCounts, DownloadInfo, DownloadKind,
+    DownloadsReport, EggDocument, History, ImageInfo, ImageRole, ImageStatus, ImagesReport,
+    Imports, IndexItem, Key, Meta, MissingDownload, MissingImage, PanelImport, Problem,
+    ProblemDocument, Removed, Report, Severity, Since, SourceProblem, SourceReport, SourceState,
+    SourceStatus, State, SummaryItem, UpdateCheckMd5, Version, VersionEvent,
 };

@@ -46,6 +46,9 @@ struct ImagesTable {
     timeout: Option<String>,
     budget: Option<String>,
     skip: Option<Vec<String>>,
+    allow_internal: Option<bool>,
+    resolve: Option<std::collections::BTreeMap<String, String>>,
+    ca_file: Option<PathBuf>,
 }
 
 impl ImagesTable {
@@ -65,7 +68,24 @@ impl ImagesTable {
                  `docker.io`, `ghcr.io`, `registry.example.org:5000`)"
             );
         }
+        let mut resolve = std::collections::BTreeMap::new();
+        for (host, to) in self.resolve.unwrap_or_default() {
+            let resolution = if to == "hang" {
+                eggcat_images::Resolution::Hang
+            } else {
+                let ip = to.parse().map_err(|_| {
+                    anyhow::anyhow!(
+                        "`resolve`: `{host}` = `{to}` is neither an IP address nor `hang`"
+                    )
+                })?;
+                eggcat_images::Resolution::Address(ip)
+            };
+            resolve.insert(host.to_ascii_lowercase(), resolution);
+        }
         Ok(eggcat_images::Options {
+            allow_internal: self.allow_internal.unwrap_or(defaults.allow_internal),
+            resolve,
+            ca_file: self.ca_file.or(defaults.ca_file),
             enabled: self.enabled.unwrap_or(defaults.enabled),
             ttl: duration("ttl", self.ttl, defaults.ttl)?,
             concurrency: self.concurrency.unwrap_or(defaults.concurrency),
@@ -192,11 +212,11 @@ impl Config {
                 .map(PublishTable::resolve)
                 .transpose()
                 .context("invalid `[publish]`")?,
-            images: file
-                .images
-                .unwrap_or_default()
-                .resolve()
-                .context("invalid `[images]`")?,
+            images: {
+                let mut images = file.images.unwrap_or_default();
+                images.ca_file = images.ca_file.map(|f| base.join(f));
+                images.resolve().context("invalid `[images]`")?
+            },
         })
     }
 }
@@ -422,7 +442,7 @@ mod tests {
     #[test]
     fn the_images_table() {
         let c = parse(
-            "[images]\nenabled = false\nttl = \"6h\"\nconcurrency = 2\ntimeout = \"5s\"\nbudget = \"30s\"\nskip = [\"docker.io\"]\n",
+            "[images]\nenabled = false\nttl = \"6h\"\nconcurrency = 2\ntimeout = \"5s\"\nbudget = \"30s\"\nskip = [\"docker.io\"]\nallow_internal = true\nca_file = \"ca.pem\"\nresolve = { \"GHCR.io\" = \"127.0.0.1\", \"slow.example\" = \"hang\" }\n",
         )
         .unwrap();
         assert_eq!(
@@ -434,12 +454,27 @@ mod tests {
                 timeout: Duration::from_secs(5),
                 budget: Duration::from_secs(30),
                 skip: vec!["docker.io".to_owned()],
+                allow_internal: true,
+                ca_file: Some(Path::new("/srv/eggcat/ca.pem").to_path_buf()),
+                resolve: [
+                    (
+                        "ghcr.io".to_owned(),
+                        eggcat_images::Resolution::Address("127.0.0.1".parse().unwrap())
+                    ),
+                    ("slow.example".to_owned(), eggcat_images::Resolution::Hang),
+                ]
+                .into_iter()
+                .collect(),
             }
         );
         for (bad, why) in [
             ("concurrency = 0", "`concurrency` must be at least 1"),
             ("ttl = \"soon\"", "`ttl`: invalid duration"),
             ("skip = [\"ghcr.io/x\"]", "is not a registry host"),
+            (
+                "resolve = { \"a.example\" = \"nowhere\" }",
+                "neither an IP address nor `hang`",
+            ),
         ] {
             let e = format!("{:#}", parse(&format!("[images]\n{bad}\n")).unwrap_err());
             assert!(e.contains(why) && e.contains("[images]"), "{bad}: {e}");

@@ -10,15 +10,18 @@
 //! validate places its diagnostics with: the positions come from here, with the parser's own
 //! options and line counting, so no other crate reads an egg's text.
 
+mod downloads;
 mod faithful;
 mod images;
 pub mod panel;
+mod shell;
 mod spans;
 mod spans_json;
 mod spans_yaml;
 mod syntax;
 mod view;
 
+pub use downloads::{Download, DownloadKind, downloads, script_downloads};
 pub use faithful::{ParseError, Parsed, parse, parse_with_spans, spans};
 pub use images::{ImageRole, ImageUse, docker_images, images};
 pub use spans::{Located, Span, Spans, push_token};

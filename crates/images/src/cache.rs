@@ -28,9 +28,12 @@ pub(crate) struct Cache {
     /// The platforms of each manifest digest already read.
     #[serde(default)]
     pub(crate) digests: BTreeMap<String, Vec<String>>,
-    /// Registries (host and port) not to ask before a time (Unix ms).
+    /// Registries and download hosts (host and port) not to ask before a time (Unix ms).
     #[serde(default)]
     pub(crate) wait_until: BTreeMap<String, u64>,
+    /// Each install-script download URL's last answer (issue 38).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) downloads: BTreeMap<String, Entry>,
 }
 
 /// One reference's last answer.
@@ -61,6 +64,12 @@ impl Entry {
             ImageStatus::Unknown => false,
         };
         definite && now_ms.saturating_sub(self.checked_at) < ttl_ms
+    }
+
+    /// Whether a download's answer still holds at `now_ms`: present or missing, younger than
+    /// `ttl_ms`.
+    pub(crate) fn fresh_download(&self, now_ms: u64, ttl_ms: u64) -> bool {
+        self.status != ImageStatus::Unknown && now_ms.saturating_sub(self.checked_at) < ttl_ms
     }
 
     /// The finding the build is given. The file is read back as it is found, so what the

@@ -26,6 +26,7 @@ use tokio::time::Instant;
 use crate::ImagesError;
 use crate::challenge::{Challenge, bearer, retry_after_ms};
 use crate::manifest::{self, Manifest};
+use crate::resolve::{Internal, Resolver, refused_literal};
 
 /// Manifests and config blobs larger than this are not read (the OCI distribution spec lets
 /// registries refuse manifests over 4 MiB).
@@ -51,6 +52,8 @@ pub(crate) enum Answer {
 #[derive(Debug)]
 pub(crate) struct Client {
     http: reqwest::Client,
+    /// Whether internal addresses may be asked.
+    allow_internal: bool,
     /// Most time one request may take.
     timeout: Duration,
     /// When the check's budget ends: no request runs past it.
@@ -64,25 +67,17 @@ pub(crate) struct Client {
 }
 
 impl Client {
-    /// A client whose requests take at most `timeout` each and end by `deadline`.
+    /// A client whose requests take at most `options.timeout` each and end by `deadline`.
     pub(crate) fn new(
-        timeout: Duration,
+        options: &crate::Options,
         deadline: Instant,
         digests: BTreeMap<String, Vec<String>>,
     ) -> Result<Client, ImagesError> {
-        let http = reqwest::Client::builder()
-            .user_agent(concat!(
-                "eggcat/",
-                env!("CARGO_PKG_VERSION"),
-                " (image checks)"
-            ))
-            .connect_timeout(timeout)
-            .redirect(reqwest::redirect::Policy::limited(5))
-            .build()
-            .map_err(|e| ImagesError::Client(chain(&e)))?;
+        let http = http_client(options, "image checks")?;
         Ok(Client {
             http,
-            timeout,
+            allow_internal: options.allow_internal,
+            timeout: options.timeout,
             deadline,
             challenges: Mutex::default(),
             tokens: Mutex::default(),
@@ -221,6 +216,9 @@ impl Client {
         let mut url = reqwest::Url::parse(&challenge.realm).map_err(|_| {
             ImagesError::Token(format!("the realm `{}` is not a URL", challenge.realm))
         })?;
+        if let Some(why) = refused_literal(&url, self.allow_internal) {
+            return Err(ImagesError::Internal(format!("the token service: {why}")));
+        }
         {
             let mut query = url.query_pairs_mut();
             query.append_pair("scope", &format!("repository:{}:pull", r.repository));
@@ -260,9 +258,13 @@ impl Client {
         url: &str,
         token: Option<&str>,
     ) -> Result<Response, ImagesError> {
+        let parsed = reqwest::Url::parse(url).map_err(|e| ImagesError::Network(e.to_string()))?;
+        if let Some(why) = refused_literal(&parsed, self.allow_internal) {
+            return Err(ImagesError::Internal(why));
+        }
         let mut request = self
             .http
-            .request(method, url)
+            .request(method, parsed)
             .header(ACCEPT, manifest::ACCEPT)
             .timeout(self.remaining()?);
         if let Some(token) = token {
@@ -281,7 +283,9 @@ impl Client {
     }
 
     fn failed(&self, e: &reqwest::Error) -> ImagesError {
-        if e.is_timeout() {
+        if let Some(internal) = find_internal(e) {
+            ImagesError::Internal(internal)
+        } else if e.is_timeout() {
             if Instant::now() >= self.deadline {
                 ImagesError::Budget
             } else {
@@ -293,6 +297,59 @@ impl Client {
             ImagesError::Network(chain(e))
         }
     }
+}
+
+/// The HTTP client of a check: its `User-Agent` names eggcat and `purpose`; names resolve
+/// through [`Resolver`] (the overrides, and no internal address unless allowed), every redirect
+/// is checked the same way, and the extra CA file is trusted besides the system's roots.
+pub(crate) fn http_client(
+    options: &crate::Options,
+    purpose: &str,
+) -> Result<reqwest::Client, ImagesError> {
+    let allow_internal = options.allow_internal;
+    let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+        if attempt.previous().len() >= 5 {
+            return attempt.error("more than 5 redirects");
+        }
+        match refused_literal(attempt.url(), allow_internal) {
+            Some(why) => attempt.error(Internal(format!("a redirect to {why}"))),
+            None => attempt.follow(),
+        }
+    });
+    let mut builder = reqwest::Client::builder()
+        .user_agent(format!("eggcat/{} ({purpose})", env!("CARGO_PKG_VERSION")))
+        .connect_timeout(options.timeout)
+        .redirect(redirects)
+        .dns_resolver(std::sync::Arc::new(Resolver {
+            overrides: options.resolve.clone(),
+            allow_internal,
+        }));
+    if let Some(file) = &options.ca_file {
+        let pem = std::fs::read(file).map_err(|e| {
+            ImagesError::Client(format!("cannot read the CA file {}: {e}", file.display()))
+        })?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+            ImagesError::Client(format!(
+                "{} is not a PEM CA file: {}",
+                file.display(),
+                chain(&e)
+            ))
+        })?;
+        builder = builder.tls_certs_merge(certs);
+    }
+    builder.build().map_err(|e| ImagesError::Client(chain(&e)))
+}
+
+/// The refusal of an internal address somewhere in an error's causes.
+pub(crate) fn find_internal(e: &(dyn std::error::Error + 'static)) -> Option<String> {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(c) = cause {
+        if let Some(i) = c.downcast_ref::<Internal>() {
+            return Some(i.0.clone());
+        }
+        cause = c.source();
+    }
+    None
 }
 
 /// The image exists (its manifest answered) but its platforms could not be read.
@@ -309,7 +366,7 @@ fn refusal(status: StatusCode, headers: &HeaderMap) -> ImagesError {
     let wait = headers
         .get(RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| retry_after_ms(v, now_ms()));
+        .and_then(|v| retry_after_ms(v, wall_ms()));
     match (status.as_u16(), wait) {
         (429 | 503, Some(wait_ms)) => ImagesError::RetryAfter {
             status: status.as_u16(),
@@ -364,7 +421,7 @@ async fn read_capped(mut response: Response) -> Result<Vec<u8>, ImagesError> {
 /// An error's innermost cause, the one that says what happened ("Connection refused (os error
 /// 111)", "failed to lookup address information: …"), without the layers above it (reqwest's
 /// "error sending request for url (…)", hyper's "client error (Connect)").
-fn chain(e: &dyn std::error::Error) -> String {
+pub(crate) fn chain(e: &dyn std::error::Error) -> String {
     let mut last = e.to_string();
     let mut cause = e.source();
     while let Some(c) = cause {
@@ -379,7 +436,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// The wall clock in Unix ms, for `Retry-After` dates.
-fn now_ms() -> u64 {
+pub(crate) fn wall_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))

@@ -17,12 +17,17 @@
 mod cache;
 mod challenge;
 mod client;
+mod downloads;
 mod manifest;
+mod resolve;
 mod run;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_downloads;
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -32,7 +37,9 @@ pub use eggcat_wire::{ImageFinding, ImageFindings};
 
 use crate::cache::{Cache, Entry};
 use crate::client::{Answer, Client};
-use crate::run::{Outcome, Run};
+pub use crate::downloads::{DownloadFindings, GITHUB_TOKEN_VAR, asked_url, check_downloads};
+pub use crate::resolve::{Resolution, is_internal};
+use crate::run::{Down, Outcome, Run};
 
 /// How images are checked (`[images]` of the configuration; docs/operations.md).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +58,14 @@ pub struct Options {
     /// Registries (host, with its port when it has one: `docker.io`, `ghcr.io`) never asked:
     /// their images are `unknown`.
     pub skip: Vec<String>,
+    /// Host names resolved as given here instead of by the system's resolver (as curl's
+    /// `--resolve`), lower case.
+    pub resolve: BTreeMap<String, Resolution>,
+    /// Whether internal addresses (loopback, link-local, private, unique-local) may be asked.
+    /// Off by default: the eggs decide what is asked (`resolve.rs`).
+    pub allow_internal: bool,
+    /// A PEM file of certificate authorities trusted besides the system's.
+    pub ca_file: Option<PathBuf>,
 }
 
 impl Default for Options {
@@ -63,6 +78,9 @@ impl Default for Options {
             timeout: Duration::from_secs(10),
             budget: Duration::from_secs(60),
             skip: Vec::new(),
+            resolve: BTreeMap::new(),
+            allow_internal: false,
+            ca_file: None,
         }
     }
 }
@@ -114,6 +132,18 @@ pub enum ImagesError {
         /// Until when (Unix ms).
         until_ms: u64,
     },
+    /// Its host failed earlier in this check (a name that does not resolve, a refused
+    /// connection, a timeout): not asked again in the same check.
+    #[error("not asked: `{host}` failed earlier in this check: {first}")]
+    HostDown {
+        /// The host (and port).
+        host: String,
+        /// The first failure's reason.
+        first: String,
+    },
+    /// The host is, or resolves to, an internal address the configuration does not allow.
+    #[error("{0}")]
+    Internal(String),
     /// The check's time budget ran out before this reference was asked.
     #[error("not asked yet: the time budget for registries ran out")]
     Budget,
@@ -245,18 +275,24 @@ fn ask_all(
     let names: Vec<String> = ask.iter().map(|(text, _)| text.clone()).collect();
     let outcomes = block_on_without_waiting(async {
         let deadline = tokio::time::Instant::now() + options.budget;
-        let client = match Client::new(options.timeout, deadline, stored.digests.clone()) {
+        let client = match Client::new(options, deadline, stored.digests.clone()) {
             Ok(c) => c,
             Err(e) => return failed_all(ask.into_iter().map(|(t, _)| t), &e.to_string()),
         };
+        let down = Down::default();
         let run = Run {
-            client: &client,
             concurrency: options.concurrency,
             deadline,
             wait_until: &wait_until,
+            down: &down,
             now_ms,
         };
-        let outcomes = run.ask_all(ask).await;
+        let items: Vec<(String, String, ImageReference)> = ask
+            .into_iter()
+            .map(|(text, r)| (text, r.registry.clone(), r))
+            .collect();
+        let outcomes = run.ask_all(&items, |r| Box::pin(client.ask(r))).await;
+        down.log("images");
         stored.digests = client
             .digests
             .into_inner()

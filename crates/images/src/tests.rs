@@ -66,6 +66,7 @@ fn a_request_the_budget_cuts_leaves_the_last_answer_standing() {
         timeout: Duration::from_secs(30),
         budget: Duration::from_secs(1),
         concurrency: 1,
+        allow_internal: true,
         ..Options::default()
     };
     let started = Instant::now();
@@ -108,4 +109,105 @@ fn a_check_of_part_of_the_catalog_keeps_the_answers_of_the_rest() {
     assert_eq!(findings.keys().collect::<Vec<_>>(), [&b]);
     let kept = Cache::load(&file);
     assert_eq!(kept.references.keys().collect::<Vec<_>>(), [&a, &b]);
+}
+
+/// Issue 38: a registry whose name lookup hangs, and one that accepts connections and never
+/// answers, each fail once per check: the first request's timeout ends every other request of
+/// the same host at once (in flight or waiting), with that first reason, instead of each
+/// waiting its own timeout. Twenty references each at four at a time and a 2 s timeout would
+/// take 10 s a host without it; the check takes one timeout.
+#[test]
+fn a_host_that_fails_fails_once_per_check() {
+    let port = black_hole();
+    let mut references: Vec<String> = (0..20)
+        .map(|i| format!("registry.hangs.example/test/r{i}:v1"))
+        .collect();
+    references.extend((0..20).map(|i| format!("127.0.0.1:{port}/test/r{i}:v1")));
+    let options = Options {
+        timeout: Duration::from_secs(2),
+        budget: Duration::from_secs(30),
+        concurrency: 4,
+        allow_internal: true,
+        resolve: [("registry.hangs.example".to_owned(), Resolution::Hang)]
+            .into_iter()
+            .collect(),
+        ..Options::default()
+    };
+    let started = Instant::now();
+    let findings = check(&references, &options, None, &|| 1_000);
+    let took = started.elapsed();
+    assert!(took < Duration::from_millis(3_500), "took {took:?}");
+    assert_eq!(findings.len(), 40);
+    for host in ["registry.hangs.example", &format!("127.0.0.1:{port}")] {
+        let of_host: Vec<&ImageFinding> = findings
+            .iter()
+            .filter(|(r, _)| r.starts_with(host))
+            .map(|(_, f)| f)
+            .collect();
+        assert!(of_host.iter().all(|f| f.status == ImageStatus::Unknown));
+        let spared = of_host
+            .iter()
+            .filter(|f| {
+                f.detail.as_deref().is_some_and(|d| {
+                    d.starts_with(&format!(
+                        "not asked: `{host}` failed earlier in this check: "
+                    )) && d.ends_with("no answer within 2 s")
+                })
+            })
+            .count();
+        assert!(spared >= 16, "{host}: {spared} spared: {of_host:#?}");
+    }
+}
+
+/// Issue 38: an internal address is never asked unless the configuration allows it: written
+/// in the reference, or what a name resolves to.
+#[test]
+fn internal_addresses_are_refused_unless_allowed() {
+    let port = black_hole();
+    let written = format!("127.0.0.1:{port}/test/a:v1");
+    let resolved = "metadata.internal.example/test/b:v1".to_owned();
+    let options = Options {
+        timeout: Duration::from_secs(5),
+        resolve: [(
+            "metadata.internal.example".to_owned(),
+            Resolution::Address("169.254.169.254".parse().expect("an address")),
+        )]
+        .into_iter()
+        .collect(),
+        ..Options::default()
+    };
+    let started = Instant::now();
+    let findings = check(
+        &[written.clone(), resolved.clone()],
+        &options,
+        None,
+        &|| 1_000,
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "refused without asking"
+    );
+    assert_eq!(findings[&written].status, ImageStatus::Unknown);
+    assert_eq!(
+        findings[&written].detail.as_deref(),
+        Some("127.0.0.1 is an internal address: not asked")
+    );
+    assert_eq!(findings[&resolved].status, ImageStatus::Unknown);
+    assert_eq!(
+        findings[&resolved].detail.as_deref(),
+        Some(
+            "`metadata.internal.example` resolves to an internal address (169.254.169.254): not asked"
+        )
+    );
+    // Allowed: the black hole is asked (and times out).
+    let allowed = Options {
+        timeout: Duration::from_secs(1),
+        allow_internal: true,
+        ..options
+    };
+    let findings = check(std::slice::from_ref(&written), &allowed, None, &|| 1_000);
+    assert_eq!(
+        findings[&written].detail.as_deref(),
+        Some("no answer within 1 s")
+    );
 }

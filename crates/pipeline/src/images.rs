@@ -6,7 +6,7 @@
 //! built with, no snapshot is made.
 
 use eggcat_catalog::wire::State;
-use eggcat_catalog::{Fetched, ImageFindings, Previous, SourceInput};
+use eggcat_catalog::{DownloadFindings, Fetched, ImageFindings, Previous, SourceInput};
 use eggcat_store::Store;
 
 /// The references of the current snapshot, from its state, when every source is unchanged
@@ -27,6 +27,90 @@ pub(crate) fn current_references(
     references.sort();
     references.dedup();
     Some(references)
+}
+
+/// The download URLs of the current snapshot, from its state, on the same terms as
+/// [`current_references`].
+pub(crate) fn current_downloads(state: Option<&State>, fetched: &[Fetched]) -> Option<Vec<String>> {
+    let state = state?;
+    if !fetched.iter().all(|f| matches!(f, Fetched::Unchanged)) {
+        return None;
+    }
+    let mut urls = Vec::new();
+    for source in &state.sources {
+        urls.extend(source.downloads.as_ref()?.iter().cloned());
+    }
+    urls.sort();
+    urls.dedup();
+    Some(urls)
+}
+
+/// What the hosts say of the download `urls` (issue 38), with what is left of the budget after
+/// `spent` on images: one budget for both. The answers go into the images' cache file.
+pub(crate) fn ask_downloads(
+    store: &Store,
+    options: &eggcat_images::Options,
+    urls: &[String],
+    spent: std::time::Duration,
+    now_ms: &(dyn Fn() -> u64 + Sync),
+) -> DownloadFindings {
+    let options = eggcat_images::Options {
+        budget: options.budget.saturating_sub(spent),
+        ..options.clone()
+    };
+    eggcat_images::check_downloads(urls, urls, &options, Some(&store.images_file()), now_ms)
+}
+
+/// What the registries say of `references` and the hosts of `urls`, the downloads on what is
+/// left of the budget.
+/// Gives the image findings, and the fingerprint of both for the inputs key.
+pub(crate) fn ask_both(
+    store: &Store,
+    options: &eggcat_images::Options,
+    (references, urls): (Vec<String>, Vec<String>),
+    now_ms: &(dyn Fn() -> u64 + Sync),
+) -> (ImageFindings, String) {
+    let asking = std::time::Instant::now();
+    let findings = ask(store, options, &references, now_ms);
+    let downloads = ask_downloads(store, options, &urls, asking.elapsed(), now_ms);
+    let fingerprint = fingerprint(&findings, &downloads);
+    (findings, fingerprint)
+}
+
+/// The image references and download URLs of the current snapshot, when every source is
+/// unchanged upstream and its state lists both ([`current_references`], [`current_downloads`]).
+pub(crate) fn current(
+    state: Option<&State>,
+    fetched: &[Fetched],
+) -> Option<(Vec<String>, Vec<String>)> {
+    current_references(state, fetched).zip(current_downloads(state, fetched))
+}
+
+/// The inputs key of a build with these findings.
+pub(crate) fn inputs(
+    derivation: &str,
+    infos: &[eggcat_catalog::SourceInfo],
+    (images, downloads): (&ImageFindings, &DownloadFindings),
+) -> String {
+    crate::derivation::inputs(derivation, infos, &fingerprint(images, downloads))
+}
+
+/// [`ask_for_build`], then what the hosts say of every download the catalog built from
+/// `sources` and `previous` fetches, on what is left of the budget: one budget for both.
+pub(crate) fn both_for_build(
+    store: &Store,
+    options: &eggcat_images::Options,
+    (sources, previous): (&[SourceInput], &Previous),
+    earlier: Option<(ImageFindings, std::time::Duration)>,
+    now_ms: &(dyn Fn() -> u64 + Sync),
+) -> (ImageFindings, DownloadFindings) {
+    let asking = std::time::Instant::now();
+    let spent_before = earlier.as_ref().map(|(_, s)| *s).unwrap_or_default();
+    let findings = ask_for_build(store, options, (sources, previous), earlier, now_ms);
+    let urls = eggcat_catalog::input_downloads(sources, previous);
+    let spent = spent_before + asking.elapsed();
+    let downloads = ask_downloads(store, options, &urls, spent, now_ms);
+    (findings, downloads)
 }
 
 /// What the registries say of `references`.
@@ -87,8 +171,13 @@ fn ask_rest(
 
 /// The findings as one text for the inputs key: every field the documents show, so that an
 /// answer that changes any of them makes the rebuild save a new snapshot.
-pub(crate) fn fingerprint(findings: &ImageFindings) -> String {
-    serde_json::to_string(findings).expect("findings serialize")
+pub(crate) fn fingerprint(findings: &ImageFindings, downloads: &DownloadFindings) -> String {
+    let images = serde_json::to_string(findings).expect("findings serialize");
+    if downloads.is_empty() {
+        return images;
+    }
+    let downloads = serde_json::to_string(downloads).expect("findings serialize");
+    format!("{images}\n{downloads}")
 }
 
 #[cfg(test)]

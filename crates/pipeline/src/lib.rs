@@ -114,14 +114,13 @@ pub fn rebuild(
     let loaded = previous::load(store, &derivation);
     let fetched = fetch::fetch_all(options, &store.mirrors_dir(), &loaded.commits, progress);
     clock.lap("fetch");
-    // Every source unchanged upstream: the catalog changes only if what the registries say of
-    // its images did (or the sources configured, or the code).
+    // All unchanged upstream: only the checks' answers (or the configuration, the code) count.
     let mut earlier = None;
-    if let Some(references) = images::current_references(loaded.state(), &fetched) {
+    if let Some(current) = images::current(loaded.state(), &fetched) {
         let asking = std::time::Instant::now();
-        let findings = images::ask(store, &options.images, &references, now_ms);
+        let (findings, fingerprint) = images::ask_both(store, &options.images, current, now_ms);
         clock.lap("images");
-        let inputs = derivation::inputs(&derivation, &infos, &images::fingerprint(&findings));
+        let inputs = derivation::inputs(&derivation, &infos, &fingerprint);
         if let Some(snapshot_dir) = loaded.unchanged(&fetched, &inputs) {
             return Ok(Rebuilt::Unchanged { snapshot_dir });
         }
@@ -149,7 +148,7 @@ pub fn rebuild(
         });
     let inputs_of = |(info, fetched)| SourceInput { info, fetched };
     let sources: Vec<SourceInput> = infos.iter().cloned().zip(fetched).map(inputs_of).collect();
-    let findings = images::ask_for_build(
+    let (findings, downloads) = images::both_for_build(
         store,
         &options.images,
         (&sources, &previous),
@@ -157,7 +156,7 @@ pub fn rebuild(
         now_ms,
     );
     clock.lap("images");
-    let inputs = derivation::inputs(&derivation, &infos, &images::fingerprint(&findings));
+    let inputs = images::inputs(&derivation, &infos, (&findings, &downloads));
     let ctx = BuildContext {
         base_url: options.base_url.clone(),
         build_id: build_id(started_at_ms),
@@ -165,6 +164,7 @@ pub fn rebuild(
         now_ms: now_ms(),
         derivation,
         images: findings,
+        downloads,
     };
     let previous = (previous, reads);
     let outcome = std::thread::scope(|scope| {

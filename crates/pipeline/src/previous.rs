@@ -207,6 +207,7 @@ mod tests {
                     skipped: Vec::new(),
                     warnings: Vec::new(),
                     images: None,
+                    downloads: None,
                 })
                 .collect(),
             inputs: inputs.to_owned(),

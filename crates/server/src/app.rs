@@ -355,6 +355,7 @@ impl App {
                         eggs: s.eggs,
                         built: unix_ms(s.built_at) / 1000,
                         images: s.images,
+                        downloads: s.downloads,
                         cached: s.cached(),
                     });
                 let mut r = Response::new(Full::new(Bytes::from(self.metrics.render(catalog))));

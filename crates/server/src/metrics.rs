@@ -60,6 +60,8 @@ pub(crate) struct Catalog {
     pub(crate) built: u64,
     /// Its distinct image references present, missing and unknown.
     pub(crate) images: [usize; 3],
+    /// Its distinct download URLs present, missing, unknown and not checkable.
+    pub(crate) downloads: [usize; 4],
     /// Bytes of its bodies held in memory ([`crate::bodies`]).
     pub(crate) cached: u64,
 }
@@ -166,6 +168,13 @@ impl Metrics {
             o.push_str("# HELP eggcat_images The catalog's distinct image references, by what their registry said when it was built.\n# TYPE eggcat_images gauge\n");
             for (status, n) in ["present", "missing", "unknown"].iter().zip(c.images) {
                 let _ = writeln!(o, "eggcat_images{{status=\"{status}\"}} {n}");
+            }
+            o.push_str("# HELP eggcat_downloads The catalog's distinct install-script download URLs, by what their host said when it was built (not_checkable: built from variables, not asked).\n# TYPE eggcat_downloads gauge\n");
+            for (status, n) in ["present", "missing", "unknown", "not_checkable"]
+                .iter()
+                .zip(c.downloads)
+            {
+                let _ = writeln!(o, "eggcat_downloads{{status=\"{status}\"}} {n}");
             }
             o.push_str("# HELP eggcat_body_cache_bytes Bytes of the served snapshot's bodies held in memory (at most 16 MiB).\n# TYPE eggcat_body_cache_bytes gauge\n");
             let _ = writeln!(o, "eggcat_body_cache_bytes {}", c.cached);

@@ -319,6 +319,9 @@ pub struct Snapshot {
     /// The catalog's distinct image references by what their registries said: present,
     /// missing, unknown (the report's `images`).
     pub images: [usize; 3],
+    /// The catalog's distinct download URLs asked, likewise (the report's `downloads`), and
+    /// those built from variables not asked.
+    pub downloads: [usize; 4],
     /// When the build finished (whole seconds): `Last-Modified` of every document.
     pub built_at: SystemTime,
     pub(crate) last_modified: HeaderValue,
@@ -404,6 +407,12 @@ impl Snapshot {
                 report.images.present,
                 report.images.missing,
                 report.images.unknown,
+            ],
+            downloads: [
+                report.downloads.present,
+                report.downloads.missing,
+                report.downloads.unknown,
+                report.downloads.not_checkable,
             ],
             built_at,
             last_modified: header(&httpdate::fmt_http_date(built_at)),

@@ -26,7 +26,7 @@ pub use catalog::{CatalogEgg, SHARED_UUID, check_catalog};
 pub use eggcat_wire::ImageReference;
 pub use file::{MAX_DIAGNOSTICS, check_file, check_parsed, check_text};
 pub use php_regex::{Compiled, PhpRegex, PhpRegexError, PregMatch, parse_php_regex};
-pub use registry::{RegistryAnswer, check_registry_answers};
+pub use registry::{RegistryAnswer, check_download_answers, check_registry_answers};
 pub use render::{render_github, render_human, render_json};
 pub use rules::{Rule, RuleError, measures_numbers, parse_rule, read_rule, split_rules};
 pub use span::{Located, Span, locate};

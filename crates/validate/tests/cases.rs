@@ -95,7 +95,9 @@ fn every_check_has_a_case() {
         // `hostile.rs` and `codes.rs`, which generate their inputs; E017 needs several eggs
         // (`check_catalog`, tested in `catalog.rs` and `codes.rs`); E062 and E063 need a
         // registry's answers (`check_registry_answers`, tested in `registry.rs`, `codes.rs`
-        // and, against a real registry, the cli's `it::images`).
+        // and, against a real registry, the cli's `it::images`); E064 and E065 need a host's
+        // answers (`check_download_answers`, tested in `registry.rs` and the cli's
+        // `it::downloads`).
         if matches!(
             code,
             Code::OverPterodactylSize
@@ -103,6 +105,8 @@ fn every_check_has_a_case() {
                 | Code::SharedUuid
                 | Code::ImageMissing
                 | Code::ImageUnchecked
+                | Code::DownloadMissing
+                | Code::DownloadUnchecked
         ) {
             continue;
         }

@@ -8,7 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use eggcat_validate::{
-    CatalogEgg, Code, RegistryAnswer, check_catalog, check_file, check_registry_answers,
+    CatalogEgg, Code, RegistryAnswer, check_catalog, check_download_answers, check_file,
+    check_registry_answers,
 };
 
 fn docs() -> String {
@@ -163,6 +164,19 @@ fn every_code_is_emitted_by_a_check() {
     egg["scripts"] = serde_json::json!({"installation": {"container": "debian:12", "entrypoint": "bash", "script": "true"}});
     let bytes = serde_json::to_vec(&egg).expect("serializes");
     let asked = check_registry_answers("egg-images.json", &bytes, &answer);
+    emitted.extend(asked.into_iter().map(|d| d.code));
+    // What the hosts answer (`--downloads`).
+    egg["scripts"]["installation"]["script"] =
+        serde_json::json!("curl -o a https://h.example/a.zip\nwget https://h.example/b.zip");
+    let bytes = serde_json::to_vec(&egg).expect("serializes");
+    let hosts = |url: &str| {
+        Some(if url.ends_with("a.zip") {
+            RegistryAnswer::Missing("the host answered 404".to_owned())
+        } else {
+            RegistryAnswer::Unknown("no answer within 10 s".to_owned())
+        })
+    };
+    let asked = check_download_answers("egg-downloads.json", &bytes, &hosts);
     emitted.extend(asked.into_iter().map(|d| d.code));
     let all: BTreeSet<String> = Code::ALL.iter().map(|c| c.as_str().to_owned()).collect();
     let never: Vec<&String> = all.difference(&emitted).collect();

@@ -290,6 +290,17 @@ fn item(h: &mut Html, i: &SummaryItem) {
             &count(i.missing_images, "image missing", "images missing"),
         );
     }
+    if i.missing_downloads > 0 {
+        h.el(
+            "span",
+            &[("class", Some("image-missing"))],
+            &count(
+                i.missing_downloads,
+                "install download missing",
+                "install downloads missing",
+            ),
+        );
+    }
     h.lit("</p></div></li>");
 }
 

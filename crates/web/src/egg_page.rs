@@ -62,6 +62,7 @@ pub(crate) fn render(
     h.lit("</section>");
 
     crate::images::egg_section(&mut h, m);
+    crate::downloads::egg_section(&mut h, m);
 
     let variables = egg
         .get("variables")

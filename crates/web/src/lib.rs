@@ -27,6 +27,7 @@ use std::collections::BTreeMap;
 
 mod catalog_page;
 mod compare;
+mod downloads;
 mod egg_page;
 mod egg_page_parts;
 mod feed;

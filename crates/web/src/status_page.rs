@@ -97,6 +97,7 @@ pub(crate) fn render(
 
     diagnostics(&mut h, status);
     crate::images::status_section(&mut h, here, status);
+    crate::downloads::status_section(&mut h, here, status);
     problems(
         &mut h,
         "skipped",

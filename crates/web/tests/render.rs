@@ -386,6 +386,7 @@ fn corpus_api(corpus: &std::path::Path) -> BTreeMap<String, Vec<u8>> {
         now_ms: 1_767_225_601_000,
         derivation: "render-test".into(),
         images: Default::default(),
+        downloads: Default::default(),
     };
     eggcat_catalog::build(inputs, Previous::default(), &ctx, &Reuse::none()).files
 }

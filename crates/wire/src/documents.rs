@@ -83,6 +83,50 @@ pub struct Meta {
         schemars(inner(pattern(crate::patterns::PLATFORM)))
     )]
     pub runs_on: Vec<String>,
+    /// Every URL the egg's install script fetches (`curl`, `wget`, `git clone`, …), in script
+    /// order, with what its host said of it (issue 38). Absent when the script fetches none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub downloads: Vec<DownloadInfo>,
+}
+
+/// One element of `meta.downloads`: a URL the install script fetches and what its host said.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct DownloadInfo {
+    /// The URL as the script builds it: its own constants expanded, every other variable
+    /// written `${NAME}`.
+    pub url: String,
+    /// `fixed` (checkable as written) or `variable` (built from variables).
+    pub kind: DownloadKind,
+    /// The variables a `variable` URL is built from, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variables: Vec<String>,
+    /// The URL asked: the URL itself when fixed; for a variable one, its form with the egg
+    /// variables' defaults, when those alone make it fixed. Absent when nothing can be asked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub checked: Option<String>,
+    /// The 1-based line of the install script that fetches it.
+    pub line: usize,
+    /// What its host said (`unknown` when nothing can be asked).
+    pub status: ImageStatus,
+    /// When the host first gave this answer (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
+    pub since: Option<String>,
+    /// Why it is missing or unknown (or how it was asked), one line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+}
+
+/// Whether a download can be checked as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum DownloadKind {
+    /// No variable in it.
+    Fixed,
+    /// Built from variables.
+    Variable,
 }
 
 /// One element of `meta.images`: an image the egg names and what its registry said of it.
@@ -318,6 +362,45 @@ pub struct Report {
     /// What the registries said of the catalog's images.
     #[serde(default)]
     pub images: ImagesReport,
+    /// What the hosts said of the catalog's install-script downloads (issue 38).
+    #[serde(default)]
+    pub downloads: DownloadsReport,
+}
+
+/// `downloads` of the report: the catalog's distinct checked download URLs by status, and the
+/// missing ones with the eggs that fetch them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DownloadsReport {
+    /// URLs whose host has them.
+    pub present: usize,
+    /// URLs whose host says they do not exist (`404`, `410`).
+    pub missing: usize,
+    /// URLs without an answer that tells.
+    pub unknown: usize,
+    /// Download URLs built from variables that no default makes checkable (not asked).
+    pub not_checkable: usize,
+    /// Each missing URL, sorted, with the eggs that fetch it.
+    pub missing_downloads: Vec<MissingDownload>,
+}
+
+/// One missing download of the report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+pub struct MissingDownload {
+    /// The URL asked.
+    pub url: String,
+    /// When the host first said so (RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(extend("format" = "date-time")))]
+    pub since: Option<String>,
+    /// The host's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub detail: Option<String>,
+    /// The slugs of the eggs that fetch it, sorted.
+    #[cfg_attr(feature = "schemars", schemars(inner(pattern(crate::patterns::SLUG))))]
+    pub eggs: Vec<String>,
 }
 
 /// `images` of the report: the catalog's distinct image references by status, and the missing
@@ -534,6 +617,11 @@ pub struct SourceState {
     /// registries about before deciding that nothing changed. Absent in older snapshots.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub images: Option<Vec<String>>,
+    /// The download URLs its eggs' install scripts fetch that can be asked, sorted: what the
+    /// next build asks their hosts about before deciding that nothing changed. Absent in
+    /// older snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub downloads: Option<Vec<String>>,
 }
 
 /// `api/v1/eggs/{slug}/history.json`: the egg's versions from upstream git, newest first, each

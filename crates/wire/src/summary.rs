@@ -66,6 +66,10 @@ pub struct SummaryItem {
     pub lookalike: bool,
     /// How many of the egg's images (`meta.images`) their registry says do not exist.
     pub missing_images: usize,
+    /// How many of the egg's install downloads (`meta.downloads`) their host says do not
+    /// exist; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub missing_downloads: usize,
     /// `meta.runsOn`: the platforms the egg runs on (the catalog's "Runs on" filter).
     #[cfg_attr(
         feature = "schemars",
@@ -80,4 +84,8 @@ pub struct SummaryItem {
 pub struct Importable {
     pub pelican: bool,
     pub pterodactyl: bool,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

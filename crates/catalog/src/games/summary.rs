@@ -78,6 +78,11 @@ pub fn item(
             .iter()
             .filter(|i| i.status == ImageStatus::Missing)
             .count(),
+        missing_downloads: m
+            .downloads
+            .iter()
+            .filter(|d| d.status == ImageStatus::Missing)
+            .count(),
         runs_on: m.runs_on.clone(),
     }
 }

@@ -45,6 +45,10 @@ struct Listed<'e> {
     images_by_source: Vec<std::collections::BTreeSet<String>>,
     /// The catalog's images, for the report.
     images: crate::images::Tally,
+    /// The download URLs each source's eggs fetch that can be asked, for the state.
+    downloads_by_source: Vec<std::collections::BTreeSet<String>>,
+    /// The catalog's downloads, for the report.
+    downloads: crate::downloads::Tally,
     /// The summary item of each egg whose upstream file reads as a value, in catalog order.
     summary: Vec<SummaryItem>,
 }
@@ -99,6 +103,7 @@ fn egg_documents<'e>(
     let mut listed = Listed {
         slugs_by_source: vec![Vec::new(); sources.len()],
         images_by_source: vec![Default::default(); sources.len()],
+        downloads_by_source: vec![Default::default(); sources.len()],
         ..Listed::default()
     };
     for r in eggs.iter_mut() {
@@ -108,6 +113,7 @@ fn egg_documents<'e>(
             std::mem::take(&mut facts.images),
             std::mem::take(&mut facts.runs_on),
         );
+        let downloads = std::mem::take(&mut facts.downloads);
         let (fields, icon) = (std::mem::take(&mut facts.fields), facts.icon.take());
         let r: &'e EggRecord = r;
         let source = &sources[r.source];
@@ -124,6 +130,10 @@ fn egg_documents<'e>(
         listed.images.add(&r.slug, &meta.images);
         let refs = meta.images.iter().filter_map(|i| i.reference.clone());
         listed.images_by_source[r.source].extend(refs);
+        meta.downloads = downloads;
+        listed.downloads.add(&r.slug, &meta.downloads);
+        let urls = meta.downloads.iter().filter_map(|d| d.checked.clone());
+        listed.downloads_by_source[r.source].extend(urls);
         listed.counts.add(&source.name(), &meta.diagnostics);
         meta.import = import;
         let description = r.facts.as_ref().map_or("", |f| f.description.as_str());
@@ -208,6 +218,7 @@ fn meta(source: &MergedSource, r: &EggRecord) -> Meta {
         diagnostics: egg.diagnostics.clone(),
         images: Vec::new(),
         runs_on: Vec::new(),
+        downloads: Vec::new(),
     }
 }
 
@@ -229,6 +240,7 @@ fn report_and_state(
         warnings: Vec::new(),
         diagnostics: listed.counts,
         images: listed.images.report(),
+        downloads: listed.downloads.report(),
     };
     let mut state = State {
         removed,
@@ -238,8 +250,9 @@ fn report_and_state(
     let per_source = listed
         .slugs_by_source
         .into_iter()
-        .zip(listed.images_by_source);
-    for (source, (mut slugs, images)) in sources.iter().zip(per_source) {
+        .zip(listed.images_by_source)
+        .zip(listed.downloads_by_source);
+    for (source, ((mut slugs, images), downloads)) in sources.iter().zip(per_source) {
         report
             .skipped
             .extend(source.skipped.iter().map(|p| tag(source, p.clone())));
@@ -251,6 +264,7 @@ fn report_and_state(
             slugs.sort();
             s.eggs = slugs;
             s.images = Some(images.into_iter().collect());
+            s.downloads = Some(downloads.into_iter().collect());
             state.sources.push(s);
         }
     }

@@ -21,6 +21,7 @@ pub(super) struct Inputs<'a> {
     pub(super) previous: &'a HashMap<String, Imports>,
     pub(super) base_url: &'a str,
     pub(super) images: &'a ImageFindings,
+    pub(super) downloads: &'a crate::DownloadFindings,
     /// Decides whether the previous snapshot's import files of an egg stand.
     pub(super) reuse: &'a Reuse<'a>,
 }
@@ -52,11 +53,13 @@ pub(super) fn derive(eggs: &mut [EggRecord], inputs: &Inputs<'_>, sink: Sink<'_>
         }
         let icon = icon::put(&r.slug, &value, sink);
         let (images, runs_on) = crate::images::meta_images(&value, inputs.images);
+        let downloads = crate::downloads::meta_downloads(&value, inputs.downloads);
         let description = value.get("description").and_then(Value::as_str);
         EggFacts {
             import: made.meta,
             images,
             runs_on,
+            downloads,
             description: description.unwrap_or("").to_owned(),
             fields: EggFields::of(&value),
             icon,

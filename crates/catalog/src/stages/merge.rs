@@ -143,6 +143,7 @@ fn scanned(
         skipped: scan.skipped.clone(),
         warnings: scan.warnings.clone(),
         images: None,
+        downloads: None,
     };
     let source = MergedSource {
         info,
@@ -171,6 +172,7 @@ fn kept(
         skipped: prev.skipped,
         warnings: prev.warnings,
         images: None,
+        downloads: None,
     };
     let source = MergedSource {
         info,
@@ -209,6 +211,30 @@ fn new_report(info: &SourceInfo) -> SourceReport {
         error: None,
         kept_previous: false,
     }
+}
+
+/// Every download URL that can be asked the catalog built from `inputs` and `previous` may
+/// fetch: as [`input_references`], read from each egg's install script.
+pub fn input_downloads(inputs: &[SourceInput], previous: &Previous) -> Vec<String> {
+    let urls = |egg: &crate::scan::ParsedEgg| -> Vec<String> {
+        serde_json::from_str::<serde_json::Value>(egg.egg.get())
+            .map(|v| crate::downloads::urls(&v))
+            .unwrap_or_default()
+    };
+    let mut set = BTreeSet::new();
+    for input in inputs {
+        match &input.fetched {
+            Fetched::Scanned { scan, .. } if !scan.eggs.is_empty() => {
+                set.extend(scan.eggs.iter().flat_map(urls));
+            }
+            _ => {
+                if let Some(p) = previous.sources.get(&input.info.key) {
+                    set.extend(p.eggs.iter().flat_map(|(e, _)| urls(e)));
+                }
+            }
+        }
+    }
+    set.into_iter().collect()
 }
 
 /// Every reference the catalog built from `inputs` and `previous` may name: the images of each

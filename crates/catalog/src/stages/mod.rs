@@ -51,7 +51,7 @@ use crate::wire::{
 };
 use crate::{Catalog, Sink};
 
-pub use merge::input_references;
+pub use merge::{input_downloads, input_references};
 pub use previous::PreviousError;
 
 /// A configured source, as the catalog sees it.
@@ -172,6 +172,10 @@ pub struct BuildContext {
     /// caller): an input like the sources, shown in `meta.images` and the report. An image
     /// without a finding is `unknown`.
     pub images: crate::ImageFindings,
+    /// What the hosts said of the catalog's install-script downloads, by URL asked (issue 38):
+    /// an input like the images' findings, shown in `meta.downloads` and the report. A URL
+    /// without a finding is `unknown`.
+    pub downloads: crate::DownloadFindings,
 }
 
 /// What a build says of the catalog whose files it put ([`build_into`]).
@@ -250,6 +254,8 @@ struct EggFacts {
     images: Vec<ImageInfo>,
     /// `meta.runsOn`.
     runs_on: Vec<String>,
+    /// `meta.downloads`.
+    downloads: Vec<crate::wire::DownloadInfo>,
     /// Its `description`, or "": for the compat indexes.
     description: String,
     /// What its summary item reads from the egg.
@@ -306,6 +312,7 @@ pub fn build_into(
         previous: &imports,
         base_url: &ctx.base_url,
         images: &ctx.images,
+        downloads: &ctx.downloads,
         reuse,
     };
     derive::derive(&mut eggs, &derive_inputs, sink);

@@ -62,6 +62,7 @@ fn ctx(now_ms: u64) -> BuildContext {
         now_ms,
         derivation: "code".to_owned(),
         images: Default::default(),
+        downloads: Default::default(),
     }
 }
 

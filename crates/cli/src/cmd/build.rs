@@ -160,6 +160,7 @@ fn print_summary(report: &Report, snapshot: &Path, out: Option<&Path>, verb: &st
         )?;
     }
     print_images(&mut o, report)?;
+    print_downloads(&mut o, report)?;
     let report_path = absolute(out.unwrap_or(snapshot)).join(eggcat_catalog::paths::STATUS);
     writeln!(
         o,
@@ -186,6 +187,27 @@ fn print_images(o: &mut impl Write, report: &Report) -> Result<()> {
     }
     if images.missing_images.len() > 10 {
         writeln!(o, "    … and {} more", images.missing_images.len() - 10)?;
+    }
+    Ok(())
+}
+
+/// What the hosts said of the install scripts' downloads, and the first missing ones with
+/// their eggs (the report lists them all).
+fn print_downloads(o: &mut impl Write, report: &Report) -> Result<()> {
+    let d = &report.downloads;
+    if d.present + d.missing + d.unknown + d.not_checkable == 0 {
+        return Ok(());
+    }
+    writeln!(
+        o,
+        "  install downloads: {} present, {} missing, {} unknown, {} not checkable",
+        d.present, d.missing, d.unknown, d.not_checkable
+    )?;
+    for m in d.missing_downloads.iter().take(10) {
+        writeln!(o, "    missing: {} ({})", m.url, m.eggs.join(", "))?;
+    }
+    if d.missing_downloads.len() > 10 {
+        writeln!(o, "    … and {} more", d.missing_downloads.len() - 10)?;
     }
     Ok(())
 }

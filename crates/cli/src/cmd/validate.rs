@@ -45,6 +45,24 @@ pub(crate) struct Args {
     /// could not be checked, a note). Without it, nothing goes to the network.
     #[arg(long)]
     images: bool,
+    /// Let --images (and --downloads) ask internal addresses (loopback, link-local, private,
+    /// unique-local): a registry or file server on this machine or network. Off, they are
+    /// `unknown` without being asked, as in a build without `[images] allow_internal`.
+    #[arg(long)]
+    allow_internal: bool,
+    /// Also ask the host of each URL the install scripts fetch whether it exists (E064
+    /// missing, an error; E065 could not be checked, a note): fixed URLs, and those the
+    /// egg's default values make whole.
+    #[arg(long)]
+    downloads: bool,
+    /// With --images or --downloads: resolve HOST to ADDRESS instead of asking the system's
+    /// resolver, as curl's --resolve (`ADDRESS` `hang`: the lookup never answers); repeatable.
+    #[arg(long, value_name = "HOST=ADDRESS")]
+    resolve: Vec<String>,
+    /// With --images or --downloads: a PEM file of certificate authorities trusted besides the
+    /// system's.
+    #[arg(long, value_name = "FILE")]
+    ca_file: Option<PathBuf>,
 }
 
 const EXIT_HELP: &str =
@@ -105,7 +123,7 @@ pub(crate) fn main(args: Args) -> ExitCode {
 
 /// What the registries say of every valid image the files name (`--images`): each distinct
 /// reference asked once, with the default limits, and no cache.
-fn ask_registries(files: &[(String, Vec<u8>)]) -> ImageFindings {
+fn ask_registries(files: &[(String, Vec<u8>)], options: &eggcat_images::Options) -> ImageFindings {
     let mut references = Vec::new();
     for (path, bytes) in files {
         let syntax = eggcat_egg::SyntaxKind::from_file_name(path).unwrap_or_else(|| {
@@ -118,12 +136,46 @@ fn ask_registries(files: &[(String, Vec<u8>)]) -> ImageFindings {
             references.extend(eggcat_catalog::images::references(&parsed.value));
         }
     }
-    eggcat_images::check(
-        &references,
-        &eggcat_images::Options::default(),
-        None,
-        &crate::now_ms,
-    )
+    eggcat_images::check(&references, options, None, &crate::now_ms)
+}
+
+/// What the hosts say of every download URL the files' install scripts fetch that can be
+/// asked (`--downloads`): each distinct URL asked once, with the default limits, no cache.
+fn ask_hosts(
+    files: &[(String, Vec<u8>)],
+    options: &eggcat_images::Options,
+) -> eggcat_images::DownloadFindings {
+    let mut urls = Vec::new();
+    for (path, bytes) in files {
+        let syntax = eggcat_egg::SyntaxKind::from_file_name(path).unwrap_or_else(|| {
+            match bytes.iter().find(|b| !b.is_ascii_whitespace()) {
+                Some(b'{' | b'[') => eggcat_egg::SyntaxKind::Json,
+                _ => eggcat_egg::SyntaxKind::Yaml,
+            }
+        });
+        if let Ok(parsed) = eggcat_egg::parse(bytes, syntax) {
+            urls.extend(eggcat_catalog::downloads::urls(&parsed.value));
+        }
+    }
+    eggcat_images::check_downloads(&urls, &urls, options, None, &crate::now_ms)
+}
+
+/// E064/E065 on the downloads of one file, from the hosts' findings.
+fn download_diagnostics(
+    path: &str,
+    bytes: &[u8],
+    findings: &eggcat_images::DownloadFindings,
+) -> Vec<Diagnostic> {
+    let answer = |url: &str| {
+        let f = findings.get(url)?;
+        let detail = f.detail.clone().unwrap_or_default();
+        Some(match f.status {
+            ImageStatus::Present => RegistryAnswer::Present,
+            ImageStatus::Missing => RegistryAnswer::Missing(detail),
+            ImageStatus::Unknown => RegistryAnswer::Unknown(detail),
+        })
+    };
+    eggcat_validate::check_download_answers(path, bytes, &answer)
 }
 
 /// E062/E063 on the images of one file, from the registries' findings.
@@ -173,11 +225,37 @@ fn run(args: &Args) -> Result<ExitCode> {
             std::fs::read(file).with_context(|| format!("cannot read {}", file.display()))?;
         read.push((file.display().to_string(), bytes));
     }
-    let answers = args.images.then(|| ask_registries(&read));
+    let mut options = eggcat_images::Options {
+        allow_internal: args.allow_internal,
+        ca_file: args.ca_file.clone(),
+        ..eggcat_images::Options::default()
+    };
+    for r in &args.resolve {
+        let (host, to) = r
+            .split_once('=')
+            .with_context(|| format!("--resolve `{r}`: write it HOST=ADDRESS"))?;
+        let resolution = if to == "hang" {
+            eggcat_images::Resolution::Hang
+        } else {
+            eggcat_images::Resolution::Address(to.parse().with_context(|| {
+                format!("--resolve `{r}`: `{to}` is neither an IP address nor `hang`")
+            })?)
+        };
+        options
+            .resolve
+            .insert(host.to_ascii_lowercase(), resolution);
+    }
+    let answers = args.images.then(|| ask_registries(&read, &options));
+    let hosts = args.downloads.then(|| ask_hosts(&read, &options));
     for (shown, bytes) in &read {
         let mut diags: Vec<Diagnostic> = check_file(shown, bytes);
         if let Some(findings) = &answers {
             diags.extend(registry_diagnostics(shown, bytes, findings));
+        }
+        if let Some(findings) = &hosts {
+            diags.extend(download_diagnostics(shown, bytes, findings));
+        }
+        if answers.is_some() || hosts.is_some() {
             diags.sort_by_key(|d| (d.line.unwrap_or(0), d.column.unwrap_or(0)));
         }
         let (shown, bytes) = (shown.as_str(), bytes.as_slice());

@@ -597,6 +597,7 @@ const DOCUMENTED: &[(&str, usize, &[&str])] = &[
     ),
     ("### `diagnostics`", 0, &["Diagnostic"]),
     ("### `images` and `runsOn`", 0, &["ImageInfo"]),
+    ("### `downloads`", 0, &["DownloadInfo"]),
     (
         "## 8. The egg document (`api/v1/eggs/<slug>.json`)",
         0,
@@ -609,6 +610,8 @@ const DOCUMENTED: &[(&str, usize, &[&str])] = &[
     (REPORT, 3, &["DiagnosticCounts"]),
     (REPORT, 4, &["ImagesReport"]),
     (REPORT, 5, &["MissingImage"]),
+    (REPORT, 6, &["DownloadsReport"]),
+    (REPORT, 7, &["MissingDownload"]),
     ("### `lastRebuild` (served only)", 0, &["LastRebuild"]),
     ("## 15. Removed eggs (`_removed.json`)", 0, &["RemovedEgg"]),
     (
@@ -656,6 +659,10 @@ const NOT_IN_CATALOG_FORMAT: &[(&str, &str)] = &[
     (
         "ImageStatus",
         "a string enum, its values in section 7's `images` table",
+    ),
+    (
+        "DownloadKind",
+        "a string enum, its values in section 7's `downloads` table",
     ),
     ("RemovedList", "an array of RemovedEgg"),
     ("Summary", "an array of SummaryItem"),

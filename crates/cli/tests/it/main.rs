@@ -11,6 +11,7 @@ mod demo;
 mod diff;
 mod doc_commands;
 mod doc_links;
+mod downloads;
 mod errors;
 mod faults;
 mod faults_connections;

@@ -95,6 +95,10 @@ codes! {
     BadImageReference = "E061", Error, "docker image that is not a valid reference";
     ImageMissing = "E062", Error, "docker image its registry says does not exist (--images)";
     ImageUnchecked = "E063", Note, "docker image its registry could not be asked about (--images)";
+    DownloadMissing = "E064", Error,
+        "install-script download its host says does not exist (--downloads)";
+    DownloadUnchecked = "E065", Note,
+        "install-script download its host could not be asked about (--downloads)";
     InstallWithoutContainer = "E070", Error, "install script without a container";
     InstallWithoutEntrypoint = "E071", Error, "install script without an entrypoint";
     ShebangMismatch = "E072", Warning, "install script's shebang does not match its entrypoint";

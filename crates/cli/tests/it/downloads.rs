@@ -1,0 +1,478 @@
+//! Download health end to end (issue 38 §5): eggs whose install scripts name real-looking host
+//! names, sent to a file server on loopback through the `resolve` override, behind `socat`
+//! speaking TLS with a certificate from a test CA that `openssl` makes (trusted through
+//! `ca_file`). What the hosts say reaches the egg documents, the egg page, the catalog card, the
+//! report, the status page and `/metrics`; a file deleted on the server shows as missing at the
+//! first rebuild past its answer's TTL, without any upstream commit; a slow host is `unknown`,
+//! never missing; `eggcat validate --downloads` says E064 with exit code 1. Without `openssl`
+//! and `socat` the test says so on one line and checks nothing, unless
+//! `EGGCAT_REGISTRY_TESTS=require`.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use eggcat_images::{Options, Resolution};
+use eggcat_pipeline::BuildOptions;
+use eggcat_upstream::Limits;
+use serde_json::Value;
+
+use crate::support::*;
+
+const HOSTS: [&str; 3] = ["files.example.com", "slow.example.org", "api.github.com"];
+
+/// The `Authorization` headers the server saw, with the host each was sent to.
+type Seen = Arc<Mutex<Vec<(String, String)>>>;
+
+/// The files the server has, by path.
+type Files = Arc<Mutex<BTreeSet<String>>>;
+
+fn file_server(files: Files, seen: Seen) -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let (files, seen) = (files.clone(), seen.clone());
+            std::thread::spawn(move || serve(stream, &files, &seen));
+        }
+    });
+    port
+}
+
+fn serve(
+    mut stream: TcpStream,
+    files: &Mutex<BTreeSet<String>>,
+    seen: &Mutex<Vec<(String, String)>>,
+) {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    loop {
+        let mut head = Vec::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap_or(0) == 0 {
+                return;
+            }
+            if line == "\r\n" {
+                break;
+            }
+            head.push(line.trim_end().to_owned());
+        }
+        let mut first = head[0].split(' ');
+        let (method, path) = (first.next().unwrap_or(""), first.next().unwrap_or(""));
+        let slow = head
+            .iter()
+            .any(|l| l.to_ascii_lowercase().starts_with("host: slow."));
+        if slow {
+            std::thread::sleep(Duration::from_secs(3));
+        }
+        let host = head
+            .iter()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .strip_prefix("host: ")
+                    .map(str::to_owned)
+            })
+            .unwrap_or_default();
+        if let Some(auth) = head
+            .iter()
+            .find(|l| l.to_ascii_lowercase().starts_with("authorization: "))
+        {
+            let value = auth["authorization: ".len()..].to_owned();
+            seen.lock().unwrap().push((host.clone(), value));
+        }
+        let status = match path {
+            "/gone" => 410,
+            p if files.lock().unwrap().contains(p) => 200,
+            _ => 404,
+        };
+        let body = if method == "HEAD" { "" } else { "hello" };
+        let answer = format!("HTTP/1.1 {status} X\r\nContent-Length: 5\r\n\r\n{body}");
+        if stream.write_all(answer.as_bytes()).is_err() {
+            return;
+        }
+    }
+}
+
+/// A test CA and a server certificate for [`HOSTS`]: (CA file, server PEM with its key).
+fn certificates(dir: &Path) -> (PathBuf, PathBuf) {
+    let run = |args: &[&str]| {
+        let out = Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
+    let split = |s: String| -> Vec<String> { s.split(' ').map(str::to_owned).collect() };
+    let ca = split(format!(
+        "req -x509 {ec} -keyout ca.key -out ca.pem -days 1 -subj /CN=eggcat-test-CA"
+    ));
+    run(&ca.iter().map(String::as_str).collect::<Vec<_>>());
+    let csr = split(format!(
+        "req {ec} -keyout server.key -out server.csr -subj /CN=eggcat-test-server"
+    ));
+    run(&csr.iter().map(String::as_str).collect::<Vec<_>>());
+    let san: Vec<String> = HOSTS.iter().map(|h| format!("DNS:{h}")).collect();
+    std::fs::write(
+        dir.join("san.ext"),
+        format!(
+            "subjectAltName={}\nbasicConstraints=CA:FALSE\n",
+            san.join(",")
+        ),
+    )
+    .unwrap();
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.pem",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "1",
+        "-extfile",
+        "san.ext",
+    ]);
+    let pem = [
+        std::fs::read(dir.join("server.crt")).unwrap(),
+        std::fs::read(dir.join("server.key")).unwrap(),
+    ]
+    .concat();
+    std::fs::write(dir.join("server.pem"), pem).unwrap();
+    (dir.join("ca.pem"), dir.join("server.pem"))
+}
+
+/// `socat` speaking TLS on a free port in front of `plain`.
+struct Tls(Child, u16);
+
+impl Tls {
+    fn start(server_pem: &Path, plain: u16) -> Tls {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("socat")
+            .arg(format!(
+                "OPENSSL-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork,cert={},verify=0",
+                server_pem.display()
+            ))
+            .arg(format!("TCP:127.0.0.1:{plain}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(started.elapsed() < Duration::from_secs(5), "socat listens");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Tls(child, port)
+    }
+}
+
+impl Drop for Tls {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn tools() -> bool {
+    let ok = Command::new("openssl").arg("version").output().is_ok()
+        && Command::new("socat").arg("-V").output().is_ok();
+    if !ok {
+        let strict = std::env::var("EGGCAT_REGISTRY_TESTS").is_ok_and(|v| v == "require");
+        assert!(
+            !strict,
+            "EGGCAT_REGISTRY_TESTS=require but openssl or socat is missing"
+        );
+        eprintln!("skipped: downloads::*: needs openssl and socat");
+    }
+    ok
+}
+
+/// A PTDL_v2 egg whose install script runs `script`.
+fn script_egg(name: &str, script: &str) -> String {
+    serde_json::to_string_pretty(&serde_json::json!({
+        "meta": {"version": "PTDL_v2", "update_url": null},
+        "name": name,
+        "author": "test@eggcat.invalid",
+        "docker_images": {"Debian": "ghcr.io/parkervcp/yolks:debian"},
+        "startup": "./run",
+        "config": {"files": "{}", "startup": "{\"done\": \"ready\"}", "logs": "{}", "stop": "stop"},
+        "scripts": {"installation": {"script": script, "container": "ghcr.io/parkervcp/installers:debian", "entrypoint": "bash"}},
+        "variables": [],
+    }))
+    .unwrap()
+}
+
+fn options(repo: &Repo, ca: &Path, ttl: u64) -> BuildOptions {
+    let images = Options {
+        ttl: Duration::from_secs(ttl),
+        timeout: Duration::from_secs(1),
+        budget: Duration::from_secs(20),
+        allow_internal: true,
+        ca_file: Some(ca.to_path_buf()),
+        resolve: HOSTS
+            .iter()
+            .map(|h| {
+                (
+                    (*h).to_owned(),
+                    Resolution::Address("127.0.0.1".parse().unwrap()),
+                )
+            })
+            .collect(),
+        // The images are not what this test is about: their registry is skipped.
+        skip: vec!["ghcr.io".to_owned()],
+        ..Options::default()
+    };
+    BuildOptions {
+        sources: vec![source(&repo.url(), "o", "eggs")],
+        limits: Limits::default(),
+        base_url: TEST_BASE_URL.to_owned(),
+        images,
+    }
+}
+
+/// `meta.downloads` of an egg as (checked URL, status).
+fn downloads_of(out: &Outcome, slug: &str) -> Vec<(String, String)> {
+    egg_doc(out, slug)["meta"]["downloads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["checked"].as_str().unwrap_or_default().to_owned(),
+                d["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
+fn page(out: &Outcome, path: &str) -> String {
+    String::from_utf8(out.snapshot.files[path].clone()).unwrap()
+}
+
+#[test]
+fn what_the_hosts_say_reaches_the_documents_pages_report_metrics_and_validate() {
+    if !tools() {
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let (ca, server_pem) = certificates(tmp.path());
+    let files: Files = Arc::default();
+    files
+        .lock()
+        .unwrap()
+        .extend(["/files/a.zip", "/files/b.zip"].map(str::to_owned));
+    let seen: Seen = Arc::default();
+    let tls = Tls::start(&server_pem, file_server(files.clone(), seen.clone()));
+    let url = |host: &str, path: &str| format!("https://{host}:{}{path}", tls.1);
+    let (a, b, none, gone, slow) = (
+        url("files.example.com", "/files/a.zip"),
+        url("files.example.com", "/files/b.zip"),
+        url("files.example.com", "/files/none.zip"),
+        url("files.example.com", "/gone"),
+        url("slow.example.org", "/files/a.zip"),
+    );
+    let script = format!(
+        "#!/bin/bash\n# curl -o x {none} (a comment: not a download)\ncurl -sSL -o a.zip {a}\nwget -q {b} -O b.zip\ncurl -o n.zip \"{none}\"\ncurl -o g {gone}\ncurl -o s {slow}\n"
+    );
+    let repo = Repo::init(tmp.path().join("up"), "main");
+    repo.write("a/egg-fetch.json", script_egg("Fetch", &script))
+        .write(
+            "b/egg-fine.json",
+            script_egg("Fine", &format!("#!/bin/bash\ncurl -o a.zip {a}\n")),
+        );
+    repo.commit("eggs");
+    let data = tmp.path().join("data");
+    let clock = Clock::new(1_767_225_600_000);
+
+    let first = rebuild_with(&data, &options(&repo, &ca, 3600), &clock).unwrap();
+    let statuses = |out: &Outcome| downloads_of(out, "eggs-fetch");
+    assert_eq!(
+        statuses(&first),
+        [
+            (a.clone(), "present".to_owned()),
+            (b.clone(), "present".to_owned()),
+            (none.clone(), "missing".to_owned()),
+            (gone.clone(), "missing".to_owned()),
+            (slow.clone(), "unknown".to_owned()),
+        ],
+        "the comment's URL is no download"
+    );
+    let doc = egg_doc(&first, "eggs-fetch");
+    let d = &doc["meta"]["downloads"];
+    assert_eq!(d[0]["kind"], "fixed");
+    assert_eq!(d[0]["line"], 3);
+    assert_eq!(d[3]["detail"], "the host answered 410");
+    assert_eq!(
+        d[4]["detail"], "no answer within 1 s",
+        "slow: unknown, never missing"
+    );
+    assert!(d[2]["since"].as_str().unwrap().starts_with("2026-01-01T"));
+    let report = &first.report.downloads;
+    assert_eq!(
+        (report.present, report.missing, report.unknown),
+        (2, 2, 1),
+        "distinct URLs"
+    );
+    assert_eq!(report.missing_downloads[0].eggs, ["eggs-fetch"]);
+    let egg_page = page(&first, "eggs/eggs-fetch/index.html");
+    assert!(egg_page.contains("<h2 id=\"h-downloads\">Install downloads</h2>"));
+    assert!(egg_page.contains("2 downloads are missing"), "the warning");
+    assert!(egg_page.contains("<span class=\"st missing\">missing</span>"));
+    assert!(egg_page.contains("<span class=\"st present\">present</span>"));
+    assert!(egg_page.contains("<span class=\"st unknown\">unknown</span>"));
+    let items: Vec<Value> =
+        serde_json::from_slice(&first.snapshot.files["api/v1/eggs/_summary.json"]).unwrap();
+    let item = |slug: &str| items.iter().find(|i| i["slug"] == slug).unwrap().clone();
+    assert_eq!(item("eggs-fetch")["missingDownloads"], 2);
+    assert!(item("eggs-fine").get("missingDownloads").is_none());
+    let catalog_page = page(&first, "index.html");
+    assert!(
+        catalog_page.contains("2 install downloads missing"),
+        "the card mark"
+    );
+    let status_page = page(&first, "status/index.html");
+    assert!(status_page.contains("Install downloads</h2>"));
+    assert!(status_page.contains(&format!("<code>{}", "<span class=\"nw\">https:/</span>")));
+    let metrics = metrics_of(&data);
+    assert!(
+        metrics.contains("eggcat_downloads{status=\"present\"} 2"),
+        "{metrics}"
+    );
+    assert!(metrics.contains("eggcat_downloads{status=\"missing\"} 2"));
+    assert!(metrics.contains("eggcat_downloads{status=\"unknown\"} 1"));
+
+    // Within the TTL nothing changes; b.zip deleted, past the TTL it is missing, with no
+    // upstream commit.
+    files.lock().unwrap().remove("/files/b.zip");
+    let within = rebuild_with(&data, &options(&repo, &ca, 3600), &clock).unwrap();
+    assert_eq!(
+        statuses(&within)[1].1,
+        "present",
+        "the answer holds for the TTL"
+    );
+    let past = rebuild_with(&data, &options(&repo, &ca, 1), &clock).unwrap();
+    assert!(
+        past.report.sources.iter().all(|s| !s.changed),
+        "no upstream commit"
+    );
+    assert_eq!(statuses(&past)[1], (b.clone(), "missing".to_owned()));
+    assert!(page(&past, "eggs/eggs-fetch/index.html").contains("3 downloads are missing"));
+
+    // validate --downloads, as a maintainer runs it before pushing.
+    let egg_file = tmp.path().join("egg-fetch.json");
+    std::fs::write(&egg_file, script_egg("Fetch", &script)).unwrap();
+    let mut args: Vec<String> = [
+        "validate",
+        "--downloads",
+        "--allow-internal",
+        "--format",
+        "json",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(format!("--ca-file={}", ca.display()));
+    for h in HOSTS {
+        args.push(format!("--resolve={h}=127.0.0.1"));
+    }
+    args.push(egg_file.display().to_string());
+    let out = Command::new(env!("CARGO_BIN_EXE_eggcat"))
+        .args(&args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let diags: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let codes: Vec<(&str, bool)> = diags
+        .iter()
+        .filter(|d| d["code"] == "E064" || d["code"] == "E065")
+        .map(|d| {
+            let message = d["message"].as_str().unwrap();
+            (
+                d["code"].as_str().unwrap(),
+                message.contains("/files/b.zip"),
+            )
+        })
+        .collect();
+    // b.zip (now gone), none.zip and /gone are errors; the slow host answers within validate's
+    // 10 s timeout: present, nothing said of it.
+    assert!(!stdout.contains("slow.example.org"), "{stdout}");
+    assert_eq!(
+        codes,
+        [("E064", true), ("E064", false), ("E064", false),],
+        "{stdout}"
+    );
+    // A GitHub API URL the web does not answer alike is asked of the API with the token from
+    // the environment, and only there; the token is written nowhere.
+    let api_egg = tmp.path().join("egg-api.json");
+    let api_script = format!(
+        "#!/bin/bash\ncurl -o r {}\ncurl -o a {a}\n",
+        url("api.github.com", "/files/a.zip")
+    );
+    std::fs::write(&api_egg, script_egg("Api", &api_script)).unwrap();
+    let mut args: Vec<String> = ["validate", "--downloads", "--allow-internal"]
+        .map(str::to_owned)
+        .to_vec();
+    args.push(format!("--ca-file={}", ca.display()));
+    for h in HOSTS {
+        args.push(format!("--resolve={h}=127.0.0.1"));
+    }
+    args.push(api_egg.display().to_string());
+    seen.lock().unwrap().clear();
+    let out = Command::new(env!("CARGO_BIN_EXE_eggcat"))
+        .args(&args)
+        .env("EGGCAT_GITHUB_TOKEN", "t0ken-never-written")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let seen = seen.lock().unwrap().clone();
+    assert!(
+        seen.iter()
+            .any(|(h, v)| h.starts_with("api.github.com") && v == "Bearer t0ken-never-written"),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().all(|(h, _)| h.starts_with("api.github.com")),
+        "the token goes to api.github.com only: {seen:?}"
+    );
+    assert!(!stdout.contains("t0ken") && !stderr.contains("t0ken"));
+    let cache = std::fs::read_to_string(data.join("images.json")).unwrap_or_default();
+    assert!(!cache.is_empty() && !cache.contains("t0ken"));
+}
+
+/// `/metrics` of a server that loaded `data`'s current snapshot.
+fn metrics_of(data: &Path) -> String {
+    let store = eggcat_store::Store::new(data);
+    let app = eggcat_server::App::new(&eggcat_server::AppOptions {
+        cache_control: "no-cache".into(),
+    })
+    .unwrap();
+    install_current(&app, store.data_dir());
+    let r = crate::http::get(&app, "/metrics", &[]);
+    String::from_utf8(r.body().to_vec()).unwrap()
+}
