@@ -654,6 +654,10 @@ const NOT_IN_CATALOG_FORMAT: &[(&str, &str)] = &[
         "a string enum, its one value in `lastRebuild`'s table",
     ),
     ("OpenApiDocument", "the OpenAPI document itself"),
+    (
+        "UpdateCheckMd5",
+        "an object of EggVersion, its three members in `pelicanUpdateCheckMd5`'s row",
+    ),
     ("EggIndex", "an array of EggListItem"),
     ("EggNames", "an array of strings"),
     (
