@@ -17,6 +17,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const search = require('./search/measure.js');
 
 const URLS = (process.env.EGGCAT_URLS || 'http://127.0.0.1:8080').split(',').filter(Boolean);
 const HOSTILE = process.env.EGGCAT_HOSTILE || '';
@@ -184,6 +185,22 @@ for (const base of URLS) {
     const missing = CORPUS_REPOS.filter((r) => !repos.has(r));
     assert.deepEqual(missing, [], 'every corpus repository has eggs in the catalog');
     assert.ok(items.length > 60, `EGGCAT_CORPUS=require but the catalog has ${items.length} eggs, not the corpus`);
+  });
+
+  // The query set of issue 40 (search/queries.json), on the shared corpus: at least 97 % of the
+  // queries name an egg a person would accept in the first 3 cards, and every egg name typed
+  // exactly lists every egg of that name first. bench/search.sh prints the same figures.
+  test(`${host}: search finds the egg a person means`, { skip: (!CORPUS_REPOS.length || base !== URLS[0]) && 'needs the shared corpus (run once, on the first host)' }, async () => {
+    const { context, page, log } = await open(base);
+    await page.goto(base + '/');
+    await page.waitForSelector('#search:not(.pending)');
+    const f = await search.found(page);
+    const misses = f.misses.map((x) => `${x.kind} "${x.q}" => ${x.top3.join(' | ')}`).join('\n');
+    assert.ok(f.share >= 0.97, `found ${f.found} of ${f.total} (${(100 * f.share).toFixed(1)} %, target 97 %):\n${misses}`);
+    const e = await search.exactNames(page);
+    assert.deepEqual(e.fails, [], 'an exact name lists every egg of that name first');
+    clean(base, log);
+    await context.close();
   });
 
   test(`${host}: search, filters, URL state and back`, async () => {
