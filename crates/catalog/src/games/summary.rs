@@ -79,6 +79,7 @@ pub fn item(
             .filter(|i| i.status == ImageStatus::Missing)
             .count(),
         runs_on: m.runs_on.clone(),
+        aliases: super::aliases::of(&m.name),
     }
 }
 
