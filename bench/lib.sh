@@ -176,3 +176,140 @@ bench_need_counts() {
         [[ "${!name:-}" =~ ^[1-9][0-9]*$ ]] || die "$name is a whole number of at least 1, not '${!name:-}'"
     done
 }
+
+# The 10x catalog of bench/scale.sh (SCALE times the shared repositories; scale.sh's header
+# says how the copies differ), also made by bench/search.sh. Needs SCALE and bench_make_repos.
+# Copies the shared repositories SCALE-1 times under new names, edits each copy's eggs (see the
+# header) and makes a git repository of each. Sets COPY_NAMES.
+make_copies() {
+    local k name dest args=() out
+    COPY_NAMES=()
+    for k in $(seq 2 "$SCALE"); do
+        for name in "${BENCH_REPO_NAMES[@]}"; do
+            dest="$TMP/repos/$name-copy$k"
+            mkdir -p "$dest"
+            cp -a "$SHARED/pelican-eggs/$name/." "$dest/"
+            args+=("$dest:$k")
+            COPY_NAMES+=("$name-copy$k")
+        done
+    done
+    out=$(python3 - "${args[@]}" <<'PY'
+import json, os, re, sys, uuid
+
+import yaml
+
+EGG = re.compile(r"egg-.*\.(json|ya?ml)$")
+STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def new_uuid(old, k):
+    return str(uuid.uuid5(uuid.NAMESPACE_URL, f"eggcat-bench-scale/{k}/{old}"))
+
+
+def wanted(doc, k):
+    """The egg of copy k: the name with " copy k", the uuid (when a string) a UUIDv5 of it."""
+    want = dict(doc, name=f"{doc['name']} copy {k}")
+    if isinstance(doc.get("uuid"), str):
+        want["uuid"] = new_uuid(doc["uuid"], k)
+    return want
+
+
+def top_level_strings(text):
+    """(key, start, end) of each string value of a top-level member of a JSON object."""
+    depth, i, key = 0, 0, None
+    while i < len(text):
+        c = text[i]
+        if c == '"':
+            m = STRING.match(text, i)
+            if m is None:
+                return
+            if depth == 1 and key is None and re.match(r"\s*:", text[m.end():]):
+                key = json.loads(m.group())
+            elif depth == 1 and key is not None:
+                yield key, m.start(), m.end()
+                key = None
+            i = m.end()
+            continue
+        if c in "{[":
+            depth += 1
+        elif c in "}]":
+            depth -= 1
+        elif c == "," and depth == 1:
+            key = None
+        i += 1
+
+
+def edit_json(text, k):
+    doc = json.loads(text)
+    if not isinstance(doc, dict) or not isinstance(doc.get("name"), str):
+        return None
+    want = wanted(doc, k)
+    spans = {key: (s, e) for key, s, e in top_level_strings(text) if key in ("name", "uuid")}
+    for key, (s, e) in sorted(spans.items(), key=lambda item: -item[1][0]):
+        text = text[:s] + json.dumps(want[key], ensure_ascii=False) + text[e:]
+    return text if json.loads(text) == want else None
+
+
+def edit_yaml(text, k):
+    doc = yaml.safe_load(text)
+    if not isinstance(doc, dict) or not isinstance(doc.get("name"), str):
+        return None
+    want = wanted(doc, k)
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        m = re.fullmatch(r"name: (.*?)\s*", line)
+        if m:
+            v = m.group(1)
+            if len(v) > 1 and v[0] in "'\"" and v[-1] == v[0]:
+                lines[i] = f"name: {v[:-1]} copy {k}{v[0]}"
+            elif v and v[0] not in "|>&*!#%@`'\"" and " #" not in v:
+                lines[i] = f"name: {v} copy {k}"
+            else:
+                return None
+            break
+    if "uuid" in want:
+        for i, line in enumerate(lines):
+            if re.fullmatch(r"uuid: ['\"]?[0-9A-Fa-f-]+['\"]?\s*", line):
+                lines[i] = f"uuid: {want['uuid']}"
+                break
+    text = "\n".join(lines)
+    return text if yaml.safe_load(text) == want else None
+
+
+edited = kept = 0
+for arg in sys.argv[1:]:
+    root, k = arg.rsplit(":", 1)
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in (".git", ".github")]
+        for name in files:
+            if not EGG.search(name):
+                continue
+            path = os.path.join(folder, name)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+                new = (edit_json if name.endswith(".json") else edit_yaml)(text, int(k))
+            except (ValueError, yaml.YAMLError):
+                new = None
+            if new is None:
+                kept += 1
+                continue
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(new)
+            edited += 1
+print(edited, kept)
+PY
+    ) || die "editing the copies' eggs failed"
+    read -r COPIES_EDITED COPIES_KEPT <<<"$out"
+    for name in "${COPY_NAMES[@]}"; do
+        dest="$TMP/repos/$name"
+        if ! {
+            git -C "$dest" init -q -b main &&
+                git -C "$dest" add -A &&
+                bench_git -C "$dest" commit -q -m "snapshot, copy"
+        } >"$TMP/git.log" 2>&1; then
+            cat "$TMP/git.log" >&2
+            die "could not make a git repository of $dest"
+        fi
+    done
+}

@@ -17,6 +17,7 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const search = require('./search/measure.js');
 
 const URLS = (process.env.EGGCAT_URLS || 'http://127.0.0.1:8080').split(',').filter(Boolean);
 const HOSTILE = process.env.EGGCAT_HOSTILE || '';
@@ -186,6 +187,22 @@ for (const base of URLS) {
     assert.ok(items.length > 60, `EGGCAT_CORPUS=require but the catalog has ${items.length} eggs, not the corpus`);
   });
 
+  // The query set of issue 40 (search/queries.json), on the shared corpus: at least 97 % of the
+  // queries name an egg a person would accept in the first 3 cards, and every egg name typed
+  // exactly lists every egg of that name first. bench/search.sh prints the same figures.
+  test(`${host}: search finds the egg a person means`, { skip: (!CORPUS_REPOS.length || base !== URLS[0]) && 'needs the shared corpus (run once, on the first host)' }, async () => {
+    const { context, page, log } = await open(base);
+    await page.goto(base + '/');
+    await page.waitForSelector('#search:not(.pending)');
+    const f = await search.found(page);
+    const misses = f.misses.map((x) => `${x.kind} "${x.q}" => ${x.top3.join(' | ')}`).join('\n');
+    assert.ok(f.share >= 0.97, `found ${f.found} of ${f.total} (${(100 * f.share).toFixed(1)} %, target 97 %):\n${misses}`);
+    const e = await search.exactNames(page);
+    assert.deepEqual(e.fails, [], 'an exact name lists every egg of that name first');
+    clean(base, log);
+    await context.close();
+  });
+
   test(`${host}: search, filters, URL state and back`, async () => {
     const items = await summary(base);
     const { context, page, log } = await open(base);
@@ -198,11 +215,16 @@ for (const base of URLS) {
     const query = target.name.toLowerCase();
     await page.fill('#q', query);
     const hits = await shown(page);
-    const expected = items.filter((i) => [i.name, i.description, i.tags.join(' '), i.category,
-      i.owner + '/' + i.repo, i.images.join(' ')].join('\n').toLowerCase().includes(query));
-    assert.equal(hits.length, expected.length, 'search hits');
+    // Every egg whose name holds the query is found (the search also finds other spellings:
+    // docs/web.md, "How the search ranks"), and the egg of that very name comes first.
+    const expected = items.filter((i) => i.name.toLowerCase().includes(query));
+    assert.ok(hits.length >= Math.min(expected.length, 60), 'search hits');
+    if (expected.length <= 60) {
+      const missed = expected.filter((i) => !hits.includes(i.slug)).map((i) => i.name);
+      assert.deepEqual(missed, [], 'every egg whose name holds the query is listed');
+    }
     const first = items.find((i) => i.slug === hits[0]);
-    assert.ok(first.name.toLowerCase().includes(query), `a name match first, got ${first.name}`);
+    assert.equal(first.name.toLowerCase(), query, `the egg of that name first, got ${first.name}`);
     // The URL follows the list a moment later (off the keystroke's path).
     await page.waitForFunction((q) => new URLSearchParams(location.search).get('q') === q, query);
 
@@ -236,9 +258,9 @@ for (const base of URLS) {
     await page.goto(`${base}/?q=&category=${encodeURIComponent(cat)}`);
     await page.waitForSelector('#search:not(.pending)');
     assert.equal(await page.inputValue('#f-category'), cat);
-    await page.fill('#q', 'zzzz-nothing');
+    await page.fill('#q', 'zzzz-qqqq');
     assert.equal((await shown(page)).length, 0);
-    await page.waitForFunction(() => new URLSearchParams(location.search).get('q') === 'zzzz-nothing');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('q') === 'zzzz-qqqq');
     await page.goBack();
     await page.waitForFunction(() => document.getElementById('q').value === '');
     assert.equal((await shown(page)).length, items.filter((i) => i.category === cat).length);
@@ -291,12 +313,12 @@ for (const base of URLS) {
     await page.goto(`${base}/?category=${encodeURIComponent(items[0].category)}`);
     await page.waitForSelector('#search:not(.pending)');
     assert.equal(await page.isVisible('#empty'), false, 'no message while eggs are shown');
-    await page.fill('#q', 'zzzz-nothing');
+    await page.fill('#q', 'zzzz-qqqq');
     assert.equal((await shown(page)).length, 0);
     assert.equal(await page.isVisible('#empty'), true);
-    assert.equal(await page.textContent('#empty-text'), 'No egg matches \u201czzzz-nothing\u201d with 1 filter.');
+    assert.equal(await page.textContent('#empty-text'), 'No egg matches \u201czzzz-qqqq\u201d with 1 filter.');
     assert.equal(await page.textContent('#count'), `0 of ${items.length} ${items.length === 1 ? 'egg' : 'eggs'}`);
-    await page.waitForFunction(() => new URLSearchParams(location.search).get('q') === 'zzzz-nothing');
+    await page.waitForFunction(() => new URLSearchParams(location.search).get('q') === 'zzzz-qqqq');
     await page.click('#clear');
     assert.equal(await page.inputValue('#q'), '');
     assert.equal(await page.inputValue('#f-category'), '');
@@ -317,15 +339,20 @@ for (const base of URLS) {
       await page.click('#clear');
       assert.equal((await shown(page)).length, items.length);
     }
-    // One result: the count says "1 of N eggs".
-    // The script's rule: every word of the query is in the name or the other searched fields.
-    const hay = (j) => [j.name, j.description, j.tags.join(' '), j.category, j.owner + '/' + j.repo,
-      j.images.join(' ')].join('\n').toLowerCase();
-    const hits = (q) => items.filter((j) => q.toLowerCase().split(/\s+/).filter(Boolean)
-      .every((t) => hay(j).includes(t)));
-    const unique = items.find((i) => hits(i.name).length === 1);
-    assert.ok(unique, 'an egg whose name finds only it');
-    await page.fill('#q', unique.name);
+    // One result: the count says "1 of N eggs". The query: the first word of the eggs' names
+    // and descriptions, longest first, that the page finds in one egg alone (most names have a
+    // Pterodactyl twin in the corpus, so a name finds two).
+    const words = [...new Set(items.flatMap((i) => `${i.name} ${i.description}`.toLowerCase().split(/[^a-z0-9]+/)))]
+      .filter((w) => w.length >= 6).sort((a, b) => b.length - a.length || (a < b ? -1 : 1));
+    const unique = await page.evaluate((ws) => ws.find((w) => {
+      const box = document.getElementById('q');
+      box.value = w;
+      box.dispatchEvent(new Event('input', { bubbles: true }));
+      return document.getElementById('eggs').children.length === 1;
+    }), words);
+    assert.ok(unique, 'a word that finds only one egg');
+    await page.fill('#q', unique);
+    assert.equal((await shown(page)).length, 1);
     assert.equal(await page.textContent('#count'), `1 of ${items.length} eggs`);
     clean(base, log);
     await context.close();
@@ -435,6 +462,22 @@ for (const base of URLS) {
     await page.fill('#q', egg.name.toLowerCase());
     const card = await page.textContent(`#e-${egg.slug} .tags .game`);
     assert.equal(card, `${game.length} eggs for this game`);
+    // The cards of the game's eggs tell them apart at a glance: each names its repository and
+    // its last upstream change, and no two of them read the same.
+    const cards = await page.$$eval('#eggs > li', (lis, slugs) => lis.filter((li) => slugs.includes(li.id.slice(2)))
+      .map((li) => ({
+        slug: li.id.slice(2),
+        text: li.innerText.replace(/\s+/g, ' ').trim(),
+        repo: (li.querySelector('.tags .repo') || {}).textContent || '',
+        updated: (li.querySelector('.tags time.updated') || {}).textContent || '',
+      })), game.map((i) => i.slug));
+    assert.ok(cards.length >= 2, `the search for "${egg.name}" lists at least two eggs of its game`);
+    for (const c of cards) {
+      const it = items.find((i) => i.slug === c.slug);
+      assert.equal(c.repo, `${it.owner}/${it.repo}`, `the card of ${c.slug} names its repository`);
+      assert.match(c.updated, /^(Updated \d{4}-\d{2}-\d{2}( or before)?|Read \d{4}-\d{2}-\d{2})$/, `the card of ${c.slug} dates it`);
+    }
+    assert.equal(new Set(cards.map((c) => c.text)).size, cards.length, `the cards differ: ${cards.map((c) => c.text).join(' || ')}`);
     await page.fill('#q', '');
     await page.check('#per-game');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('rows') === 'game');
@@ -448,7 +491,7 @@ for (const base of URLS) {
     await page.waitForSelector('#search:not(.pending)');
     assert.equal(await page.isChecked('#per-game'), true);
     assert.equal((await shown(page)).length, games.size);
-    await page.fill('#q', 'zzzz-nothing');
+    await page.fill('#q', 'zzzz-qqqq');
     await page.click('#clear');
     assert.equal(await page.isChecked('#per-game'), false);
     assert.equal((await shown(page)).length, items.length);

@@ -50,14 +50,23 @@
       s.textContent = t;
       tags.appendChild(s);
     });
-    // Another egg for this game would show the same card: the repository tells them apart.
-    if (it.lookalike) {
+    // The game has other eggs: the repository and the last upstream change tell them apart at
+    // a glance (catalog_page.rs writes the same).
+    if (it.lookalike || it.gameEggs > 1) {
       var r = document.createElement('span');
       r.className = 'repo';
       r.textContent = it.owner + '/' + it.repo;
       tags.appendChild(r);
     }
     if (it.gameEggs > 1) {
+      var at = new Date(it.updatedAt).toISOString();
+      var day = at.slice(0, 10);
+      var u = document.createElement('time');
+      u.className = 'updated';
+      u.dateTime = at;
+      u.textContent = it.updatedFrom === 'before' ? 'Updated ' + day + ' or before'
+        : it.updatedFrom === 'indexed' ? 'Read ' + day : 'Updated ' + day;
+      tags.appendChild(u);
       var g = document.createElement('span');
       g.className = 'game';
       g.textContent = plural(it.gameEggs, 'egg', 'eggs') + ' for this game';
@@ -80,6 +89,198 @@
     li.appendChild(div);
     return li;
   }
+
+  // The search (docs/web.md, "How the search ranks"): one implementation, this one. Every
+  // field of an egg is cut into normalised words; a query word matches a word of the vocabulary
+  // exactly, as its prefix, as its longer form, or with one typo; an egg's score for the word
+  // is the best match over its fields, weighted by the field.
+  var WEIGHT = { name: 10, tags: 4, category: 3, repo: 2, description: 1, images: 1 };
+  var QUALITY = { exact: 1, prefix: 0.8, typo: 0.6, longer: 0.5 };
+
+  // Lowercase, accents off, apostrophes dropped, every other run of non-letters and non-digits
+  // a space.
+  function normalise(s) {
+    return String(s || '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+      .replace(/['\u2019]/g, '').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  }
+  function wordsOf(s) { var n = normalise(s); return n ? n.split(' ') : []; }
+  // The parts of a word written together: "SuperTuxKart" -> super tux kart, "arma3" -> arma 3.
+  function partsOf(raw) {
+    var spaced = String(raw || '').replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+      .replace(/(\p{L})(\p{N})/gu, '$1 $2').replace(/(\p{N})(\p{L})/gu, '$1 $2');
+    return wordsOf(spaced);
+  }
+  function baseName(name) { return String(name).replace(/ \(pterodactyl\)$/i, ''); }
+  // The initials of a name's words, a number whole: "Counter-Strike 2" -> cs2, "7 Days To Die"
+  // -> 7dtd.
+  function initials(words) {
+    return words.map(function (w) { return /^\p{N}+$/u.test(w) ? w : w.charAt(0); }).join('');
+  }
+  // Whether a and the first lb letters of b are at most one edit apart (a letter changed,
+  // added, removed, or two neighbours swapped).
+  function oneEdit(a, b, lb) {
+    var la = a.length;
+    if (la - lb > 1 || lb - la > 1) return false;
+    var i = 0;
+    while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+    if (i === la && i === lb) return true;
+    var j, k;
+    if (la === lb) {
+      // Changed, or swapped with the next letter.
+      for (j = i + 1; j < la && a.charCodeAt(j) === b.charCodeAt(j); j++);
+      if (j === la) return true;
+      if (a.charCodeAt(i) !== b.charCodeAt(i + 1) || a.charCodeAt(i + 1) !== b.charCodeAt(i)) return false;
+      for (j = i + 2; j < la && a.charCodeAt(j) === b.charCodeAt(j); j++);
+      return j === la;
+    }
+    // One letter more in the longer one, at i.
+    for (j = i, k = i + 1; la > lb ? k < la : k < lb; j++, k++) {
+      if (la > lb ? a.charCodeAt(k) !== b.charCodeAt(j) : a.charCodeAt(j) !== b.charCodeAt(k)) return false;
+    }
+    return true;
+  }
+
+  function Index(items) {
+    var words = [];      // the vocabulary
+    var typoOk = [];     // whether a word may match with a typo or as a shorter form
+    var post = [];       // per word: egg, weight, egg, weight, ...
+    var ids = new Map();
+    function add(egg, w, weight, loose) {
+      if (!w) return;
+      var id = ids.get(w);
+      if (id === undefined) {
+        id = words.length;
+        ids.set(w, id);
+        words.push(w);
+        typoOk.push(false);
+        post.push([]);
+      }
+      if (loose) typoOk[id] = true;
+      var p = post[id];
+      // One posting per egg and word: the heaviest field.
+      if (p.length && p[p.length - 2] === egg) { if (p[p.length - 1] < weight) p[p.length - 1] = weight; } else p.push(egg, weight);
+    }
+    items.forEach(function (it, e) {
+      var name = wordsOf(it.name);
+      var base = wordsOf(baseName(it.name));
+      var parts = partsOf(baseName(it.name));
+      it._norm = name.join(' ');
+      it._normBase = base.join(' ');
+      it._joined = base.join('');
+      name.concat(parts).forEach(function (w) { add(e, w, WEIGHT.name, w.length >= 3); });
+      add(e, it._joined, WEIGHT.name, true);
+      (it.aliases || []).forEach(function (a) { add(e, normalise(a).replace(/ /g, ''), WEIGHT.name, false); });
+      if (parts.length > 1) {
+        add(e, initials(parts), WEIGHT.name, false);
+        if (parts[0] === 'the') add(e, initials(parts.slice(1)), WEIGHT.name, false);
+      }
+      (it.tags || []).forEach(function (t) { wordsOf(t).forEach(function (w) { add(e, w, WEIGHT.tags, w.length >= 3); }); });
+      wordsOf(it.category).forEach(function (w) { add(e, w, WEIGHT.category, w.length >= 3); });
+      wordsOf(it.owner + ' ' + it.repo).forEach(function (w) { add(e, w, WEIGHT.repo, false); });
+      wordsOf(it.description).forEach(function (w) { add(e, w, WEIGHT.description, false); });
+      (it.images || []).forEach(function (im) { wordsOf(im).forEach(function (w) { add(e, w, WEIGHT.images, false); }); });
+    });
+    this.words = words;
+    this.typoOk = typoOk;
+    this.post = post.map(function (p) { return Float64Array.from(p); });
+    this.n = items.length;
+    this.cache = new Map();
+    this.bests = new Map();
+    this.ids = ids;
+    // The vocabulary sorted, for the words a query word begins (a range of it), and the words
+    // that may match with a typo (names, tags, categories: not descriptions).
+    this.sorted = words.map(function (w, i) { return i; }).sort(function (a, b) { return words[a] < words[b] ? -1 : 1; });
+    this.loose = words.map(function (w, i) { return i; }).filter(function (i) { return typoOk[i] && words[i].length >= 4; });
+  }
+  // The words of the vocabulary a query word matches, with how well: [id, quality, ...].
+  Index.prototype.match = function (t) {
+    var hit = this.cache.get(t);
+    if (hit) return hit;
+    var out = [];
+    var words = this.words, sorted = this.sorted;
+    var seen = new Set();
+    // The word itself and the words it begins: a range of the sorted vocabulary.
+    var lo = 0, hi = sorted.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (words[sorted[mid]] < t) lo = mid + 1; else hi = mid; }
+    for (var i = lo; i < sorted.length && words[sorted[i]].lastIndexOf(t, 0) === 0; i++) {
+      out.push(sorted[i], words[sorted[i]] === t ? QUALITY.exact : QUALITY.prefix);
+      seen.add(sorted[i]);
+    }
+    // A longer form of a word ("postgresql" for "postgres"): the word at least half of it.
+    for (var l = Math.max(4, Math.ceil(t.length / 2)); l < t.length; l++) {
+      var id = this.ids.get(t.slice(0, l));
+      if (id !== undefined && this.typoOk[id] && !seen.has(id)) { out.push(id, QUALITY.longer); seen.add(id); }
+    }
+    // One typo in a word of 5 letters or more, or in the part of a longer word typed so far.
+    if (t.length >= 5) {
+      var loose = this.loose, t0 = t.charCodeAt(0), t1 = t.charCodeAt(1);
+      for (i = 0; i < loose.length; i++) {
+        var w = words[loose[i]];
+        if (w.length < t.length - 1 || seen.has(loose[i])) continue;
+        // A typo keeps one of the first two letters in place, or swaps them.
+        var c0 = w.charCodeAt(0), c1 = w.charCodeAt(1);
+        if (c0 !== t0 && c1 !== t1 && c0 !== t1) continue;
+        if (oneEdit(t, w, w.length) || (w.length > t.length && (oneEdit(t, w, t.length) || oneEdit(t, w, t.length + 1)))) {
+          out.push(loose[i], QUALITY.typo);
+        }
+      }
+    }
+    if (this.cache.size > 500) this.cache.clear();
+    this.cache.set(t, out);
+    return out;
+  };
+
+  // Per egg, the best weighted match of query word t (0: none).
+  Index.prototype.best = function (t, nameOnly) {
+    // The words before the one being typed do not change from one keystroke to the next.
+    var memo = (nameOnly ? ' ' : '') + t;
+    var known = this.bests.get(memo);
+    if (known) return known;
+    if (this.bests.size > 64) this.bests.clear();
+    var best = new Float32Array(this.n);
+    this.bests.set(memo, best);
+    var m = this.match(t);
+    for (var k = 0; k < m.length; k += 2) {
+      var p = this.post[m[k]], q = m[k + 1];
+      for (var j = 0; j < p.length; j += 2) {
+        if (nameOnly && p[j + 1] !== WEIGHT.name) continue;
+        var v = p[j + 1] * q;
+        if (v > best[p[j]]) best[p[j]] = v;
+      }
+    }
+    // A query word few eggs match tells more than one most match ("server"): each egg's best
+    // is multiplied by log(1 + eggs / eggs matched).
+    var df = 0;
+    for (k = 0; k < best.length; k++) if (best[k] > 0) df++;
+    if (df) {
+      var idf = Math.log(1 + this.n / df);
+      for (k = 0; k < best.length; k++) best[k] *= idf;
+    }
+    return best;
+  };
+  // The rank of every egg for the query words: per egg how many words matched and the score
+  // (two neighbouring words that match a name written together count as both).
+  Index.prototype.rank = function (tokens) {
+    var n = this.n, self = this;
+    var bests = tokens.map(function (t) { return self.best(t, false); });
+    var pairs = [];
+    for (var i = 0; i + 1 < tokens.length; i++) pairs.push(this.best(tokens[i] + tokens[i + 1], true));
+    var count = new Uint8Array(n), score = new Float32Array(n);
+    for (var e = 0; e < n; e++) {
+      var c = 0, s = 0;
+      for (i = 0; i < tokens.length; i++) {
+        var v = bests[i][e];
+        if (i + 1 < tokens.length && pairs[i][e] > 0 && 2 * pairs[i][e] > v + bests[i + 1][e]) {
+          c += 2; s += 2 * pairs[i][e]; i++;
+          continue;
+        }
+        if (v > 0) { c++; s += v; }
+      }
+      count[e] = c;
+      score[e] = s;
+    }
+    return { count: count, score: score };
+  };
 
   function copyButtons() {
     document.querySelectorAll('button.copy[data-copy]').forEach(function (b) {
@@ -113,11 +314,13 @@
     var selects = {};
     FILTERS.forEach(function (f) { selects[f] = form.querySelector('[data-filter="' + f + '"]'); });
     var items = [];
+    var index = null;
+    var byTie = [];
     var current = Array.prototype.slice.call(list.children);
     var typing = false;
     var timer = 0;
     var pushLater = false;
-    var lastCounts = null;
+    var lastQuery = null;
     var showAll = false;
     var more = document.createElement('button');
     more.type = 'button';
@@ -168,55 +371,70 @@
       if (push) history.pushState(null, '', url); else history.replaceState(null, '', url);
     }
 
+    // Whether the egg passes every chosen filter but `except`.
+    function passes(it, chosen, except) {
+      for (var f = 0; f < FILTERS.length; f++) {
+        var name = FILTERS[f];
+        if (name !== except && chosen[name] && values(it, name).indexOf(chosen[name]) < 0) return false;
+      }
+      return true;
+    }
+
     function apply() {
-      var tokens = q.value.toLowerCase().split(/\s+/).filter(Boolean);
+      var raw = q.value.trim();
+      var tokens = wordsOf(raw).slice(0, 8);
       var chosen = {};
       FILTERS.forEach(function (f) { chosen[f] = selects[f] ? selects[f].value : ''; });
-      var counts = {};
-      FILTERS.forEach(function (f) { counts[f] = {}; });
-      var shown = [];
-      for (var i = 0; i < items.length; i++) {
-        var it = items[i];
-        var score = 0;
-        var ok = true;
-        for (var t = 0; t < tokens.length; t++) {
-          if (it._name.indexOf(tokens[t]) >= 0) continue;
-          if (it._hay.indexOf(tokens[t]) < 0) { ok = false; break; }
-          score += 1;
-        }
-        if (!ok) continue;
-        if (tokens.length && it._name.indexOf(tokens.join(' ')) === 0) score -= 1;
-        var miss = [];
-        for (var f = 0; f < FILTERS.length; f++) {
-          var name = FILTERS[f];
-          if (chosen[name] && values(it, name).indexOf(chosen[name]) < 0) miss.push(name);
-        }
-        // Facet counts: each filter counts what the other filters and the query leave.
-        for (f = 0; f < FILTERS.length; f++) {
-          name = FILTERS[f];
-          if (miss.length === 0 || (miss.length === 1 && miss[0] === name)) {
-            var vs = values(it, name);
-            for (var k = 0; k < vs.length; k++) counts[name][vs[k]] = (counts[name][vs[k]] || 0) + 1;
-            counts[name][''] = (counts[name][''] || 0) + 1;
-          }
-        }
-        if (miss.length === 0) shown.push({ it: it, score: score });
-      }
+      var filtered = FILTERS.some(function (f) { return chosen[f]; });
+      var ranked = tokens.length ? index.rank(tokens) : null;
+      var phrase = tokens.join(' ');
+      var joined = tokens.join('');
+      var n = items.length;
       var byUpdated = sort.value === 'updated';
-      shown.sort(function (a, b) {
-        if (a.score !== b.score) return a.score - b.score;
-        // When upstream last changed the file (updated.rs), not when eggcat first read it.
-        if (byUpdated && a.it.updatedAt !== b.it.updatedAt) return b.it.updatedAt - a.it.updatedAt;
-        return a.it._order - b.it._order;
-      });
+      // Each egg shown gets one number to sort by, its rank and then its place among eggs that
+      // rank alike (a typed array sorts fast: this is the keystroke's path).
+      var keys = new Float64Array(n);
+      var m = 0;
+      for (var i = 0; i < n; i++) {
+        var it = items[i];
+        var key = 0;
+        if (ranked) {
+          if (!ranked.count[i]) continue;
+          // The egg whose name is the query first (its very name, then its name normalised,
+          // then its twin's or written together), then by score.
+          var tier = it.name === raw ? 3 : it._norm === phrase ? 2
+            : (it._normBase === phrase || it._joined === joined) ? 1 : 0;
+          key = tier * 1e7 + Math.round(ranked.score[i] * 100);
+        }
+        if (filtered && !passes(it, chosen, '')) continue;
+        // With a query, eggs that rank alike: by name without "(Pterodactyl)", then the one
+        // changed upstream most recently, then by repository; without one, the HTML's order.
+        keys[m++] = key * n + (n - 1 - (ranked ? it._tie : it._order));
+      }
+      keys = keys.subarray(0, m).sort();
+      var shown = new Array(m);
+      var from = ranked ? byTie : items;
+      for (i = 0; i < m; i++) shown[i] = from[n - 1 - (keys[m - 1 - i] % n)];
+      if (byUpdated) {
+        var rank = new Map();
+        for (i = 0; i < m; i++) rank.set(shown[i], Math.floor(keys[m - 1 - i] / n));
+        shown.sort(function (a, b) {
+          var ra = rank.get(a), rb = rank.get(b);
+          if (ra !== rb) return rb - ra;
+          // When upstream last changed the file (updated.rs), not when eggcat first read it.
+          if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
+          return ranked ? a._tie - b._tie : a._order - b._order;
+        });
+      }
+      lastQuery = { ranked: ranked, chosen: chosen };
       // One row per game: the game's first egg in the order above stands for it (its card
       // says how many eggs the game has).
       var matched = shown.length;
       var games = perGame && perGame.checked;
       if (games) {
         var seen = {};
-        shown = shown.filter(function (s) {
-          var key = s.it.game || s.it.slug;
+        shown = shown.filter(function (it) {
+          var key = it.game || it.slug;
           if (seen[key]) return false;
           seen[key] = true;
           return true;
@@ -227,7 +445,7 @@
       var limit = showAll ? shown.length : Math.min(shown.length, PAGE);
       var nodes = [];
       for (i = 0; i < limit; i++) {
-        var el = shown[i].it;
+        var el = shown[i];
         if (!el._el) el._el = itemElement(el);
         nodes.push(el._el);
       }
@@ -253,7 +471,6 @@
           (query ? '\u201c' + query + '\u201d' + (active ? ' with ' + plural(active, 'filter', 'filters') : '')
             : active === 1 ? 'this filter' : 'these filters') + '.';
       }
-      lastCounts = counts;
     }
 
     // The filters' counts and the URL follow the list a moment later, off the keystroke's
@@ -271,9 +488,29 @@
       pushLater = false;
     }
 
+    // Facet counts: each filter counts what the other filters and the query leave. Off the
+    // keystroke's path: they follow the list a moment later.
+    function facetCounts() {
+      var counts = {};
+      FILTERS.forEach(function (f) { counts[f] = {}; });
+      var ranked = lastQuery.ranked, chosen = lastQuery.chosen;
+      for (var i = 0; i < items.length; i++) {
+        var it = items[i];
+        if (ranked && !ranked.count[i]) continue;
+        for (var f = 0; f < FILTERS.length; f++) {
+          var name = FILTERS[f];
+          if (!passes(it, chosen, name)) continue;
+          var vs = values(it, name);
+          for (var k = 0; k < vs.length; k++) counts[name][vs[k]] = (counts[name][vs[k]] || 0) + 1;
+          counts[name][''] = (counts[name][''] || 0) + 1;
+        }
+      }
+      return counts;
+    }
+
     function showCounts() {
-      var counts = lastCounts;
-      if (!counts) return;
+      if (!lastQuery) return;
+      var counts = facetCounts();
       FILTERS.forEach(function (name) {
         var sel = selects[name];
         if (!sel) return;
@@ -290,8 +527,6 @@
       summary.forEach(function (it) {
         it._el = document.getElementById('e-' + it.slug);
         it._name = it.name.toLowerCase();
-        it._hay = [it.description, (it.tags || []).join(' '), it.category, it.owner + '/' + it.repo,
-          (it.images || []).join(' ')].join('\n').toLowerCase();
         items.push(it);
       });
       // The server's order: by name, then slug (catalog_page.rs, by_name).
@@ -300,6 +535,18 @@
         return a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0;
       });
       items.forEach(function (it, i) { it._order = i; });
+      index = new Index(items);
+      // The order of eggs that rank alike in a search (docs/web.md): one game's eggs together.
+      var tie = items.slice().sort(function (a, b) {
+        var x = a._normBase, y = b._normBase;
+        if (x !== y) return x < y ? -1 : 1;
+        if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
+        var ra = a.owner + '/' + a.repo, rb = b.owner + '/' + b.repo;
+        if (ra !== rb) return ra < rb ? -1 : 1;
+        return a._order - b._order;
+      });
+      tie.forEach(function (it, i) { it._tie = i; });
+      byTie = tie;
       readUrl();
       apply();
       showCounts();

@@ -268,8 +268,9 @@ fn item(h: &mut Html, i: &SummaryItem) {
         .el("span", &[], &i.category)
         .el("span", &[], &i.source)
         .el("span", &[], &i.format);
-    // Another egg for this game would show the same card: the repository tells them apart.
-    if i.lookalike {
+    // The game has other eggs: the repository and the last upstream change tell them apart
+    // at a glance (with the format above and the missing images below).
+    if i.lookalike || i.game_eggs > 1 {
         h.el(
             "span",
             &[("class", Some("repo"))],
@@ -277,6 +278,7 @@ fn item(h: &mut Html, i: &SummaryItem) {
         );
     }
     if i.game_eggs > 1 {
+        card_updated(h, i);
         h.el(
             "span",
             &[("class", Some("game"))],
@@ -302,6 +304,24 @@ fn item(h: &mut Html, i: &SummaryItem) {
         );
     }
     h.lit("</p></div></li>");
+}
+
+/// "Updated 2025-10-06" on a card (eggcat.js writes the same): when upstream last changed the
+/// file, "or before" when the file is older than the history eggcat reads, "Read" when there
+/// is no upstream history (docs/web.md, "Updated").
+fn card_updated(h: &mut Html, i: &SummaryItem) {
+    let at = eggcat_catalog::rfc3339(i.updated_at);
+    let day = at.get(..10).unwrap_or(&at);
+    let text = match i.updated_from.as_str() {
+        "before" => format!("Updated {day} or before"),
+        "indexed" => format!("Read {day}"),
+        _ => format!("Updated {day}"),
+    };
+    h.el(
+        "time",
+        &[("class", Some("updated")), ("datetime", Some(&at))],
+        &text,
+    );
 }
 
 /// A filter with the count of eggs per value, sorted by value.

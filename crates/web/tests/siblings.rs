@@ -461,7 +461,8 @@ fn a_game_with_too_many_versions_is_not_compared() {
 /// Two eggs of one game from two repositories, with the same name, description and facts: the
 /// catalog cards name their repositories (in the HTML and in `lookalike` of the summary, for
 /// the cards the script makes), and the egg page's comparison tells them apart by repository,
-/// not "5e Tools" twice. An egg whose card is its own names no repository.
+/// not "5e Tools" twice; each card of the game also dates its last upstream change. An egg
+/// whose card is its own names no repository and no date.
 #[test]
 fn eggs_of_one_game_that_look_alike_are_told_apart_by_repository() {
     let docs = vec![
@@ -492,6 +493,15 @@ fn eggs_of_one_game_that_look_alike_are_told_apart_by_repository() {
     );
     assert!(card("b-5e").contains("<span class=\"repo\">o/b</span>"));
     assert!(!card("c-ark").contains("class=\"repo\""));
+    // Every card of a game of several eggs dates its last upstream change too (issue 40).
+    for slug in ["a-5e", "b-5e"] {
+        assert!(
+            card(slug).contains("<time class=\"updated\" datetime=\""),
+            "{}",
+            card(slug)
+        );
+    }
+    assert!(!card("c-ark").contains("class=\"updated\""));
     let summary: Vec<Value> = serde_json::from_slice(&out["api/v1/eggs/_summary.json"]).unwrap();
     let lookalike: Vec<(&str, bool)> = summary
         .iter()

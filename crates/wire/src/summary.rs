@@ -76,6 +76,17 @@ pub struct SummaryItem {
         schemars(inner(pattern(crate::patterns::PLATFORM)))
     )]
     pub runs_on: Vec<String>,
+    /// The common names of the egg's game or program from the search's alias list
+    /// (`eggcat-catalog`'s `games::aliases`), matched by the catalog page's search as words of
+    /// its name; left out when there is none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(
+            description = "The common names people type for the egg's game or program, from the search's alias list (\"gmod\" for Garry's Mod): the page's search matches them as words of the name (docs/web.md, \"How the search ranks\"). Absent when there is none."
+        )
+    )]
+    pub aliases: Vec<String>,
 }
 
 /// `importable` of a summary item.

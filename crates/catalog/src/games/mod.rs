@@ -3,6 +3,7 @@
 //! game's documents read back, split into versions, and the changes from each egg to the eggs
 //! its page compares it with, as [`Others`]). The pages only render these facts.
 
+pub mod aliases;
 mod doc;
 mod groups;
 mod history;

@@ -84,6 +84,7 @@ pub fn item(
             .filter(|d| d.status == ImageStatus::Missing)
             .count(),
         runs_on: m.runs_on.clone(),
+        aliases: super::aliases::of(&m.name),
     }
 }
 

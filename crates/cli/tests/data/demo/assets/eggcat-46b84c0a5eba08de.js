@@ -1,0 +1,610 @@
+// eggcat: the web catalog's one script. The catalog page's search, filters, sort and URL
+// state (from _summary.json) over the list the HTML starts with, one row per game on request,
+// and the copy buttons of the
+// egg pages. Without it every page still works: the catalog links to the list of every egg.
+'use strict';
+(function () {
+  var FILTERS = ['source', 'category', 'format', 'importable', 'platform'];
+  // The HTML holds the first PAGE eggs by name (catalog_page.rs, PAGE): the list the script
+  // shows before any search is exactly that one, so nothing moves when the script starts.
+  var PAGE = 60;
+
+  // "1 egg", "2 eggs", "0 eggs": the pages' rule (crates/web/src/words.rs).
+  function plural(n, one, many) { return n === 1 ? '1 ' + one : n + ' ' + many; }
+
+  // A list item of the catalog, as catalog_page.rs writes it, for an egg the HTML does not hold.
+  function itemElement(it) {
+    var li = document.createElement('li');
+    li.id = 'e-' + it.slug;
+    var icon;
+    if (it.icon) {
+      icon = document.createElement('img');
+      icon.className = 'icon';
+      icon.src = it.icon;
+      icon.alt = '';
+      icon.loading = 'lazy';
+      icon.width = 48;
+      icon.height = 48;
+    } else {
+      icon = document.createElement('span');
+      icon.className = 'icon none';
+      icon.setAttribute('aria-hidden', 'true');
+    }
+    var div = document.createElement('div');
+    var h2 = document.createElement('h2');
+    var a = document.createElement('a');
+    a.href = 'eggs/' + it.slug + '/';
+    a.textContent = it.name;
+    h2.appendChild(a);
+    div.appendChild(h2);
+    if (it.description) {
+      var p = document.createElement('p');
+      p.className = 'desc';
+      p.textContent = it.description;
+      div.appendChild(p);
+    }
+    var tags = document.createElement('p');
+    tags.className = 'tags';
+    [it.category, it.source, it.format].forEach(function (t) {
+      var s = document.createElement('span');
+      s.textContent = t;
+      tags.appendChild(s);
+    });
+    // The game has other eggs: the repository and the last upstream change tell them apart at
+    // a glance (catalog_page.rs writes the same).
+    if (it.lookalike || it.gameEggs > 1) {
+      var r = document.createElement('span');
+      r.className = 'repo';
+      r.textContent = it.owner + '/' + it.repo;
+      tags.appendChild(r);
+    }
+    if (it.gameEggs > 1) {
+      var at = new Date(it.updatedAt).toISOString();
+      var day = at.slice(0, 10);
+      var u = document.createElement('time');
+      u.className = 'updated';
+      u.dateTime = at;
+      u.textContent = it.updatedFrom === 'before' ? 'Updated ' + day + ' or before'
+        : it.updatedFrom === 'indexed' ? 'Read ' + day : 'Updated ' + day;
+      tags.appendChild(u);
+      var g = document.createElement('span');
+      g.className = 'game';
+      g.textContent = plural(it.gameEggs, 'egg', 'eggs') + ' for this game';
+      tags.appendChild(g);
+    }
+    if (it.missingImages > 0) {
+      var m = document.createElement('span');
+      m.className = 'image-missing';
+      m.textContent = plural(it.missingImages, 'image missing', 'images missing');
+      tags.appendChild(m);
+    }
+    div.appendChild(tags);
+    li.appendChild(icon);
+    li.appendChild(div);
+    return li;
+  }
+
+  // The search (docs/web.md, "How the search ranks"): one implementation, this one. Every
+  // field of an egg is cut into normalised words; a query word matches a word of the vocabulary
+  // exactly, as its prefix, as its longer form, or with one typo; an egg's score for the word
+  // is the best match over its fields, weighted by the field.
+  var WEIGHT = { name: 10, tags: 4, category: 3, repo: 2, description: 1, images: 1 };
+  var QUALITY = { exact: 1, prefix: 0.8, typo: 0.6, longer: 0.5 };
+
+  // Lowercase, accents off, apostrophes dropped, every other run of non-letters and non-digits
+  // a space.
+  function normalise(s) {
+    return String(s || '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
+      .replace(/['\u2019]/g, '').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  }
+  function wordsOf(s) { var n = normalise(s); return n ? n.split(' ') : []; }
+  // The parts of a word written together: "SuperTuxKart" -> super tux kart, "arma3" -> arma 3.
+  function partsOf(raw) {
+    var spaced = String(raw || '').replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+      .replace(/(\p{L})(\p{N})/gu, '$1 $2').replace(/(\p{N})(\p{L})/gu, '$1 $2');
+    return wordsOf(spaced);
+  }
+  function baseName(name) { return String(name).replace(/ \(pterodactyl\)$/i, ''); }
+  // The initials of a name's words, a number whole: "Counter-Strike 2" -> cs2, "7 Days To Die"
+  // -> 7dtd.
+  function initials(words) {
+    return words.map(function (w) { return /^\p{N}+$/u.test(w) ? w : w.charAt(0); }).join('');
+  }
+  // Whether a and the first lb letters of b are at most one edit apart (a letter changed,
+  // added, removed, or two neighbours swapped).
+  function oneEdit(a, b, lb) {
+    var la = a.length;
+    if (la - lb > 1 || lb - la > 1) return false;
+    var i = 0;
+    while (i < la && i < lb && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+    if (i === la && i === lb) return true;
+    var j, k;
+    if (la === lb) {
+      // Changed, or swapped with the next letter.
+      for (j = i + 1; j < la && a.charCodeAt(j) === b.charCodeAt(j); j++);
+      if (j === la) return true;
+      if (a.charCodeAt(i) !== b.charCodeAt(i + 1) || a.charCodeAt(i + 1) !== b.charCodeAt(i)) return false;
+      for (j = i + 2; j < la && a.charCodeAt(j) === b.charCodeAt(j); j++);
+      return j === la;
+    }
+    // One letter more in the longer one, at i.
+    for (j = i, k = i + 1; la > lb ? k < la : k < lb; j++, k++) {
+      if (la > lb ? a.charCodeAt(k) !== b.charCodeAt(j) : a.charCodeAt(j) !== b.charCodeAt(k)) return false;
+    }
+    return true;
+  }
+
+  function Index(items) {
+    var words = [];      // the vocabulary
+    var typoOk = [];     // whether a word may match with a typo or as a shorter form
+    var post = [];       // per word: egg, weight, egg, weight, ...
+    var ids = new Map();
+    function add(egg, w, weight, loose) {
+      if (!w) return;
+      var id = ids.get(w);
+      if (id === undefined) {
+        id = words.length;
+        ids.set(w, id);
+        words.push(w);
+        typoOk.push(false);
+        post.push([]);
+      }
+      if (loose) typoOk[id] = true;
+      var p = post[id];
+      // One posting per egg and word: the heaviest field.
+      if (p.length && p[p.length - 2] === egg) { if (p[p.length - 1] < weight) p[p.length - 1] = weight; } else p.push(egg, weight);
+    }
+    items.forEach(function (it, e) {
+      var name = wordsOf(it.name);
+      var base = wordsOf(baseName(it.name));
+      var parts = partsOf(baseName(it.name));
+      it._norm = name.join(' ');
+      it._normBase = base.join(' ');
+      it._joined = base.join('');
+      name.concat(parts).forEach(function (w) { add(e, w, WEIGHT.name, w.length >= 3); });
+      add(e, it._joined, WEIGHT.name, true);
+      (it.aliases || []).forEach(function (a) { add(e, normalise(a).replace(/ /g, ''), WEIGHT.name, false); });
+      if (parts.length > 1) {
+        add(e, initials(parts), WEIGHT.name, false);
+        if (parts[0] === 'the') add(e, initials(parts.slice(1)), WEIGHT.name, false);
+      }
+      (it.tags || []).forEach(function (t) { wordsOf(t).forEach(function (w) { add(e, w, WEIGHT.tags, w.length >= 3); }); });
+      wordsOf(it.category).forEach(function (w) { add(e, w, WEIGHT.category, w.length >= 3); });
+      wordsOf(it.owner + ' ' + it.repo).forEach(function (w) { add(e, w, WEIGHT.repo, false); });
+      wordsOf(it.description).forEach(function (w) { add(e, w, WEIGHT.description, false); });
+      (it.images || []).forEach(function (im) { wordsOf(im).forEach(function (w) { add(e, w, WEIGHT.images, false); }); });
+    });
+    this.words = words;
+    this.typoOk = typoOk;
+    this.post = post.map(function (p) { return Float64Array.from(p); });
+    this.n = items.length;
+    this.cache = new Map();
+    this.bests = new Map();
+    this.ids = ids;
+    // The vocabulary sorted, for the words a query word begins (a range of it), and the words
+    // that may match with a typo (names, tags, categories: not descriptions).
+    this.sorted = words.map(function (w, i) { return i; }).sort(function (a, b) { return words[a] < words[b] ? -1 : 1; });
+    this.loose = words.map(function (w, i) { return i; }).filter(function (i) { return typoOk[i] && words[i].length >= 4; });
+  }
+  // The words of the vocabulary a query word matches, with how well: [id, quality, ...].
+  Index.prototype.match = function (t) {
+    var hit = this.cache.get(t);
+    if (hit) return hit;
+    var out = [];
+    var words = this.words, sorted = this.sorted;
+    var seen = new Set();
+    // The word itself and the words it begins: a range of the sorted vocabulary.
+    var lo = 0, hi = sorted.length;
+    while (lo < hi) { var mid = (lo + hi) >> 1; if (words[sorted[mid]] < t) lo = mid + 1; else hi = mid; }
+    for (var i = lo; i < sorted.length && words[sorted[i]].lastIndexOf(t, 0) === 0; i++) {
+      out.push(sorted[i], words[sorted[i]] === t ? QUALITY.exact : QUALITY.prefix);
+      seen.add(sorted[i]);
+    }
+    // A longer form of a word ("postgresql" for "postgres"): the word at least half of it.
+    for (var l = Math.max(4, Math.ceil(t.length / 2)); l < t.length; l++) {
+      var id = this.ids.get(t.slice(0, l));
+      if (id !== undefined && this.typoOk[id] && !seen.has(id)) { out.push(id, QUALITY.longer); seen.add(id); }
+    }
+    // One typo in a word of 5 letters or more, or in the part of a longer word typed so far.
+    if (t.length >= 5) {
+      var loose = this.loose, t0 = t.charCodeAt(0), t1 = t.charCodeAt(1);
+      for (i = 0; i < loose.length; i++) {
+        var w = words[loose[i]];
+        if (w.length < t.length - 1 || seen.has(loose[i])) continue;
+        // A typo keeps one of the first two letters in place, or swaps them.
+        var c0 = w.charCodeAt(0), c1 = w.charCodeAt(1);
+        if (c0 !== t0 && c1 !== t1 && c0 !== t1) continue;
+        if (oneEdit(t, w, w.length) || (w.length > t.length && (oneEdit(t, w, t.length) || oneEdit(t, w, t.length + 1)))) {
+          out.push(loose[i], QUALITY.typo);
+        }
+      }
+    }
+    if (this.cache.size > 500) this.cache.clear();
+    this.cache.set(t, out);
+    return out;
+  };
+
+  // Per egg, the best weighted match of query word t (0: none).
+  Index.prototype.best = function (t, nameOnly) {
+    // The words before the one being typed do not change from one keystroke to the next.
+    var memo = (nameOnly ? ' ' : '') + t;
+    var known = this.bests.get(memo);
+    if (known) return known;
+    if (this.bests.size > 64) this.bests.clear();
+    var best = new Float32Array(this.n);
+    this.bests.set(memo, best);
+    var m = this.match(t);
+    for (var k = 0; k < m.length; k += 2) {
+      var p = this.post[m[k]], q = m[k + 1];
+      for (var j = 0; j < p.length; j += 2) {
+        if (nameOnly && p[j + 1] !== WEIGHT.name) continue;
+        var v = p[j + 1] * q;
+        if (v > best[p[j]]) best[p[j]] = v;
+      }
+    }
+    // A query word few eggs match tells more than one most match ("server"): each egg's best
+    // is multiplied by log(1 + eggs / eggs matched).
+    var df = 0;
+    for (k = 0; k < best.length; k++) if (best[k] > 0) df++;
+    if (df) {
+      var idf = Math.log(1 + this.n / df);
+      for (k = 0; k < best.length; k++) best[k] *= idf;
+    }
+    return best;
+  };
+  // The rank of every egg for the query words: per egg how many words matched and the score
+  // (two neighbouring words that match a name written together count as both).
+  Index.prototype.rank = function (tokens) {
+    var n = this.n, self = this;
+    var bests = tokens.map(function (t) { return self.best(t, false); });
+    var pairs = [];
+    for (var i = 0; i + 1 < tokens.length; i++) pairs.push(this.best(tokens[i] + tokens[i + 1], true));
+    var count = new Uint8Array(n), score = new Float32Array(n);
+    for (var e = 0; e < n; e++) {
+      var c = 0, s = 0;
+      for (i = 0; i < tokens.length; i++) {
+        var v = bests[i][e];
+        if (i + 1 < tokens.length && pairs[i][e] > 0 && 2 * pairs[i][e] > v + bests[i + 1][e]) {
+          c += 2; s += 2 * pairs[i][e]; i++;
+          continue;
+        }
+        if (v > 0) { c++; s += v; }
+      }
+      count[e] = c;
+      score[e] = s;
+    }
+    return { count: count, score: score };
+  };
+
+  function copyButtons() {
+    document.querySelectorAll('button.copy[data-copy]').forEach(function (b) {
+      if (!navigator.clipboard) return;
+      b.hidden = false;
+      var label = b.innerHTML;
+      b.addEventListener('click', function () {
+        navigator.clipboard.writeText(b.getAttribute('data-copy')).then(function () {
+          b.textContent = 'Copied';
+          setTimeout(function () { b.innerHTML = label; }, 2000);
+        }, function () {
+          b.textContent = 'Copy failed';
+        });
+      });
+    });
+  }
+
+  function catalog() {
+    var form = document.getElementById('search');
+    var list = document.getElementById('eggs');
+    if (!form || !list) return;
+    var q = document.getElementById('q');
+    var sort = document.getElementById('sort');
+    var count = document.getElementById('count');
+    var empty = document.getElementById('empty');
+    var emptyText = document.getElementById('empty-text');
+    var toggle = document.getElementById('toggle');
+    var all = document.getElementById('all');
+    // "One row per game" (catalog_page.rs writes it only when a game has several eggs).
+    var perGame = document.getElementById('per-game');
+    var selects = {};
+    FILTERS.forEach(function (f) { selects[f] = form.querySelector('[data-filter="' + f + '"]'); });
+    var items = [];
+    var index = null;
+    var byTie = [];
+    var current = Array.prototype.slice.call(list.children);
+    var typing = false;
+    var timer = 0;
+    var pushLater = false;
+    var lastQuery = null;
+    var showAll = false;
+    var more = document.createElement('button');
+    more.type = 'button';
+    more.id = 'more';
+    more.className = 'more';
+    more.hidden = true;
+    list.after(more);
+    more.addEventListener('click', function () {
+      var next = list.children.length;
+      showAll = true;
+      apply();
+      // Keyboard users continue where the new items start.
+      var first = list.children[next] && list.children[next].querySelector('a');
+      if (first) first.focus(); else q.focus();
+    });
+
+    function values(it, f) {
+      if (f === 'importable') {
+        var v = [];
+        if (it.importable && it.importable.pelican) v.push('pelican');
+        if (it.importable && it.importable.pterodactyl) v.push('pterodactyl');
+        return v;
+      }
+      // "Runs on": the platforms one of the egg's images and its install container offer.
+      if (f === 'platform') return it.runsOn || [];
+      return [it[f]];
+    }
+
+    function readUrl() {
+      var p = new URLSearchParams(location.search);
+      q.value = p.get('q') || '';
+      FILTERS.forEach(function (f) { if (selects[f]) selects[f].value = p.get(f) || ''; });
+      sort.value = p.get('sort') === 'updated' ? 'updated' : 'name';
+      if (perGame) perGame.checked = p.get('rows') === 'game';
+      // A value the list no longer has (an old link) falls back to "all".
+      FILTERS.forEach(function (f) { if (selects[f] && selects[f].selectedIndex < 0) selects[f].value = ''; });
+    }
+
+    function writeUrl(push) {
+      var p = new URLSearchParams();
+      if (q.value.trim()) p.set('q', q.value.trim());
+      FILTERS.forEach(function (f) { if (selects[f] && selects[f].value) p.set(f, selects[f].value); });
+      if (perGame && perGame.checked) p.set('rows', 'game');
+      if (sort.value !== 'name') p.set('sort', sort.value);
+      var s = p.toString();
+      var url = location.pathname + (s ? '?' + s : '');
+      if (url === location.pathname + location.search) return;
+      if (push) history.pushState(null, '', url); else history.replaceState(null, '', url);
+    }
+
+    // Whether the egg passes every chosen filter but `except`.
+    function passes(it, chosen, except) {
+      for (var f = 0; f < FILTERS.length; f++) {
+        var name = FILTERS[f];
+        if (name !== except && chosen[name] && values(it, name).indexOf(chosen[name]) < 0) return false;
+      }
+      return true;
+    }
+
+    function apply() {
+      var raw = q.value.trim();
+      var tokens = wordsOf(raw).slice(0, 8);
+      var chosen = {};
+      FILTERS.forEach(function (f) { chosen[f] = selects[f] ? selects[f].value : ''; });
+      var filtered = FILTERS.some(function (f) { return chosen[f]; });
+      var ranked = tokens.length ? index.rank(tokens) : null;
+      var phrase = tokens.join(' ');
+      var joined = tokens.join('');
+      var n = items.length;
+      var byUpdated = sort.value === 'updated';
+      // Each egg shown gets one number to sort by, its rank and then its place among eggs that
+      // rank alike (a typed array sorts fast: this is the keystroke's path).
+      var keys = new Float64Array(n);
+      var m = 0;
+      for (var i = 0; i < n; i++) {
+        var it = items[i];
+        var key = 0;
+        if (ranked) {
+          if (!ranked.count[i]) continue;
+          // The egg whose name is the query first (its very name, then its name normalised,
+          // then its twin's or written together), then by score.
+          var tier = it.name === raw ? 3 : it._norm === phrase ? 2
+            : (it._normBase === phrase || it._joined === joined) ? 1 : 0;
+          key = tier * 1e7 + Math.round(ranked.score[i] * 100);
+        }
+        if (filtered && !passes(it, chosen, '')) continue;
+        // With a query, eggs that rank alike: by name without "(Pterodactyl)", then the one
+        // changed upstream most recently, then by repository; without one, the HTML's order.
+        keys[m++] = key * n + (n - 1 - (ranked ? it._tie : it._order));
+      }
+      keys = keys.subarray(0, m).sort();
+      var shown = new Array(m);
+      var from = ranked ? byTie : items;
+      for (i = 0; i < m; i++) shown[i] = from[n - 1 - (keys[m - 1 - i] % n)];
+      if (byUpdated) {
+        var rank = new Map();
+        for (i = 0; i < m; i++) rank.set(shown[i], Math.floor(keys[m - 1 - i] / n));
+        shown.sort(function (a, b) {
+          var ra = rank.get(a), rb = rank.get(b);
+          if (ra !== rb) return rb - ra;
+          // When upstream last changed the file (updated.rs), not when eggcat first read it.
+          if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
+          return ranked ? a._tie - b._tie : a._order - b._order;
+        });
+      }
+      lastQuery = { ranked: ranked, chosen: chosen };
+      // One row per game: the game's first egg in the order above stands for it (its card
+      // says how many eggs the game has).
+      var matched = shown.length;
+      var games = perGame && perGame.checked;
+      if (games) {
+        var seen = {};
+        shown = shown.filter(function (it) {
+          var key = it.game || it.slug;
+          if (seen[key]) return false;
+          seen[key] = true;
+          return true;
+        });
+      }
+      // Only the first PAGE results enter the list until the reader asks for all: the cost of
+      // a keystroke is then the filter plus the layout of a few dozen items, not hundreds.
+      var limit = showAll ? shown.length : Math.min(shown.length, PAGE);
+      var nodes = [];
+      for (i = 0; i < limit; i++) {
+        var el = shown[i];
+        if (!el._el) el._el = itemElement(el);
+        nodes.push(el._el);
+      }
+      more.hidden = limit === shown.length;
+      more.textContent = 'Show all ' + (games ? plural(shown.length, 'game', 'games') : plural(shown.length, 'egg', 'eggs'));
+      if (nodes.length !== current.length || nodes.some(function (n, i) { return n !== current[i]; })) {
+        list.replaceChildren.apply(list, nodes);
+        current = nodes;
+      }
+      var eggs = matched === items.length
+        ? plural(items.length, 'egg', 'eggs')
+        : matched + ' of ' + plural(items.length, 'egg', 'eggs');
+      count.textContent = games ? plural(shown.length, 'game', 'games') + ', ' + eggs : eggs;
+      var active = FILTERS.filter(function (f) { return chosen[f]; }).length;
+      if (toggle) {
+        var label = active ? 'Filters (' + active + ')' : 'Filters';
+        if (toggle.textContent !== label) toggle.textContent = label;
+      }
+      empty.hidden = shown.length > 0;
+      if (!shown.length) {
+        var query = q.value.trim();
+        emptyText.textContent = 'No egg matches ' +
+          (query ? '\u201c' + query + '\u201d' + (active ? ' with ' + plural(active, 'filter', 'filters') : '')
+            : active === 1 ? 'this filter' : 'these filters') + '.';
+      }
+    }
+
+    // The filters' counts and the URL follow the list a moment later, off the keystroke's
+    // path: both cost more than the filter itself, and Chrome throttles frequent history calls.
+    function later(push) {
+      pushLater = pushLater || push;
+      clearTimeout(timer);
+      timer = setTimeout(function () { showCounts(); writeUrl(pushLater); pushLater = false; }, 250);
+    }
+
+    function now(push) {
+      clearTimeout(timer);
+      showCounts();
+      writeUrl(push || pushLater);
+      pushLater = false;
+    }
+
+    // Facet counts: each filter counts what the other filters and the query leave. Off the
+    // keystroke's path: they follow the list a moment later.
+    function facetCounts() {
+      var counts = {};
+      FILTERS.forEach(function (f) { counts[f] = {}; });
+      var ranked = lastQuery.ranked, chosen = lastQuery.chosen;
+      for (var i = 0; i < items.length; i++) {
+        var it = items[i];
+        if (ranked && !ranked.count[i]) continue;
+        for (var f = 0; f < FILTERS.length; f++) {
+          var name = FILTERS[f];
+          if (!passes(it, chosen, name)) continue;
+          var vs = values(it, name);
+          for (var k = 0; k < vs.length; k++) counts[name][vs[k]] = (counts[name][vs[k]] || 0) + 1;
+          counts[name][''] = (counts[name][''] || 0) + 1;
+        }
+      }
+      return counts;
+    }
+
+    function showCounts() {
+      if (!lastQuery) return;
+      var counts = facetCounts();
+      FILTERS.forEach(function (name) {
+        var sel = selects[name];
+        if (!sel) return;
+        for (var o = 0; o < sel.options.length; o++) {
+          var opt = sel.options[o];
+          var n = counts[name][opt.value] || 0;
+          var text = opt.textContent.replace(/ \(\d+\)$/, '') + ' (' + n + ')';
+          if (opt.textContent !== text) opt.textContent = text;
+        }
+      });
+    }
+
+    function start(summary) {
+      summary.forEach(function (it) {
+        it._el = document.getElementById('e-' + it.slug);
+        it._name = it.name.toLowerCase();
+        items.push(it);
+      });
+      // The server's order: by name, then slug (catalog_page.rs, by_name).
+      items.sort(function (a, b) {
+        if (a._name !== b._name) return a._name < b._name ? -1 : 1;
+        return a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0;
+      });
+      items.forEach(function (it, i) { it._order = i; });
+      index = new Index(items);
+      // The order of eggs that rank alike in a search (docs/web.md): one game's eggs together.
+      var tie = items.slice().sort(function (a, b) {
+        var x = a._normBase, y = b._normBase;
+        if (x !== y) return x < y ? -1 : 1;
+        if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
+        var ra = a.owner + '/' + a.repo, rb = b.owner + '/' + b.repo;
+        if (ra !== rb) return ra < rb ? -1 : 1;
+        return a._order - b._order;
+      });
+      tie.forEach(function (it, i) { it._tie = i; });
+      byTie = tie;
+      readUrl();
+      apply();
+      showCounts();
+      form.classList.remove('pending');
+      // The button replaces the link to the list of every egg (the way without script), now
+      // that the summary is here; if it never comes, the link stays.
+      if (all) all.parentNode.hidden = true;
+      if (toggle) {
+        toggle.addEventListener('click', function () {
+          var open = form.classList.toggle('open');
+          toggle.setAttribute('aria-expanded', open ? 'true' : 'false');
+        });
+      }
+      document.getElementById('clear').addEventListener('click', function () {
+        q.value = '';
+        FILTERS.forEach(function (f) { if (selects[f]) selects[f].value = ''; });
+        sort.value = 'name';
+        if (perGame) perGame.checked = false;
+        typing = false; showAll = false; apply(); now(true);
+        q.focus();
+      });
+      // The first keystroke of a search adds a history entry, the next ones replace it.
+      q.addEventListener('input', function () { showAll = false; apply(); later(!typing); typing = true; });
+      form.addEventListener('change', function (e) {
+        if (e.target === q) return;
+        typing = false; showAll = false; apply(); now(true);
+      });
+      form.addEventListener('submit', function (e) { e.preventDefault(); typing = false; now(false); });
+      window.addEventListener('popstate', function () {
+        clearTimeout(timer); pushLater = false; typing = false; showAll = false; readUrl(); apply(); showCounts();
+      });
+      window.eggcat = { apply: apply };
+    }
+
+    fetch(form.getAttribute('data-summary') || 'api/v1/eggs/_summary.json')
+      .then(function (r) { if (!r.ok) throw new Error('HTTP ' + r.status); return r.json(); })
+      .then(start, function () { /* The full list stays: the page works as without script. */ });
+  }
+
+  // The egg page's choice of the panel's database: shows that database's import URLs only, and
+  // is remembered for every egg page. Without the script every URL stays listed.
+  function databaseChoice() {
+    var choice = document.querySelector('[data-db-choice]');
+    if (!choice) return;
+    var KEY = 'eggcat.database';
+    function show(db) {
+      document.querySelectorAll('[data-db]').forEach(function (el) {
+        el.hidden = el.getAttribute('data-db') !== db;
+      });
+    }
+    var saved = null;
+    try { saved = localStorage.getItem(KEY); } catch (e) { /* storage off: SQLite, as the page says */ }
+    var radio = saved && choice.querySelector('input[value="' + saved.replace(/[^a-z]/g, '') + '"]');
+    if (radio) radio.checked = true;
+    var checked = choice.querySelector('input:checked');
+    show(checked ? checked.value : 'sqlite');
+    choice.hidden = false;
+    choice.addEventListener('change', function (e) {
+      show(e.target.value);
+      try { localStorage.setItem(KEY, e.target.value); } catch (err) { /* not remembered */ }
+    });
+  }
+
+  function ready() { copyButtons(); databaseChoice(); catalog(); }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', ready);
+  else ready();
+})();
