@@ -78,6 +78,12 @@
       m.textContent = plural(it.missingImages, 'image missing', 'images missing');
       tags.appendChild(m);
     }
+    if (it.missingDownloads > 0) {
+      var d = document.createElement('span');
+      d.className = 'image-missing';
+      d.textContent = plural(it.missingDownloads, 'install download missing', 'install downloads missing');
+      tags.appendChild(d);
+    }
     div.appendChild(tags);
     li.appendChild(icon);
     li.appendChild(div);
