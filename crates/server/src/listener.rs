@@ -39,6 +39,7 @@ use tokio::sync::{Notify, Semaphore, watch};
 use tokio::time::{Instant, Sleep};
 
 use crate::app::App;
+use crate::framing::{Heads, Verdicts};
 use crate::sendfile::{FileBody, Slot, Within};
 
 /// How long a connection must have been idle (no byte read or written) to be closed when a new
@@ -245,15 +246,21 @@ async fn accept_loop(
         shed.push(&activity, options.max_connections);
         // A large body the service answers with is sent from its file by the stream.
         let sendfile = Slot::default();
+        let verdicts = Arc::new(Verdicts::default());
         let io = TokioIo::new(TimedIo::new(
             stream,
-            options.write_timeout,
+            options,
             Arc::clone(&activity),
             sendfile.clone(),
+            Arc::clone(&verdicts),
         ));
         let app = Arc::clone(&app);
         let service = service_fn(move |req| {
-            let mut answer = crate::app::host_problem(&req).unwrap_or_else(|| app.handle(&req));
+            // A head refused by the framing check ([`crate::framing`]) has a stand-in request.
+            let mut answer = match verdicts.next() {
+                Some((refusal, target)) => crate::app::refused(refusal.detail(), &target),
+                None => crate::app::host_problem(&req).unwrap_or_else(|| app.handle(&req)),
+            };
             sendfile.set(answer.extensions_mut().remove::<FileBody>());
             std::future::ready(Ok::<_, Infallible>(answer))
         });
@@ -433,21 +440,27 @@ struct TimedIo {
     blocked_since: Option<Pin<Box<Sleep>>>,
     activity: Arc<Activity>,
     sendfile: Slot,
+    /// The bytes read, passed to hyper a whole checked head at a time.
+    heads: Heads,
+    verdicts: Arc<Verdicts>,
 }
 
 impl TimedIo {
     fn new(
         inner: TcpStream,
-        timeout: Duration,
+        options: &ServeOptions,
         activity: Arc<Activity>,
         sendfile: Slot,
+        verdicts: Arc<Verdicts>,
     ) -> TimedIo {
         TimedIo {
             inner,
-            timeout,
+            timeout: options.write_timeout,
             blocked_since: None,
             activity,
             sendfile,
+            heads: Heads::new(options.max_header_bytes),
+            verdicts,
         }
     }
 
@@ -520,12 +533,31 @@ impl AsyncRead for TimedIo {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let result = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if buf.filled().len() > before {
-            self.activity.touch();
+        let this = &mut *self;
+        loop {
+            let ready = this.heads.ready();
+            if !ready.is_empty() {
+                let n = ready.len().min(buf.remaining());
+                buf.put_slice(&ready[..n]);
+                this.heads.consume(n);
+                return Poll::Ready(Ok(()));
+            }
+            if this.heads.refused() {
+                return Poll::Pending;
+            }
+            if this.heads.closed() {
+                return Poll::Ready(Ok(()));
+            }
+            let mut bytes = [0u8; 8 * 1024];
+            let mut read = ReadBuf::new(&mut bytes);
+            std::task::ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;
+            if read.filled().is_empty() {
+                this.heads.end();
+                continue;
+            }
+            this.activity.touch();
+            this.heads.push(read.filled(), &this.verdicts);
         }
-        result
     }
 }
 
