@@ -647,9 +647,15 @@ fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body
         Route::Egg(slug) => problem_response(&no_egg(slug), path),
         Route::File { path: file, .. } => {
             // A path of an earlier eggcat: a comparison page of two eggs (its comparisons live
-            // on the egg's page now) or an egg's `pelican-postgresql.json` (now `pelican.json`).
+            // on the egg's page now) or an egg's `pelican-postgresql.json` (now `pelican.json`),
+            // moved for an egg of the catalog; for a slug no egg has, a 404 (as the static
+            // hosts' rules answer: they can tell whether the egg's document is there).
             if let Some(location) = crate::routes::moved(path) {
-                return redirect(&location);
+                return match slug {
+                    Some(s) if snapshot.has(&eggcat_wire::paths::egg(s)) => redirect(&location),
+                    Some(s) => problem_response(&no_egg(s), path),
+                    None => problem_response(&not_found(path), path),
+                };
             }
             // `/eggs/x` names the folder `/eggs/x/`: send the client there, as static hosts do.
             let folder = format!("{file}/index.html");

@@ -127,11 +127,6 @@ impl Heads {
         &self.buf[..self.checked]
     }
 
-    /// Whether a head has begun arriving and is not whole yet.
-    pub(crate) fn partial(&self) -> usize {
-        self.buf.len() - self.checked
-    }
-
     /// Drops the first `n` ready bytes (hyper took them).
     pub(crate) fn consume(&mut self, n: usize) {
         self.buf.drain(..n);
