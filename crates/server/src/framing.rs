@@ -122,6 +122,16 @@ impl Heads {
         self.refused
     }
 
+    /// Bytes of a head still arriving (not whole yet).
+    pub(crate) fn partial(&self) -> usize {
+        self.buf.len() - self.checked
+    }
+
+    /// Whole heads received (a refused one's stand-in included).
+    pub(crate) fn received(&self) -> u64 {
+        self.heads
+    }
+
     /// Bytes ready for hyper.
     pub(crate) fn ready(&self) -> &[u8] {
         &self.buf[..self.checked]

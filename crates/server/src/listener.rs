@@ -5,13 +5,19 @@
 //!   workers, and a request never hops between threads (as nginx's workers do);
 //! - a header read timeout (hyper's, which needs a timer): a slowloris client is closed;
 //! - a write timeout ([`TimedIo`]): a client that stops reading is closed;
-//! - a cap on open connections, shared by the workers: at it, the connection idle the longest
-//!   (no byte read or written for [`SHED_IDLE`] or more, [`SHED_IDLE_FLOODED`] while flooded: a
-//!   client that has sent nothing yet, or a keep-alive connection between requests) is closed to
-//!   make room for each new one, as nginx reuses idle keep-alive connections when it runs out;
-//!   only when none is idle do new connections wait (one per worker, the rest in the kernel's
-//!   backlog) while the open ones are served. So a flood of idle connections cannot lock new
-//!   clients out;
+//! - a cap on open connections, shared by the workers: at it, the oldest connection that makes
+//!   no progress is closed to make room for each new one ([`Activity::stuck`]): idle (no byte
+//!   read or written for [`SHED_IDLE`] or more, [`SHED_IDLE_FLOODED`] while flooded: a client
+//!   that has sent nothing yet, or a keep-alive connection between requests), its request head
+//!   arriving slower than [`HEAD_FLOOR`] for as long, or its response not read (a write blocked
+//!   for [`STALL_MS`], or for the idle limit with more requests pipelined behind it). nginx
+//!   reuses idle keep-alive connections when it runs out; the others are its
+//!   `client_header_timeout` and `send_timeout`, and Kestrel's minimum data rates, applied only
+//!   under pressure. Only when none is stuck do new connections wait (one per worker, the rest
+//!   in the kernel's backlog) while the open ones are served. So neither a flood of idle
+//!   connections nor clients that hold theirs without progress can lock new clients out;
+//! - strict framing ([`crate::framing`]): each request head is checked whole before hyper
+//!   parses it;
 //! - a maximum header size (431 past it) and a bounded read buffer per connection;
 //! - graceful shutdown: stop accepting, let in-flight requests finish (bounded by a grace time).
 
@@ -21,7 +27,7 @@ use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, Weak};
 use std::task::{Context, Poll};
 use std::thread::JoinHandle;
@@ -59,6 +65,24 @@ const SHED_IDLE_FLOODED: Duration = Duration::from_millis(50);
 
 /// How often a worker waiting for a free slot looks for an idle connection to close again.
 const SHED_EVERY: Duration = Duration::from_millis(20);
+
+/// The slowest a request head may arrive, in bytes a second, averaged since its first byte, for
+/// a connection to keep its slot at `max_connections` once the head has taken the idle limit
+/// ([`SHED_IDLE`]) or longer. A client sends its head in one or two packets; a slowloris sends
+/// a few bytes a second.
+const HEAD_FLOOR: u64 = 1024;
+
+/// How long a write may stay blocked on a client that takes no byte of its response before the
+/// connection gives up its slot at `max_connections`: longer than a slow reader leaves the
+/// window shut between two reads (a client reading 50 KB/s takes one 64 KiB window on loopback
+/// every 1.3 s), far shorter than the write timeout that closes it anyway. A client that
+/// pipelines more requests behind the response it does not read gets only the idle limit.
+const STALL_MS: u64 = 2000;
+
+/// Unsent bytes a connection's socket holds at most (`TCP_NOTSENT_LOWAT`): a write goes on only
+/// when the client has taken bytes, so that a blocked write means a client that does not read
+/// (not a kernel buffer of megabytes being filled), and little memory waits on such clients.
+const NOTSENT_LOWAT: u32 = 128 * 1024;
 
 /// Limits of the HTTP layer.
 #[derive(Debug, Clone)]
@@ -242,6 +266,7 @@ async fn accept_loop(
             break;
         };
         let _ = stream.set_nodelay(true);
+        let _ = SockRef::from(&stream).set_tcp_notsent_lowat(NOTSENT_LOWAT);
         let activity = Arc::new(Activity::new());
         shed.push(&activity, options.max_connections);
         // A large body the service answers with is sent from its file by the stream.
@@ -255,7 +280,9 @@ async fn accept_loop(
             Arc::clone(&verdicts),
         ));
         let app = Arc::clone(&app);
+        let answering = Arc::clone(&activity);
         let service = service_fn(move |req| {
+            answering.answered.fetch_add(1, Ordering::Relaxed);
             // A head refused by the framing check ([`crate::framing`]) has a stand-in request.
             let mut answer = match verdicts.next() {
                 Some((refusal, target)) => crate::app::refused(refusal.detail(), &target),
@@ -274,9 +301,7 @@ async fn accept_loop(
                         tracing::debug!(error = %e, "connection ended with an error");
                     }
                 }
-                () = activity.close.notified() => {
-                    tracing::debug!("closed an idle connection: at max_connections");
-                }
+                () = activity.close.notified() => {}
             }
             drop(permit);
         });
@@ -300,7 +325,7 @@ async fn slot(
         return Some(permit);
     }
     loop {
-        shed.close_one_idle(max_connections);
+        shed.close_one_stuck(max_connections);
         tokio::select! {
             permit = Arc::clone(permits).acquire_owned() => {
                 return Some(permit.expect("the semaphore is never closed"));
@@ -342,9 +367,10 @@ impl OpenConnections {
         open.queue.push_back(Arc::downgrade(activity));
     }
 
-    /// Closes the oldest connection idle for [`SHED_IDLE`] or more ([`SHED_IDLE_FLOODED`] while
-    /// flooded), if there is one (busy ones go to the back of the queue).
-    fn close_one_idle(&self, max_connections: usize) -> bool {
+    /// Closes the oldest connection that is stuck ([`Activity::stuck`]: idle for [`SHED_IDLE`]
+    /// or more, [`SHED_IDLE_FLOODED`] while flooded, or not progressing), if there is one
+    /// (the others go to the back of the queue).
+    fn close_one_stuck(&self, max_connections: usize) -> bool {
         let mut open = self.inner.lock().expect("connections lock");
         let now = Instant::now();
         let since = *open.since.get_or_insert(now);
@@ -367,7 +393,11 @@ impl OpenConnections {
             let Some(connection) = weak.upgrade() else {
                 continue;
             };
-            if connection.idle_for() >= idle {
+            if let Some(why) = connection.stuck(idle) {
+                tracing::debug!(
+                    ?why,
+                    "closing a connection for a new one: at max_connections"
+                );
                 // `notify_one` keeps the wake-up even if the task is not waiting yet.
                 connection.close.notify_one();
                 open.closed += 1;
@@ -379,15 +409,37 @@ impl OpenConnections {
     }
 }
 
-/// When a connection last read or wrote a byte, whether a write is blocked on its client, and
-/// the switch that closes it.
+/// What a connection is doing, as the shedding at `max_connections` judges it: when it last read
+/// or wrote a byte, since when a write is blocked on its client, since when a request head is
+/// arriving and how much of it has, how many requests it sent and how many were answered; and
+/// the switch that closes it. Times are milliseconds after `born`; [`NEVER`] is none.
 #[derive(Debug)]
 struct Activity {
     born: Instant,
-    /// Milliseconds after `born`.
     last_ms: AtomicU64,
-    blocked: AtomicBool,
+    blocked_since_ms: AtomicU64,
+    head_since_ms: AtomicU64,
+    head_bytes: AtomicU64,
+    /// Whole request heads received (pipelined ones included), and requests answered.
+    received: AtomicU64,
+    answered: AtomicU64,
     close: Notify,
+}
+
+/// No time: the field's event has not happened (no write blocked, no head arriving).
+const NEVER: u64 = u64::MAX;
+
+/// Why a connection gives up its slot to a new one at `max_connections`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stuck {
+    /// Nothing read or written for the idle limit.
+    Idle,
+    /// A request head arriving slower than [`HEAD_FLOOR`] for the idle limit or longer.
+    SlowHead,
+    /// A response not read (no byte taken for the idle limit) while more requests wait behind it.
+    NotReadingPipelined,
+    /// A response not read: no byte taken for [`STALL`].
+    NotReading,
 }
 
 impl Activity {
@@ -395,23 +447,64 @@ impl Activity {
         Activity {
             born: Instant::now(),
             last_ms: AtomicU64::new(0),
-            blocked: AtomicBool::new(false),
+            blocked_since_ms: AtomicU64::new(NEVER),
+            head_since_ms: AtomicU64::new(NEVER),
+            head_bytes: AtomicU64::new(0),
+            received: AtomicU64::new(0),
+            answered: AtomicU64::new(0),
             close: Notify::new(),
         }
     }
 
-    fn touch(&self) {
-        let now = u64::try_from(self.born.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.last_ms.store(now, Ordering::Relaxed);
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.born.elapsed().as_millis()).unwrap_or(NEVER - 1)
     }
 
-    /// How long nothing has moved (zero while a write is blocked: the answer is on its way).
-    fn idle_for(&self) -> Duration {
-        if self.blocked.load(Ordering::Relaxed) {
-            return Duration::ZERO;
+    fn touch(&self) {
+        self.last_ms.store(self.now_ms(), Ordering::Relaxed);
+    }
+
+    /// Records the request heads read so far: `partial` bytes of one still arriving, `received`
+    /// whole ones in all.
+    fn heads(&self, partial: usize, received: u64) {
+        self.received.store(received, Ordering::Relaxed);
+        if partial == 0 {
+            self.head_since_ms.store(NEVER, Ordering::Relaxed);
+            return;
         }
-        let last = Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
-        self.born.elapsed().saturating_sub(last)
+        if self.head_since_ms.load(Ordering::Relaxed) == NEVER {
+            self.head_since_ms.store(self.now_ms(), Ordering::Relaxed);
+        }
+        let partial = u64::try_from(partial).unwrap_or(u64::MAX);
+        self.head_bytes.store(partial, Ordering::Relaxed);
+    }
+
+    /// Whether the connection may be closed for a new one, and why: see [`Stuck`]. `idle` is
+    /// the idle limit ([`SHED_IDLE`], or [`SHED_IDLE_FLOODED`] while flooded).
+    fn stuck(&self, idle: Duration) -> Option<Stuck> {
+        let idle = u64::try_from(idle.as_millis()).unwrap_or(u64::MAX);
+        let now = self.now_ms();
+        let since = |t: u64| if t == NEVER { 0 } else { now.saturating_sub(t) };
+        let blocked = since(self.blocked_since_ms.load(Ordering::Relaxed));
+        if self.blocked_since_ms.load(Ordering::Relaxed) != NEVER {
+            let waiting =
+                self.received.load(Ordering::Relaxed) > self.answered.load(Ordering::Relaxed);
+            return if blocked >= STALL_MS {
+                Some(Stuck::NotReading)
+            } else if waiting && blocked >= idle {
+                Some(Stuck::NotReadingPipelined)
+            } else {
+                None
+            };
+        }
+        if self.head_since_ms.load(Ordering::Relaxed) != NEVER {
+            let took = since(self.head_since_ms.load(Ordering::Relaxed));
+            let bytes = self.head_bytes.load(Ordering::Relaxed);
+            if took >= idle && bytes.saturating_mul(1000) < HEAD_FLOOR.saturating_mul(took) {
+                return Some(Stuck::SlowHead);
+            }
+        }
+        (since(self.last_ms.load(Ordering::Relaxed)) >= idle).then_some(Stuck::Idle)
     }
 }
 
@@ -497,7 +590,10 @@ impl TimedIo {
     /// Called when a write is pending: arms the deadline, and fails once it has passed.
     fn pending<T>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
         let timeout = self.timeout;
-        self.activity.blocked.store(true, Ordering::Relaxed);
+        if self.blocked_since.is_none() {
+            let now = self.activity.now_ms();
+            self.activity.blocked_since_ms.store(now, Ordering::Relaxed);
+        }
         let deadline = self
             .blocked_since
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
@@ -519,7 +615,9 @@ impl TimedIo {
             Poll::Pending => self.pending(cx),
             ready => {
                 self.blocked_since = None;
-                self.activity.blocked.store(false, Ordering::Relaxed);
+                self.activity
+                    .blocked_since_ms
+                    .store(NEVER, Ordering::Relaxed);
                 self.activity.touch();
                 ready
             }
@@ -557,6 +655,8 @@ impl AsyncRead for TimedIo {
             }
             this.activity.touch();
             this.heads.push(read.filled(), &this.verdicts);
+            this.activity
+                .heads(this.heads.partial(), this.heads.received());
         }
     }
 }
