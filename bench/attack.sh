@@ -2,16 +2,18 @@
 # Attacks `eggcat serve` at `max_connections` with clients that hold their connections without
 # making progress, and measures how soon a new client is answered meanwhile (issue 41).
 #
-# 1. `eggcat serve` on the catalog of the ten shared upstream repositories (its index is the
-#    large document), `max_connections` = MAX_CONNECTIONS (8).
+# 1. `eggcat serve` on the catalog of the ten shared upstream repositories, `max_connections` =
+#    MAX_CONNECTIONS (8). The large index is its search summary, `_summary.json` (436 KB with
+#    the 621 eggs of the shared snapshot, more than the socket buffers hold between a server and
+#    a client that does not read).
 # 2. Four phases, each with ATTACKERS (64) clients of a kind, from the loopback addresses
 #    127.0.0.2 to 127.0.0.9 in turn, each opening its connection again as soon as the server
 #    closes it (or, for the reconnecting kind, after a second anyway):
-#    - pipeliners: send PIPELINED (16) requests for the index and never read an answer;
+#    - pipeliners: send PIPELINED (16) requests for the large index and never read an answer;
 #    - slow heads: send a request line and `Host`, then one byte every 300 ms, never ending
 #      the head;
 #    - reconnecting: send a request line and nothing more, and reconnect every second;
-#    - all together: ATTACKERS of each kind at once.
+#    - all together: ATTACKERS in all, a third of each kind.
 #    In each phase, after 2 s of attack, a probe opens a new connection every 100 ms for
 #    PROBE_SECONDS (31: at least 300 samples) and asks for /healthz; the time from connect to
 #    the whole answer is recorded (a failed or unanswered probe counts as infinitely slow). And
@@ -67,7 +69,7 @@ for _ in $(seq 1 600); do
     sleep 0.1
 done
 curl -fs "http://127.0.0.1:$PORT/readyz" >/dev/null || die "the server never became ready (log: $TMP/serve.log)"
-INDEX=/api/v1/eggs/_index.json
+INDEX=/api/v1/eggs/_summary.json
 curl -fs -o "$TMP/index.json" "http://127.0.0.1:$PORT$INDEX" || die "cannot read the index"
 INDEX_BYTES=$(stat -c %s "$TMP/index.json")
 INDEX_SHA=$(sha256sum "$TMP/index.json" | cut -d' ' -f1)
@@ -78,7 +80,7 @@ import asyncio, socket, sys, time
 
 PORT, KIND, N, SECONDS, PIPELINED = (int(sys.argv[1]), sys.argv[2], int(sys.argv[3]),
     float(sys.argv[4]), int(sys.argv[5]))
-INDEX = b"GET /api/v1/eggs/_index.json HTTP/1.1\r\nHost: x\r\n\r\n"
+INDEX = b"GET /api/v1/eggs/_summary.json HTTP/1.1\r\nHost: x\r\n\r\n"
 
 def source(i):
     return (f"127.0.0.{2 + i % 8}", 0)
@@ -120,10 +122,12 @@ async def attacker(i, kind, stop):
 async def main():
     stop = time.monotonic() + SECONDS
     kinds = ["pipeliners", "slow-heads", "reconnecting"] if KIND == "all" else [KIND]
-    tasks = {k: [asyncio.create_task(attacker(i, k, stop)) for i in range(N)] for k in kinds}
+    # All together: N in all, split over the kinds.
+    count = {k: N // len(kinds) + (1 if j < N % len(kinds) else 0) for j, k in enumerate(kinds)}
+    tasks = {k: [asyncio.create_task(attacker(i, k, stop)) for i in range(count[k])] for k in kinds}
     for k, ts in tasks.items():
         each = await asyncio.gather(*ts)
-        print(f"{k}: {N} attackers opened {sum(each)} connections ({sum(1 for n in each if n)} of them at least one)")
+        print(f"{k}: {count[k]} attackers opened {sum(each)} connections ({sum(1 for n in each if n)} of them at least one)")
         if sum(each) == 0:
             print(f"{k}: no connection opened: FAIL (figure missing)")
             sys.exit(1)
@@ -172,7 +176,7 @@ PY
 status=0
 for kind in pipeliners slow-heads reconnecting all; do
     count=$ATTACKERS
-    [[ $kind == all ]] && count="$ATTACKERS of each kind"
+    [[ $kind == all ]] && count="$ATTACKERS in all"
     say "attack: $kind ($count), probes for $PROBE_SECONDS s and an honest client at $RATE/s"
     seconds=$((PROBE_SECONDS + 4))
     python3 "$TMP/attack.py" "$PORT" "$kind" "$ATTACKERS" "$seconds" "$PIPELINED" >"$TMP/attack-$kind.txt" 2>"$TMP/attack-$kind.err" &

@@ -27,7 +27,7 @@ use std::io;
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::pin::Pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, Weak};
 use std::task::{Context, Poll};
 use std::thread::JoinHandle;
@@ -53,9 +53,10 @@ use crate::sendfile::{FileBody, Slot, Within};
 /// send its request, short enough that a flood of idle connections drains in moments.
 pub(crate) const SHED_IDLE: Duration = Duration::from_millis(500);
 
-/// [`SHED_IDLE`] while the server is flooded: when in the last second closing idle connections
-/// freed half of `max_connections` or more, and nine slots in ten (connections that ended by
-/// themselves, a burst of real clients, keep it below), the table is full of connections that
+/// [`SHED_IDLE`] while the server is flooded: when in the last second closing connections freed
+/// half of `max_connections` or more, and at least as many slots as connections that ended by
+/// themselves (a burst of real clients keeps it below; nine in ten until issue 41, whose
+/// attackers came with a probe every 100 ms that ended by itself), the table is full of connections that
 /// say nothing, and at 500 ms it could take in only about 2,000 new connections a second. An attacker reopening each closed
 /// connection at once kept the kernel's backlog full at that rate, and a new client's SYN was
 /// dropped and sent again after 1, 3, 7, 15 s (`bench/connections.sh` on a quiet machine: p99
@@ -377,7 +378,7 @@ impl OpenConnections {
         if now.duration_since(since) >= Duration::from_secs(1) {
             let ended = self.ended.swap(0, Ordering::Relaxed);
             let half = u64::try_from(max_connections.div_ceil(2)).unwrap_or(u64::MAX);
-            open.flooded = open.closed >= half && open.closed >= 9 * ended;
+            open.flooded = open.closed >= half && open.closed >= ended;
             open.closed = 0;
             open.since = Some(now);
         }
@@ -398,6 +399,9 @@ impl OpenConnections {
                     ?why,
                     "closing a connection for a new one: at max_connections"
                 );
+                if matches!(why, Stuck::NotReading | Stuck::NotReadingPipelined) {
+                    connection.reset.store(true, Ordering::Relaxed);
+                }
                 // `notify_one` keeps the wake-up even if the task is not waiting yet.
                 connection.close.notify_one();
                 open.closed += 1;
@@ -423,6 +427,10 @@ struct Activity {
     /// Whole request heads received (pipelined ones included), and requests answered.
     received: AtomicU64,
     answered: AtomicU64,
+    /// Set when the connection is closed for not reading its answer (or after the write
+    /// timeout): it is reset (`SO_LINGER` 0), not closed gracefully, so that the unsent bytes
+    /// of an answer nobody reads are dropped at once instead of kept in a closed socket.
+    reset: AtomicBool,
     close: Notify,
 }
 
@@ -452,6 +460,7 @@ impl Activity {
             head_bytes: AtomicU64::new(0),
             received: AtomicU64::new(0),
             answered: AtomicU64::new(0),
+            reset: AtomicBool::new(false),
             close: Notify::new(),
         }
     }
@@ -598,10 +607,10 @@ impl TimedIo {
             .blocked_since
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
         match deadline.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "client stopped reading",
-            ))),
+            Poll::Ready(()) => Poll::Ready(Err({
+                self.activity.reset.store(true, Ordering::Relaxed);
+                io::Error::new(io::ErrorKind::TimedOut, "client stopped reading")
+            })),
             Poll::Pending => Poll::Pending,
         }
     }
@@ -621,6 +630,16 @@ impl TimedIo {
                 self.activity.touch();
                 ready
             }
+        }
+    }
+}
+
+impl Drop for TimedIo {
+    fn drop(&mut self) {
+        if self.activity.reset.load(Ordering::Relaxed) {
+            // As nginx's `reset_timedout_connection`: a socket closed with an answer nobody
+            // reads would keep its unsent bytes (and a slot of the kernel's) for minutes.
+            let _ = SockRef::from(&self.inner).set_linger(Some(Duration::ZERO));
         }
     }
 }
