@@ -182,21 +182,20 @@ for kind in pipeliners slow-heads reconnecting all; do
     python3 "$TMP/attack.py" "$PORT" "$kind" "$ATTACKERS" "$seconds" "$PIPELINED" >"$TMP/attack-$kind.txt" 2>"$TMP/attack-$kind.err" &
     attack=$!
     sleep 2
-    started=$(date +%s.%N)
     curl -s --limit-rate "$RATE" --max-time $((seconds + 60)) -o "$TMP/honest-$kind.json" \
-        -w '%{http_code}' "http://127.0.0.1:$PORT$INDEX" >"$TMP/honest-$kind.code" 2>/dev/null &
+        -w '%{http_code} %{time_total}' "http://127.0.0.1:$PORT$INDEX" >"$TMP/honest-$kind.code" 2>/dev/null &
     honest=$!
     python3 "$TMP/probe.py" "$PORT" "$PROBE_SECONDS" "$LIMIT_MS" "new clients during $kind ($count)" || status=1
     wait "$attack" || status=1
     sed 's/^/    /' "$TMP/attack-$kind.txt"
     wait "$honest" || true
-    took=$(python3 -c "import time; print(f'{time.time() - $started:.0f}')")
+    read -r code took <"$TMP/honest-$kind.code" || true
     got=$(stat -c %s "$TMP/honest-$kind.json" 2>/dev/null || echo 0)
     sha=$(sha256sum "$TMP/honest-$kind.json" 2>/dev/null | cut -d' ' -f1)
-    if [[ $(cat "$TMP/honest-$kind.code") == 200 && $got == "$INDEX_BYTES" && $sha == "$INDEX_SHA" ]]; then
-        echo "    honest client at $RATE/s: the whole index ($got of $INDEX_BYTES bytes, same SHA-256) in $took s: PASS"
+    if [[ ${code:-} == 200 && $got == "$INDEX_BYTES" && $sha == "$INDEX_SHA" ]]; then
+        echo "    honest client at $RATE/s: the whole index ($got of $INDEX_BYTES bytes, same SHA-256) in ${took:-?} s: PASS"
     else
-        echo "    honest client at $RATE/s: status $(cat "$TMP/honest-$kind.code"), $got of $INDEX_BYTES bytes in $took s: FAIL"
+        echo "    honest client at $RATE/s: status ${code:-none}, $got of $INDEX_BYTES bytes in ${took:-?} s: FAIL"
         status=1
     fi
 done
