@@ -74,11 +74,13 @@ const SHED_EVERY: Duration = Duration::from_millis(20);
 const HEAD_FLOOR: u64 = 1024;
 
 /// How long a write may stay blocked on a client that takes no byte of its response before the
-/// connection gives up its slot at `max_connections`: longer than a slow reader leaves the
-/// window shut between two reads (a client reading 50 KB/s takes one 64 KiB window on loopback
-/// every 1.3 s), far shorter than the write timeout that closes it anyway. A client that
-/// pipelines more requests behind the response it does not read gets only the idle limit.
-const STALL_MS: u64 = 2000;
+/// connection gives up its slot at `max_connections`: longer than a slow reader leaves it
+/// blocked between two reads (a client reading 50 KB/s on loopback takes a 64 KiB window at a
+/// time, and the write goes on only when the unsent bytes fall below [`NOTSENT_LOWAT`]: it was
+/// blocked over 2 s at a time in `bench/attack.sh`, and reset at 2 s), far shorter than the
+/// write timeout that closes it anyway. A client that pipelines more requests behind the
+/// response it does not read gets only the idle limit.
+const STALL_MS: u64 = 5000;
 
 /// Unsent bytes a connection's socket holds at most (`TCP_NOTSENT_LOWAT`): a write goes on only
 /// when the client has taken bytes, so that a blocked write means a client that does not read
