@@ -319,6 +319,12 @@ impl Config {
         Ok(())
     }
 
+    /// Sets `base_url` (`build --base-url`), checked as the configured one is.
+    pub(crate) fn set_base_url(&mut self, text: &str) -> Result<()> {
+        self.base_url = Some(parse_base_url(text)?);
+        Ok(())
+    }
+
     /// The public address of the catalog: `base_url`, or `http://` + the listen address.
     pub(crate) fn base_url(&self) -> String {
         match &self.base_url {

@@ -43,6 +43,10 @@ enum Command {
         /// its builds so, and uploads once it serves the new catalog).
         #[arg(long)]
         no_publish: bool,
+        /// The public address of the catalog (overrides `base_url`; `serve` passes its own to
+        /// the builds it runs).
+        #[arg(long, value_name = "URL")]
+        base_url: Option<String>,
     },
     /// Serve the current snapshot over HTTP, building one first if there is none, and rebuild
     /// it periodically.
@@ -78,7 +82,11 @@ fn main() -> ExitCode {
             config,
             out,
             no_publish,
+            base_url,
         } => config::Config::load(config.as_deref()).and_then(|mut c| {
+            if let Some(url) = base_url {
+                c.set_base_url(&url)?;
+            }
             c.check_data_dir()?;
             if no_publish {
                 c.publish = None;

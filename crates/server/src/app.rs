@@ -109,6 +109,7 @@ const PROBLEM: HeaderValue = HeaderValue::from_static("application/problem+json"
 const VARY: HeaderValue = HeaderValue::from_static("Accept-Encoding");
 const ANY: HeaderValue = HeaderValue::from_static("*");
 const EXPOSE: HeaderValue = HeaderValue::from_static("ETag, Content-Length, Content-Encoding");
+const CLOSE: HeaderValue = HeaderValue::from_static("close");
 const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
 const NOSNIFF: HeaderValue = HeaderValue::from_static("nosniff");
 const CSP: HeaderValue = HeaderValue::from_static(paths::CONTENT_SECURITY_POLICY);
@@ -299,6 +300,17 @@ impl App {
     }
 
     fn respond<B>(&self, req: &Request<B>) -> (Label, Response<Body>) {
+        // A client asking for a tunnel may send the tunnel's bytes right after its request: the
+        // connection is closed after the answer, so that they are never read as requests.
+        if req.method() == Method::CONNECT {
+            let problem = Problem::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method CONNECT is not allowed: this server is no proxy, and this API is read-only (GET, HEAD, OPTIONS)",
+            );
+            let mut r = problem_response(&problem, &instance(req.uri()));
+            r.headers_mut().insert(header::CONNECTION, CLOSE);
+            return (Label::Unmatched, r);
+        }
         let path = req.uri().path();
         // `OPTIONS *` asks about the server as a whole (RFC 9110 section 9.3.7).
         if path == "*" && req.method() == Method::OPTIONS {
@@ -636,9 +648,15 @@ fn missing(snapshot: &Snapshot, route: &Route, uri: &http::Uri) -> Response<Body
         Route::Egg(slug) => problem_response(&no_egg(slug), path),
         Route::File { path: file, .. } => {
             // A path of an earlier eggcat: a comparison page of two eggs (its comparisons live
-            // on the egg's page now) or an egg's `pelican-postgresql.json` (now `pelican.json`).
+            // on the egg's page now) or an egg's `pelican-postgresql.json` (now `pelican.json`),
+            // moved for an egg of the catalog; for a slug no egg has, a 404 (as the static
+            // hosts' rules answer: they can tell whether the egg's document is there).
             if let Some(location) = crate::routes::moved(path) {
-                return redirect(&location);
+                return match slug {
+                    Some(s) if snapshot.has(&eggcat_wire::paths::egg(s)) => redirect(&location),
+                    Some(s) => problem_response(&no_egg(s), path),
+                    None => problem_response(&not_found(path), path),
+                };
             }
             // `/eggs/x` names the folder `/eggs/x/`: send the client there, as static hosts do.
             let folder = format!("{file}/index.html");
@@ -738,6 +756,30 @@ fn small_json(status: StatusCode, body: &impl serde::Serialize) -> Response<Body
     r.headers_mut().insert(header::CONTENT_TYPE, JSON);
     r.headers_mut().insert(header::CACHE_CONTROL, NO_STORE);
     r
+}
+
+/// The `400` for a request head the framing check refused ([`crate::framing`]), target as sent;
+/// the connection closes after it. Answered before the handler and, like hyper's own `400`s, not
+/// counted.
+pub(crate) fn refused(detail: &str, target: &str) -> Response<Body> {
+    let problem = Problem::new(StatusCode::BAD_REQUEST, detail);
+    let instance = target
+        .parse::<http::Uri>()
+        .map_or_else(|_| "/".to_owned(), |uri| instance(&uri));
+    let mut r = problem_response(&problem, &instance);
+    r.headers_mut().insert(header::CONNECTION, CLOSE);
+    r
+}
+
+/// The `instance` of a problem about a request to `uri`: its path (origin or absolute form),
+/// `*` as it is, and for the authority form of `CONNECT` the network-path reference
+/// `//host:port` (RFC 3986, section 4.2), never empty.
+fn instance(uri: &http::Uri) -> String {
+    match (uri.path(), uri.authority()) {
+        (path, _) if path.starts_with('/') || path == "*" => path.to_owned(),
+        (_, Some(authority)) => format!("//{authority}"),
+        _ => "/".to_owned(),
+    }
 }
 
 /// CORS preflight (and plain OPTIONS): what a browser may do here.

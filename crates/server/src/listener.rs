@@ -5,13 +5,19 @@
 //!   workers, and a request never hops between threads (as nginx's workers do);
 //! - a header read timeout (hyper's, which needs a timer): a slowloris client is closed;
 //! - a write timeout ([`TimedIo`]): a client that stops reading is closed;
-//! - a cap on open connections, shared by the workers: at it, the connection idle the longest
-//!   (no byte read or written for [`SHED_IDLE`] or more, [`SHED_IDLE_FLOODED`] while flooded: a
-//!   client that has sent nothing yet, or a keep-alive connection between requests) is closed to
-//!   make room for each new one, as nginx reuses idle keep-alive connections when it runs out;
-//!   only when none is idle do new connections wait (one per worker, the rest in the kernel's
-//!   backlog) while the open ones are served. So a flood of idle connections cannot lock new
-//!   clients out;
+//! - a cap on open connections, shared by the workers: at it, the oldest connection that makes
+//!   no progress is closed to make room for each new one ([`Activity::stuck`]): idle (no byte
+//!   read or written for [`SHED_IDLE`] or more, [`SHED_IDLE_FLOODED`] while flooded: a client
+//!   that has sent nothing yet, or a keep-alive connection between requests), its request head
+//!   arriving slower than [`HEAD_FLOOR`] for as long, or its response not read (a write blocked
+//!   for [`STALL_MS`], or for the idle limit with more requests pipelined behind it). nginx
+//!   reuses idle keep-alive connections when it runs out; the others are its
+//!   `client_header_timeout` and `send_timeout`, and Kestrel's minimum data rates, applied only
+//!   under pressure. Only when none is stuck do new connections wait (one per worker, the rest
+//!   in the kernel's backlog) while the open ones are served. So neither a flood of idle
+//!   connections nor clients that hold theirs without progress can lock new clients out;
+//! - strict framing ([`crate::framing`]): each request head is checked whole before hyper
+//!   parses it;
 //! - a maximum header size (431 past it) and a bounded read buffer per connection;
 //! - graceful shutdown: stop accepting, let in-flight requests finish (bounded by a grace time).
 
@@ -39,6 +45,7 @@ use tokio::sync::{Notify, Semaphore, watch};
 use tokio::time::{Instant, Sleep};
 
 use crate::app::App;
+use crate::framing::{Heads, Verdicts};
 use crate::sendfile::{FileBody, Slot, Within};
 
 /// How long a connection must have been idle (no byte read or written) to be closed when a new
@@ -46,9 +53,10 @@ use crate::sendfile::{FileBody, Slot, Within};
 /// send its request, short enough that a flood of idle connections drains in moments.
 pub(crate) const SHED_IDLE: Duration = Duration::from_millis(500);
 
-/// [`SHED_IDLE`] while the server is flooded: when in the last second closing idle connections
-/// freed half of `max_connections` or more, and nine slots in ten (connections that ended by
-/// themselves, a burst of real clients, keep it below), the table is full of connections that
+/// [`SHED_IDLE`] while the server is flooded: when in the last second closing connections freed
+/// half of `max_connections` or more, and at least as many slots as connections that ended by
+/// themselves (a burst of real clients keeps it below; nine in ten until issue 41, whose
+/// attackers came with a probe every 100 ms that ended by itself), the table is full of connections that
 /// say nothing, and at 500 ms it could take in only about 2,000 new connections a second. An attacker reopening each closed
 /// connection at once kept the kernel's backlog full at that rate, and a new client's SYN was
 /// dropped and sent again after 1, 3, 7, 15 s (`bench/connections.sh` on a quiet machine: p99
@@ -56,8 +64,30 @@ pub(crate) const SHED_IDLE: Duration = Duration::from_millis(500);
 /// is read first.
 const SHED_IDLE_FLOODED: Duration = Duration::from_millis(50);
 
-/// How often a worker waiting for a free slot looks for an idle connection to close again.
-const SHED_EVERY: Duration = Duration::from_millis(20);
+/// How often a worker waiting for a free slot looks for a stuck connection to close again
+/// (20 ms until issue 41: with the slots turned over every 50 to 60 ms by attackers, 20 ms of
+/// them were waiting for the next look).
+const SHED_EVERY: Duration = Duration::from_millis(5);
+
+/// The slowest a request head may arrive, in bytes a second, averaged since its first byte, for
+/// a connection to keep its slot at `max_connections` once the head has taken the idle limit
+/// ([`SHED_IDLE`]) or longer. A client sends its head in one or two packets; a slowloris sends
+/// a few bytes a second.
+const HEAD_FLOOR: u64 = 1024;
+
+/// How long a write may stay blocked on a client that takes no byte of its response before the
+/// connection gives up its slot at `max_connections`: longer than a slow reader leaves it
+/// blocked between two reads (a client reading 50 KB/s on loopback takes a 64 KiB window at a
+/// time, and the write goes on only when the unsent bytes fall below [`NOTSENT_LOWAT`]: it was
+/// blocked over 2 s at a time in `bench/attack.sh`, and reset at 2 s), far shorter than the
+/// write timeout that closes it anyway. A client that pipelines more requests behind the
+/// response it does not read gets only the idle limit.
+const STALL_MS: u64 = 5000;
+
+/// Unsent bytes a connection's socket holds at most (`TCP_NOTSENT_LOWAT`): a write goes on only
+/// when the client has taken bytes, so that a blocked write means a client that does not read
+/// (not a kernel buffer of megabytes being filled), and little memory waits on such clients.
+const NOTSENT_LOWAT: u32 = 128 * 1024;
 
 /// Limits of the HTTP layer.
 #[derive(Debug, Clone)]
@@ -241,19 +271,28 @@ async fn accept_loop(
             break;
         };
         let _ = stream.set_nodelay(true);
+        let _ = SockRef::from(&stream).set_tcp_notsent_lowat(NOTSENT_LOWAT);
         let activity = Arc::new(Activity::new());
         shed.push(&activity, options.max_connections);
         // A large body the service answers with is sent from its file by the stream.
         let sendfile = Slot::default();
+        let verdicts = Arc::new(Verdicts::default());
         let io = TokioIo::new(TimedIo::new(
             stream,
-            options.write_timeout,
+            options,
             Arc::clone(&activity),
             sendfile.clone(),
+            Arc::clone(&verdicts),
         ));
         let app = Arc::clone(&app);
+        let answering = Arc::clone(&activity);
         let service = service_fn(move |req| {
-            let mut answer = crate::app::host_problem(&req).unwrap_or_else(|| app.handle(&req));
+            answering.answered.fetch_add(1, Ordering::Relaxed);
+            // A head refused by the framing check ([`crate::framing`]) has a stand-in request.
+            let mut answer = match verdicts.next() {
+                Some((refusal, target)) => crate::app::refused(refusal.detail(), &target),
+                None => crate::app::host_problem(&req).unwrap_or_else(|| app.handle(&req)),
+            };
             sendfile.set(answer.extensions_mut().remove::<FileBody>());
             std::future::ready(Ok::<_, Infallible>(answer))
         });
@@ -267,9 +306,7 @@ async fn accept_loop(
                         tracing::debug!(error = %e, "connection ended with an error");
                     }
                 }
-                () = activity.close.notified() => {
-                    tracing::debug!("closed an idle connection: at max_connections");
-                }
+                () = activity.close.notified() => {}
             }
             drop(permit);
         });
@@ -293,7 +330,7 @@ async fn slot(
         return Some(permit);
     }
     loop {
-        shed.close_one_idle(max_connections);
+        shed.close_one_stuck(max_connections);
         tokio::select! {
             permit = Arc::clone(permits).acquire_owned() => {
                 return Some(permit.expect("the semaphore is never closed"));
@@ -335,16 +372,17 @@ impl OpenConnections {
         open.queue.push_back(Arc::downgrade(activity));
     }
 
-    /// Closes the oldest connection idle for [`SHED_IDLE`] or more ([`SHED_IDLE_FLOODED`] while
-    /// flooded), if there is one (busy ones go to the back of the queue).
-    fn close_one_idle(&self, max_connections: usize) -> bool {
+    /// Closes the oldest connection that is stuck ([`Activity::stuck`]: idle for [`SHED_IDLE`]
+    /// or more, [`SHED_IDLE_FLOODED`] while flooded, or not progressing), if there is one
+    /// (the others go to the back of the queue).
+    fn close_one_stuck(&self, max_connections: usize) -> bool {
         let mut open = self.inner.lock().expect("connections lock");
         let now = Instant::now();
         let since = *open.since.get_or_insert(now);
         if now.duration_since(since) >= Duration::from_secs(1) {
             let ended = self.ended.swap(0, Ordering::Relaxed);
             let half = u64::try_from(max_connections.div_ceil(2)).unwrap_or(u64::MAX);
-            open.flooded = open.closed >= half && open.closed >= 9 * ended;
+            open.flooded = open.closed >= half && open.closed >= ended;
             open.closed = 0;
             open.since = Some(now);
         }
@@ -360,7 +398,14 @@ impl OpenConnections {
             let Some(connection) = weak.upgrade() else {
                 continue;
             };
-            if connection.idle_for() >= idle {
+            if let Some(why) = connection.stuck(idle) {
+                tracing::debug!(
+                    ?why,
+                    "closing a connection for a new one: at max_connections"
+                );
+                if matches!(why, Stuck::NotReading | Stuck::NotReadingPipelined) {
+                    connection.reset.store(true, Ordering::Relaxed);
+                }
                 // `notify_one` keeps the wake-up even if the task is not waiting yet.
                 connection.close.notify_one();
                 open.closed += 1;
@@ -372,15 +417,41 @@ impl OpenConnections {
     }
 }
 
-/// When a connection last read or wrote a byte, whether a write is blocked on its client, and
-/// the switch that closes it.
+/// What a connection is doing, as the shedding at `max_connections` judges it: when it last read
+/// or wrote a byte, since when a write is blocked on its client, since when a request head is
+/// arriving and how much of it has, how many requests it sent and how many were answered; and
+/// the switch that closes it. Times are milliseconds after `born`; [`NEVER`] is none.
 #[derive(Debug)]
 struct Activity {
     born: Instant,
-    /// Milliseconds after `born`.
     last_ms: AtomicU64,
-    blocked: AtomicBool,
+    blocked_since_ms: AtomicU64,
+    head_since_ms: AtomicU64,
+    head_bytes: AtomicU64,
+    /// Whole request heads received (pipelined ones included), and requests answered.
+    received: AtomicU64,
+    answered: AtomicU64,
+    /// Set when the connection is closed for not reading its answer (or after the write
+    /// timeout): it is reset (`SO_LINGER` 0), not closed gracefully, so that the unsent bytes
+    /// of an answer nobody reads are dropped at once instead of kept in a closed socket.
+    reset: AtomicBool,
     close: Notify,
+}
+
+/// No time: the field's event has not happened (no write blocked, no head arriving).
+const NEVER: u64 = u64::MAX;
+
+/// Why a connection gives up its slot to a new one at `max_connections`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stuck {
+    /// Nothing read or written for the idle limit.
+    Idle,
+    /// A request head arriving slower than [`HEAD_FLOOR`] for the idle limit or longer.
+    SlowHead,
+    /// A response not read (no byte taken for the idle limit) while more requests wait behind it.
+    NotReadingPipelined,
+    /// A response not read: no byte taken for [`STALL`].
+    NotReading,
 }
 
 impl Activity {
@@ -388,23 +459,65 @@ impl Activity {
         Activity {
             born: Instant::now(),
             last_ms: AtomicU64::new(0),
-            blocked: AtomicBool::new(false),
+            blocked_since_ms: AtomicU64::new(NEVER),
+            head_since_ms: AtomicU64::new(NEVER),
+            head_bytes: AtomicU64::new(0),
+            received: AtomicU64::new(0),
+            answered: AtomicU64::new(0),
+            reset: AtomicBool::new(false),
             close: Notify::new(),
         }
     }
 
-    fn touch(&self) {
-        let now = u64::try_from(self.born.elapsed().as_millis()).unwrap_or(u64::MAX);
-        self.last_ms.store(now, Ordering::Relaxed);
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.born.elapsed().as_millis()).unwrap_or(NEVER - 1)
     }
 
-    /// How long nothing has moved (zero while a write is blocked: the answer is on its way).
-    fn idle_for(&self) -> Duration {
-        if self.blocked.load(Ordering::Relaxed) {
-            return Duration::ZERO;
+    fn touch(&self) {
+        self.last_ms.store(self.now_ms(), Ordering::Relaxed);
+    }
+
+    /// Records the request heads read so far: `partial` bytes of one still arriving, `received`
+    /// whole ones in all.
+    fn heads(&self, partial: usize, received: u64) {
+        self.received.store(received, Ordering::Relaxed);
+        if partial == 0 {
+            self.head_since_ms.store(NEVER, Ordering::Relaxed);
+            return;
         }
-        let last = Duration::from_millis(self.last_ms.load(Ordering::Relaxed));
-        self.born.elapsed().saturating_sub(last)
+        if self.head_since_ms.load(Ordering::Relaxed) == NEVER {
+            self.head_since_ms.store(self.now_ms(), Ordering::Relaxed);
+        }
+        let partial = u64::try_from(partial).unwrap_or(u64::MAX);
+        self.head_bytes.store(partial, Ordering::Relaxed);
+    }
+
+    /// Whether the connection may be closed for a new one, and why: see [`Stuck`]. `idle` is
+    /// the idle limit ([`SHED_IDLE`], or [`SHED_IDLE_FLOODED`] while flooded).
+    fn stuck(&self, idle: Duration) -> Option<Stuck> {
+        let idle = u64::try_from(idle.as_millis()).unwrap_or(u64::MAX);
+        let now = self.now_ms();
+        let since = |t: u64| if t == NEVER { 0 } else { now.saturating_sub(t) };
+        let blocked = since(self.blocked_since_ms.load(Ordering::Relaxed));
+        if self.blocked_since_ms.load(Ordering::Relaxed) != NEVER {
+            let waiting =
+                self.received.load(Ordering::Relaxed) > self.answered.load(Ordering::Relaxed);
+            return if blocked >= STALL_MS {
+                Some(Stuck::NotReading)
+            } else if waiting && blocked >= idle {
+                Some(Stuck::NotReadingPipelined)
+            } else {
+                None
+            };
+        }
+        if self.head_since_ms.load(Ordering::Relaxed) != NEVER {
+            let took = since(self.head_since_ms.load(Ordering::Relaxed));
+            let bytes = self.head_bytes.load(Ordering::Relaxed);
+            if took >= idle && bytes.saturating_mul(1000) < HEAD_FLOOR.saturating_mul(took) {
+                return Some(Stuck::SlowHead);
+            }
+        }
+        (since(self.last_ms.load(Ordering::Relaxed)) >= idle).then_some(Stuck::Idle)
     }
 }
 
@@ -433,21 +546,27 @@ struct TimedIo {
     blocked_since: Option<Pin<Box<Sleep>>>,
     activity: Arc<Activity>,
     sendfile: Slot,
+    /// The bytes read, passed to hyper a whole checked head at a time.
+    heads: Heads,
+    verdicts: Arc<Verdicts>,
 }
 
 impl TimedIo {
     fn new(
         inner: TcpStream,
-        timeout: Duration,
+        options: &ServeOptions,
         activity: Arc<Activity>,
         sendfile: Slot,
+        verdicts: Arc<Verdicts>,
     ) -> TimedIo {
         TimedIo {
             inner,
-            timeout,
+            timeout: options.write_timeout,
             blocked_since: None,
             activity,
             sendfile,
+            heads: Heads::new(options.max_header_bytes),
+            verdicts,
         }
     }
 
@@ -484,15 +603,18 @@ impl TimedIo {
     /// Called when a write is pending: arms the deadline, and fails once it has passed.
     fn pending<T>(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<T>> {
         let timeout = self.timeout;
-        self.activity.blocked.store(true, Ordering::Relaxed);
+        if self.blocked_since.is_none() {
+            let now = self.activity.now_ms();
+            self.activity.blocked_since_ms.store(now, Ordering::Relaxed);
+        }
         let deadline = self
             .blocked_since
             .get_or_insert_with(|| Box::pin(tokio::time::sleep(timeout)));
         match deadline.as_mut().poll(cx) {
-            Poll::Ready(()) => Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                "client stopped reading",
-            ))),
+            Poll::Ready(()) => Poll::Ready(Err({
+                self.activity.reset.store(true, Ordering::Relaxed);
+                io::Error::new(io::ErrorKind::TimedOut, "client stopped reading")
+            })),
             Poll::Pending => Poll::Pending,
         }
     }
@@ -506,10 +628,22 @@ impl TimedIo {
             Poll::Pending => self.pending(cx),
             ready => {
                 self.blocked_since = None;
-                self.activity.blocked.store(false, Ordering::Relaxed);
+                self.activity
+                    .blocked_since_ms
+                    .store(NEVER, Ordering::Relaxed);
                 self.activity.touch();
                 ready
             }
+        }
+    }
+}
+
+impl Drop for TimedIo {
+    fn drop(&mut self) {
+        if self.activity.reset.load(Ordering::Relaxed) {
+            // As nginx's `reset_timedout_connection`: a socket closed with an answer nobody
+            // reads would keep its unsent bytes (and a slot of the kernel's) for minutes.
+            let _ = SockRef::from(&self.inner).set_linger(Some(Duration::ZERO));
         }
     }
 }
@@ -520,12 +654,33 @@ impl AsyncRead for TimedIo {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        let before = buf.filled().len();
-        let result = Pin::new(&mut self.inner).poll_read(cx, buf);
-        if buf.filled().len() > before {
-            self.activity.touch();
+        let this = &mut *self;
+        loop {
+            let ready = this.heads.ready();
+            if !ready.is_empty() {
+                let n = ready.len().min(buf.remaining());
+                buf.put_slice(&ready[..n]);
+                this.heads.consume(n);
+                return Poll::Ready(Ok(()));
+            }
+            if this.heads.refused() {
+                return Poll::Pending;
+            }
+            if this.heads.closed() {
+                return Poll::Ready(Ok(()));
+            }
+            let mut bytes = [0u8; 8 * 1024];
+            let mut read = ReadBuf::new(&mut bytes);
+            std::task::ready!(Pin::new(&mut this.inner).poll_read(cx, &mut read))?;
+            if read.filled().is_empty() {
+                this.heads.end();
+                continue;
+            }
+            this.activity.touch();
+            this.heads.push(read.filled(), &this.verdicts);
+            this.activity
+                .heads(this.heads.partial(), this.heads.received());
         }
-        result
     }
 }
 

@@ -115,9 +115,9 @@ pub(crate) fn route(raw_path: &str) -> Result<Route<'_>, Problem> {
 /// generated rules): the comparison pages `/eggs/{slug}/compare/{other}/` (also without the
 /// last `/`, or with `index.html`), which became the section "Other eggs for this game" of the
 /// page of egg `slug` (`/eggs/{slug}/#others`), and an egg's `pelican-postgresql.json`, which
-/// became its `pelican.json` (PostgreSQL's export order is SQLite's). Whether egg `slug` exists
-/// or was removed is for the target to answer; a removed egg's paths answer 410 before they
-/// move, as on the static hosts.
+/// became its `pelican.json` (PostgreSQL's export order is SQLite's). Decided by the path alone;
+/// the handler moves it only for an egg of the catalog (a slug no egg has is a 404), and a
+/// removed egg's paths answer 410 before they move, as on the static hosts.
 pub(crate) fn moved(path: &str) -> Option<String> {
     let path = decode_path(path).ok()?;
     eggcat_wire::paths::moved(&path)

@@ -175,8 +175,8 @@ pub const OTHERS_SECTION: &str = "others";
 /// Where a path of an earlier eggcat's tree has moved, for a request path (decoded, starting
 /// with `/`): a comparison page ([`moved_comparison`]) or an egg's `pelican-postgresql.json`
 /// ([`moved_postgresql_file`]). `None` for every other path. Decided by the path alone, as a
-/// static host's rules can (docs/deploy.md): whether the egg exists is the target's own answer
-/// (its page or file, 404 or 410).
+/// static host's rules can (docs/deploy.md); `eggcat serve` and the rules then move it only for
+/// a slug an egg of the catalog has (a slug no egg has is a 404, a removed egg's a 410).
 pub fn moved(path: &str) -> Option<String> {
     moved_comparison(path).or_else(|| moved_postgresql_file(path))
 }

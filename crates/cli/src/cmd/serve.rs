@@ -72,7 +72,9 @@ async fn main(config: Config) -> Result<()> {
     if let Some(why) = stale {
         tracing::info!("serving the current snapshot and rebuilding it now: {why}");
     }
-    let build = BuildCommand::new(config.path.clone());
+    // The builds run with the base URL this server derives (after `--listen`), which the
+    // stale check above compared with the snapshot's.
+    let build = BuildCommand::new(config.path.clone(), config.base_url());
     let builder = tokio::spawn(rebuild_loop(
         store,
         config,
@@ -209,14 +211,18 @@ async fn rebuild_loop(
 #[derive(Debug, Clone)]
 struct BuildCommand {
     config: Option<PathBuf>,
+    /// The public address, passed as `--base-url`: the child reads only the configuration
+    /// file, not this server's `--listen`.
+    base_url: String,
     /// The build running now, to stop it at shutdown.
     running: Arc<Mutex<Option<Child>>>,
 }
 
 impl BuildCommand {
-    fn new(config: Option<PathBuf>) -> BuildCommand {
+    fn new(config: Option<PathBuf>, base_url: String) -> BuildCommand {
         BuildCommand {
             config,
+            base_url,
             running: Arc::default(),
         }
     }
@@ -235,7 +241,7 @@ impl BuildCommand {
             .map_err(|e| format!("cannot find the eggcat executable to build with: {e}"))?;
         let mut command = Command::new(&exe);
         // The server uploads once it serves the new catalog, as it did before builds ran apart.
-        command.args(["build", "--no-publish"]);
+        command.args(["build", "--no-publish", "--base-url", &self.base_url]);
         if let Some(config) = &self.config {
             command.arg("--config").arg(config);
         }

@@ -358,3 +358,40 @@ fn serve_on_a_damaged_snapshot_serves_the_rest_says_so_and_the_next_build_repair
     );
     complete(&data).unwrap();
 }
+
+/// Without `base_url`, the public address is `http://` + the listen address after `--listen`
+/// (issue 41): a snapshot built for the default 8080 is rebuilt at start, and then every link a
+/// served document or page carries names the port `serve` listens on, not 8080.
+#[test]
+fn serve_links_to_its_listen_address_when_no_base_url_is_set() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (_repo, config) = setup(tmp.path(), 3, &data);
+    let first = build(&config, None);
+    assert!(first.status.success(), "{}", stderr_of(&first));
+    let (port, log) = (free_port(), tmp.path().join("serve.log"));
+    assert_ne!(port, 8080);
+    let _server = Server(serve(&config, port, &log));
+    let base = format!("http://127.0.0.1:{port}/");
+    let host = format!("127.0.0.1:{port}/");
+    let egg = "/api/v1/eggs/eggs-game-1.json";
+    wait_until("the snapshot is rebuilt for the listen address", || {
+        get(port, egg).is_some_and(|(s, b)| s == 200 && b.contains(&base))
+    });
+    for path in [
+        egg,
+        "/api/v1/eggs/eggs-game-1/pelican.json",
+        "/api/v1/eggs/eggs-game-1/pterodactyl.json",
+        "/api/v1/compat/pelican.json",
+        "/feed.atom",
+        "/",
+        "/eggs/eggs-game-1/",
+    ] {
+        let (status, body) = get(port, path).unwrap();
+        assert_eq!(status, 200, "{path}");
+        // The pages break a URL for wrapping (`http:/<wbr>/...`): the host and port stay whole.
+        let named = if path.ends_with('/') { &host } else { &base };
+        assert!(body.contains(named), "{path} names no {named}:\n{body}");
+        assert!(!body.contains(":8080"), "{path} still names 8080:\n{body}");
+    }
+}

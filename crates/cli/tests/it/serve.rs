@@ -335,6 +335,84 @@ fn hostile_requests_get_4xx_and_never_a_file() {
     });
 }
 
+/// Issue 41's probe: a bare LF in a head, `Transfer-Encoding` (any, also twice or with a
+/// coding before `chunked`) and a `Content-Length` other than 0 are a `400` and a closed
+/// connection, also after a good pipelined request (answered first); the request sent after the
+/// refused one is never answered. `CONNECT` is answered, with an `instance`, and closed.
+#[test]
+fn ambiguous_framing_and_connect_are_refused_and_the_connection_closed() {
+    let (_tmp, app, _) = served_catalog();
+    runtime().block_on(async {
+        let server = start(app, ServeOptions::default());
+        let addr = server.addr;
+        tokio::task::spawn_blocking(move || {
+            let wait = Duration::from_secs(5);
+            let good = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+            let smuggled = "GET /api/v1/_status.json HTTP/1.1\r\nHost: x\r\n\r\n";
+            for (bad, detail) in [
+                (
+                    "GET /healthz HTTP/1.1\r\nHost: x\r\nX-A: a\nContent-Length: 40\r\n\r\n",
+                    "bare LF",
+                ),
+                ("GET /healthz HTTP/1.1\nHost: x\r\n\r\n", "bare LF"),
+                ("GET /healthz HTTP/1.1\r\nHost: x\n\n", "bare LF"),
+                (
+                    "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n0\r\n\r\n",
+                    "`Transfer-Encoding`",
+                ),
+                (
+                    "GET /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+                    "`Transfer-Encoding`",
+                ),
+                (
+                    "GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 40\r\n\r\n",
+                    "`Content-Length` other than 0",
+                ),
+            ] {
+                for before in ["", good] {
+                    let sent = format!("{before}{bad}{smuggled}");
+                    let answer = raw(addr, sent.as_bytes(), wait);
+                    let answers: Vec<&str> = answer.matches("HTTP/1.1 ").collect();
+                    let last = answer.rfind("HTTP/1.1 ").unwrap_or(0);
+                    let refused = &answer[last..];
+                    assert!(refused.starts_with("HTTP/1.1 400"), "{bad:?}: {answer}");
+                    assert!(refused.contains("connection: close\r\n"), "{refused}");
+                    assert!(refused.contains(detail), "{refused}");
+                    assert!(refused.contains(r#""instance":"/healthz""#), "{refused}");
+                    // The good request first, then the refusal; the smuggled one never (`raw`
+                    // reads until the server closes).
+                    assert_eq!(answers.len(), 1 + usize::from(!before.is_empty()), "{answer}");
+                    if !before.is_empty() {
+                        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+                    }
+                }
+            }
+            // `Content-Length: 0` is no body: served, and the connection stays open.
+            let zero = raw(
+                addr,
+                b"GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+                wait,
+            );
+            assert_eq!(zero.matches("HTTP/1.1 200").count(), 2, "{zero}");
+            let started = Instant::now();
+            let connect = raw(
+                addr,
+                b"CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n\x16\x03\x01",
+                wait,
+            );
+            assert!(started.elapsed() < Duration::from_secs(3), "not closed");
+            assert!(connect.starts_with("HTTP/1.1 405"), "{connect}");
+            assert!(connect.contains("connection: close\r\n"), "{connect}");
+            assert!(
+                connect.contains(r#""instance":"//example.com:443""#),
+                "{connect}"
+            );
+        })
+        .await
+        .unwrap();
+    });
+}
+
 #[test]
 fn a_slowloris_client_is_closed_within_ten_seconds() {
     let (_tmp, app, _) = served_catalog();

@@ -173,6 +173,14 @@ fn moves_former_comparisons(port: u16, files: &BTreeMap<String, Vec<u8>>) {
     )
     .unwrap();
     assert_eq!(answer.status, 410, "a removed egg's former PostgreSQL file");
+    // A slug no egg has moves nowhere: 404.
+    for target in [
+        format!("/eggs/no-such-egg/compare/{a}/"),
+        "/api/v1/eggs/no-such-egg/pelican-postgresql.json".to_owned(),
+    ] {
+        let answer = request(port, "GET", &target, &[], b"").unwrap();
+        assert_eq!(answer.status, 404, "{target}");
+    }
 }
 
 #[test]
@@ -259,6 +267,7 @@ console.log(JSON.stringify([
   run('/eggs/{slug}/compare/'), run('/eggs/{gone}/compare/{slug}/'),
   run('/api/v1/eggs/{slug}/pelican-postgresql.json'),
   run('/api/v1/eggs/{gone}/pelican-postgresql.json'),
+  run('/eggs/no-such-egg/compare/{slug}/'), run('/api/v1/eggs/no-such-egg/pelican-postgresql.json'),
 ]));"#,
         compare_bare = compare.trim_end_matches('/'),
         path = function.display().to_string()
@@ -327,4 +336,12 @@ console.log(JSON.stringify([
     );
     assert_eq!(got[24].1["cache"], "no-store");
     assert_eq!(got[25].0, 410, "{:?}", got[25]);
+    // A slug no egg has moves nowhere: the site's 404 page for the comparison page, the
+    // bucket's 404 for the file.
+    assert_eq!(got[26].0, 404, "{:?}", got[26]);
+    assert_eq!(got[26].1["html"], page.as_str());
+    assert_eq!(
+        got[27],
+        uri("/api/v1/eggs/no-such-egg/pelican-postgresql.json")
+    );
 }

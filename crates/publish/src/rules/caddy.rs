@@ -78,12 +78,23 @@ fn route(options: &RulesOptions, csp: &str) -> String {
 
 		# The comparison pages of earlier eggcats (/eggs/{{slug}}/compare/{{other}}/) are now the
 		# section "Other eggs for this game" of the page of egg {{slug}}: a permanent redirect.
-		@moved path_regexp moved {MOVED_COMPARISON}
+		# A slug no egg has is a 404 (the path goes on to the files, which have no such page).
+		@moved_slug path_regexp moved_slug {MOVED_COMPARISON}
+		vars @moved_slug eggcat_moved {{re.moved_slug.1}}
+		@moved {{
+			path_regexp moved {MOVED_COMPARISON}
+			file /api/v1/eggs/{{http.vars.eggcat_moved}}.json
+		}}
 		header @moved Cache-Control no-store
 		redir @moved /eggs/{{re.moved.1}}/#{others} 308
 
 		# An egg's pelican-postgresql.json of earlier eggcats: PostgreSQL imports pelican.json.
-		@moved_pg path_regexp moved_pg {moved_pg}
+		@moved_pg_slug path_regexp moved_pg_slug {moved_pg}
+		vars @moved_pg_slug eggcat_moved_pg {{re.moved_pg_slug.1}}
+		@moved_pg {{
+			path_regexp moved_pg {moved_pg}
+			file /api/v1/eggs/{{http.vars.eggcat_moved_pg}}.json
+		}}
 		header @moved_pg Cache-Control no-store
 		redir @moved_pg {moved_pg_to} 308
 

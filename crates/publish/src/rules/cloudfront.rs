@@ -249,11 +249,13 @@ function handler(event) {{
   if (m && Object.prototype.hasOwnProperty.call(GONE, m[1])) {{
     return problem(410, 'Gone', GONE[m[1]]);
   }}
-  // A comparison page of an earlier eggcat: now the egg page's section.
+  // A comparison page of an earlier eggcat: now the egg page's section; a former PostgreSQL
+  // file: now pelican.json. For a slug no egg has (when the function knows the slugs), the
+  // path goes on to its 404.
   var moved = uri.match(MOVED);
-  if (moved) return redirect('/eggs/' + moved[1] + {others});
+  if (moved && (!CHECK_PAGES || hasSlug(moved[1]))) return redirect('/eggs/' + moved[1] + {others});
   moved = uri.match(MOVED_PG);
-  if (moved) return redirect({moved_pg_to});
+  if (moved && (!CHECK_PAGES || hasSlug(moved[1]))) return redirect({moved_pg_to});
   var api = uri === '/api' || uri.indexOf('/api/') === 0;
   if (!api && !isPage(uri)) {{
     return {{ statusCode: 404, statusDescription: 'Not Found', headers: {{

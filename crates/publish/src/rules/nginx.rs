@@ -189,7 +189,11 @@ fn locations(line: &mut dyn FnMut(&str)) {
     line("");
     line("# The comparison pages of earlier eggcats (/eggs/{slug}/compare/{other}/) are now the");
     line("# section \"Other eggs for this game\" of the page of egg {slug}: a permanent redirect.");
+    line("# A slug no egg has is a 404.");
     line(&format!("location ~ \"{MOVED_COMPARISON}\" {{"));
+    line("    if (!-f $document_root/api/v1/eggs/$1.json) {");
+    line("        return 404;");
+    line("    }");
     line("    set $eggcat_cache no-store;");
     line(&format!(
         "    return 308 /eggs/$1/#{};",
@@ -199,6 +203,9 @@ fn locations(line: &mut dyn FnMut(&str)) {
     line("");
     line("# An egg's pelican-postgresql.json of earlier eggcats: PostgreSQL imports pelican.json.");
     line(&format!("location ~ \"{MOVED_POSTGRESQL_FILE}\" {{"));
+    line("    if (!-f $document_root/api/v1/eggs/$1.json) {");
+    line("        return 404;");
+    line("    }");
     line("    set $eggcat_cache no-store;");
     line(&format!(
         "    return 308 {};",

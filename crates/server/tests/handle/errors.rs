@@ -188,6 +188,23 @@ fn a_folder_without_its_slash_and_a_former_comparison_page_redirect_with_308() {
             assert_common_headers(&r);
         }
     }
+    // What replaced a former path is for an egg of the catalog: a slug no egg has is a 404.
+    for path in [
+        "/eggs/no-such-egg/compare/mumble/",
+        "/eggs/no-such-egg/compare/mumble",
+        "/api/v1/eggs/no-such-egg/pelican-postgresql.json",
+    ] {
+        for method in ["GET", "HEAD"] {
+            let r = site.send(method, path, &[]);
+            assert_eq!(r.status(), StatusCode::NOT_FOUND, "{method} {path}");
+            assert_common_headers(&r);
+            // A page's path gets the site's 404 page, the API's the problem.
+            if method == "GET" && path.starts_with("/api/") {
+                let p = problem(&r, path);
+                assert_eq!(p["detail"], "no egg has the slug `no-such-egg`");
+            }
+        }
+    }
 }
 
 #[test]
