@@ -217,11 +217,13 @@ fn build_and_save(
         base_url: &options.base_url,
     };
     let staged = |path: &str| staging.read(path);
+    let documents = |slug: &str| built.documents.get(slug);
     let facts = eggcat_web::Facts {
         games: &built.games,
         report: &built.report,
         removed: &built.state.removed,
         summary: &built.summary,
+        documents: &documents,
     };
     let rendered = eggcat_web::render_into(&staged, &facts, &site, &reuse, &sink);
     clock.lap("render");
