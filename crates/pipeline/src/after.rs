@@ -3,6 +3,9 @@
 //! or `eggcat publish`). Both read the snapshot the build made current, or kept when nothing
 //! changed, from disk: a build hands them no files. [`after_build`] is the one sequence of them
 //! that `eggcat build` and `eggcat serve`'s rebuilds run; `eggcat publish` uploads alone.
+//! [`rebuild`] is the whole of a server's rebuild: the build, the install of its snapshot into
+//! what serves it ([`Install`], which the server implements: the pipeline does not depend on
+//! the server), then [`after_build`].
 //!
 //! `--out` reads and writes one file at a time ([`eggcat_store::CurrentFiles::write_tree`]),
 //! keeping of the tree only its paths and the two documents the rules read
@@ -202,6 +205,49 @@ pub fn after_build(
     followed
 }
 
+/// What serves the store's current snapshot (`eggcat serve`'s `App`), as [`rebuild`] needs it:
+/// the cut between the pipeline and the server, which the pipeline does not depend on.
+pub trait Install {
+    /// The id of the snapshot it serves now, if any.
+    fn serving(&self) -> Option<String>;
+    /// Serves the store's current snapshot `files` from now on; returns its report.
+    fn install(&self, files: &eggcat_store::Served) -> Result<Report, String>;
+}
+
+/// What a rebuild did before what follows it.
+#[derive(Debug)]
+pub enum Installed {
+    /// The build made a new snapshot current, now served: its report.
+    New(Box<Report>),
+    /// The build kept the current snapshot, which was already served.
+    Unchanged,
+}
+
+/// One rebuild of a server, the one sequence: `build` (which makes a snapshot current in
+/// `store`, or keeps the current one; `eggcat serve` runs a child `eggcat build`), then the
+/// current snapshot installed into `server` unless it serves it already; `installed` is told
+/// (before the upload starts, so a log reads in order), then, unless either failed,
+/// [`after_build`] runs `follow`, whose result is returned. Blocks, like [`after_build`].
+pub fn rebuild(
+    store: &Store,
+    build: impl FnOnce() -> Result<(), String>,
+    server: &dyn Install,
+    follow: &Follow<'_>,
+    installed: &mut dyn FnMut(&Result<Installed, String>),
+    progress: &(dyn Fn(Event<'_>) + Sync),
+) -> Option<Followed> {
+    let result = build().and_then(|()| {
+        let files = store.served().ok_or("the build left no current snapshot")?;
+        if server.serving().as_deref() == Some(files.id.as_str()) {
+            return Ok(Installed::Unchanged);
+        }
+        Ok(Installed::New(Box::new(server.install(&files)?)))
+    });
+    installed(&result);
+    // An unchanged rebuild follows too: an upload that failed after an earlier build is retried.
+    result.ok().map(|_| after_build(store, follow, progress))
+}
+
 #[cfg(test)]
 mod tests {
     use std::collections::{BTreeMap, HashSet};
@@ -242,6 +288,64 @@ mod tests {
         };
         store.save(&catalog, &HashSet::new()).unwrap();
         store
+    }
+
+    /// A server that records what it was asked to install.
+    #[derive(Default)]
+    struct Recorder(std::sync::Mutex<Option<String>>);
+
+    impl Install for Recorder {
+        fn serving(&self) -> Option<String> {
+            self.0.lock().unwrap().clone()
+        }
+
+        fn install(&self, files: &eggcat_store::Served) -> Result<Report, String> {
+            *self.0.lock().unwrap() = Some(files.id.clone());
+            Ok(Report::default())
+        }
+    }
+
+    /// A rebuild installs a new snapshot, then follows; the same snapshot again is unchanged
+    /// and still follows (a failed upload is retried); a failed build is told and nothing
+    /// follows, nor is anything installed.
+    #[test]
+    fn rebuild_installs_then_follows_once_and_not_after_a_failed_build() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = store_with(tmp.path(), "[]");
+        let server = Recorder::default();
+        let out = tmp.path().join("out");
+        let rules = RulesOptions {
+            cache_control: "max-age=1".into(),
+        };
+        let follow = Follow {
+            out: Some((&out, &rules)),
+            publish: None,
+        };
+        let mut told = Vec::new();
+        let mut hear = |r: &Result<Installed, String>| told.push(format!("{r:?}"));
+        let none = |_: Event<'_>| {};
+        let followed = rebuild(&store, || Ok(()), &server, &follow, &mut hear, &none).unwrap();
+        assert!(matches!(followed.out, Some(Ok(()))));
+        assert!(out.join("eggs/a/index.html").is_file());
+        let id = server.serving().expect("installed");
+        assert_eq!(Some(id.as_str()), store.served().map(|s| s.id).as_deref());
+        std::fs::remove_dir_all(&out).unwrap();
+        let again = rebuild(&store, || Ok(()), &server, &follow, &mut hear, &none);
+        assert!(again.is_some_and(|f| f.out.is_some_and(|o| o.is_ok())));
+        assert!(out.join("eggs/a/index.html").is_file(), "followed again");
+        std::fs::remove_dir_all(&out).unwrap();
+        let failed = rebuild(
+            &store,
+            || Err("no".into()),
+            &server,
+            &follow,
+            &mut hear,
+            &none,
+        );
+        assert!(failed.is_none());
+        assert!(!out.exists(), "nothing follows a failed build");
+        assert!(told[0].starts_with("Ok(New("), "{told:?}");
+        assert_eq!(told[1..], ["Ok(Unchanged)", "Err(\"no\")"]);
     }
 
     /// `--out` writes the tree and the rules made from it (here the 410 of the removed egg and

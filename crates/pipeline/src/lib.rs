@@ -83,11 +83,11 @@ pub enum PipelineError {
     /// (The message says "nothing to publish", as it always has: nothing to show users.)
     #[error("nothing to publish: no source could be fetched ({0})")]
     NothingFetched(String),
-    /// Egg documents the build wrote into the snapshot being staged did not read back as egg
-    /// documents (a failing disk, or a bug): their pages would be missing, so nothing is
-    /// published.
+    /// Eggs of a game had no egg document handed on for their pages (a bug: the build groups
+    /// only the eggs it writes a document for): their pages would be missing, so nothing is
+    /// made current.
     #[error(
-        "{count} egg documents of the new snapshot did not read back (the first: `{first}`): nothing published, the current catalog stays"
+        "{count} eggs of the new snapshot have no egg document for their pages (the first: `{first}`): nothing made current, the current catalog stays"
     )]
     Unreadable {
         /// How many.
@@ -217,11 +217,13 @@ fn build_and_save(
         base_url: &options.base_url,
     };
     let staged = |path: &str| staging.read(path);
+    let documents = |slug: &str| built.documents.get(slug);
     let facts = eggcat_web::Facts {
         games: &built.games,
         report: &built.report,
         removed: &built.state.removed,
         summary: &built.summary,
+        documents: &documents,
     };
     let rendered = eggcat_web::render_into(&staged, &facts, &site, &reuse, &sink);
     clock.lap("render");

@@ -4,7 +4,7 @@
 //! (Accept-Encoding), `snapshot` (the index of a snapshot's files, their bodies read from disk), `conditional` (ETag and dates), `problem` (RFC 9457
 //! errors), `metrics` (Prometheus), `listener` (the accept loop and its limits), `framing` (strict request framing, checked before hyper parses a head), `sendfile` (large bodies sent from their files), `openapi` (the
 //! served OpenAPI document: the committed `openapi.served.json`, which the tests compose from the
-//! hand-written `openapi.base.json` and schemas generated from the types). The pipeline reads top to bottom in [`App::handle`].
+//! hand-written part of that same file and schemas generated from the types). The pipeline reads top to bottom in [`App::handle`].
 
 mod answers;
 mod app;

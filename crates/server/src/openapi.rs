@@ -1,8 +1,9 @@
 //! The OpenAPI 3.1 document served at `/api/v1/openapi.json`: the committed
-//! `crates/server/openapi.served.json`, compiled into the binary. The server's tests compose it
-//! (`openapi/compose.rs`) from two halves and fail when the committed file differs:
+//! `crates/server/openapi.served.json`, compiled into the binary, the one OpenAPI file committed.
+//! The server's tests compose it again (`openapi/compose.rs`) from its two parts and fail when
+//! the committed file differs (`EGGCAT_BLESS=1 cargo test -p eggcat-server openapi` writes it):
 //!
-//! - `openapi.base.json`, written by hand: what no Rust type can say (`info`, `servers`, `tags`,
+//! - the hand-written part, everything but the generated schemas: what no Rust type can say (`info`, `servers`, `tags`,
 //!   every path with its parameters, responses, headers, examples and links), plus the schemas
 //!   of what eggcat publishes without a type of its own: the upstream egg (`Egg`, `EggVariable`:
 //!   carried as raw JSON), the panels' export format (`PanelEgg`), the compat indexes

@@ -14,7 +14,7 @@
 //! addresses while it is there: a slice within them is that body's bytes, at the same offset in
 //! the file. The bytes sent are the file's, trusted as a second read of it is
 //! ([`crate::snapshot`]): its first read checked them against the manifest, and a snapshot's
-//! files are never written to once published. When the file cannot be opened, ends early (a
+//! files are never written to once made current. When the file cannot be opened, ends early (a
 //! file damaged since), or cannot be read, the bytes still to send go from memory: never less
 //! than the body. Linux's `sendfile(2)` and `MSG_MORE`: the server is built for Linux.
 

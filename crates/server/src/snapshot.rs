@@ -93,7 +93,7 @@ impl Files {
 
     /// The body of `entry` in `coding` (a form it has), read from disk. The first read of each
     /// form checks its length and hash against the manifest's; later reads trust them (a
-    /// snapshot's files are never written to once published) and read exactly its length, so a
+    /// snapshot's files are never written to once made current) and read exactly its length, so a
     /// truncated file is still found.
     fn read(&self, entry: &Entry, coding: Coding) -> Result<Bytes, Damaged> {
         let key = (entry.name, coding.index() as u8);
@@ -396,7 +396,7 @@ impl Snapshot {
                 damaged.push(d);
                 Vec::new()
             }
-            // A snapshot published before removals were tracked.
+            // A snapshot made current before removals were tracked.
             None => Vec::new(),
         };
         let removed = removed.into_iter().map(|r| (r.slug.clone(), r)).collect();

@@ -44,7 +44,7 @@ mod status_page;
 mod words;
 
 pub use eggcat_catalog::games::Groups;
-use eggcat_catalog::games::{self, Siblings};
+use eggcat_catalog::games::{self, EggDocuments, Siblings};
 pub use eggcat_catalog::reuse::Reuse;
 use eggcat_wire::paths;
 pub use eggcat_wire::{PreviousFiles, Sink};
@@ -67,7 +67,7 @@ pub use eggcat_catalog::games::SnapshotFiles;
 
 /// What the build that made a snapshot hands its pages besides the snapshot's files: facts of
 /// the catalog it has in hand, so that the pages neither decode them again nor work them out.
-#[derive(Debug, Clone, Copy)]
+#[derive(Clone, Copy)]
 pub struct Facts<'a> {
     /// The catalog's games (`eggcat_catalog::Built::games`).
     pub games: &'a Groups,
@@ -77,13 +77,25 @@ pub struct Facts<'a> {
     pub removed: &'a [Removed],
     /// `_summary.json`'s items, sorted by slug (`eggcat_catalog::Built::summary`).
     pub summary: &'a [SummaryItem],
+    /// The egg documents, typed (`eggcat_catalog::Built::documents`; decoded only for a tree
+    /// made elsewhere, `games::decoded`).
+    pub documents: EggDocuments<'a>,
+}
+
+impl std::fmt::Debug for Facts<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Facts")
+            .field("games", self.games)
+            .field("summary", &self.summary.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// What [`render_into`] found while rendering.
 #[derive(Debug, Default)]
 pub struct Rendered {
-    /// The slugs whose egg documents could not be read back from the snapshot's files, or did
-    /// not decode: their pages are missing (a build must not publish such a snapshot).
+    /// The slugs of a game whose egg documents [`Facts::documents`] did not give (a tree made
+    /// elsewhere that lost one, or whose document does not decode): their pages are missing (a build must not publish such a snapshot).
     pub unreadable: Vec<String>,
 }
 
@@ -112,11 +124,13 @@ pub fn render(
     let removed: Vec<Removed> = read_json(&read, paths::REMOVED).unwrap_or_default();
     let slugs = index.iter().map(|i| i.slug.as_str());
     let summary = games::summary_of_documents(slugs, &read, &games, &sink);
+    let documents = games::decoded(&read);
     let facts = Facts {
         games: &games,
         report: &report,
         removed: &removed,
         summary: &summary,
+        documents: &documents,
     };
     render_into(&read, &facts, options, reuse, &sink);
     out.into_inner()
@@ -161,13 +175,14 @@ pub fn render_into(
         report: status,
         removed,
         summary: items,
+        documents,
     } = *facts;
 
     let mut readmes = readme::Renderer::new();
     // Each page shows the egg's siblings (other eggs for the same game): the catalog groups
     // them and, a game at a time, splits it into versions, diffs them and says what a page is
     // made from (`eggcat_catalog::games`).
-    let mut siblings = Siblings::new(games, files);
+    let mut siblings = Siblings::new(games, documents, files);
     let mut versions = BTreeMap::new();
     let mut sha256 = BTreeMap::new();
     for game in siblings.games() {

@@ -1,9 +1,61 @@
 //! An egg document as the pages read it: [`EggDocument`] with its egg parsed (document key
-//! order kept), read back by the catalog from the snapshot it has just written.
+//! order kept), handed on by the build that wrote it ([`Documents`]) or, for a tree made
+//! elsewhere, decoded from its bytes ([`Doc::decode`]).
+
+use std::collections::BTreeMap;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
+use crate::reuse::Key;
 use crate::wire::{EggDocument, Meta};
+
+/// The egg documents a build wrote, by slug, typed as it wrote them: what its pages are made
+/// from (`Siblings`), so that nothing it wrote is decoded again. Only eggs that read as a value
+/// (those in a game) are held.
+#[derive(Debug, Default)]
+pub struct Documents(BTreeMap<String, Written>);
+
+/// One egg document as written.
+#[derive(Debug)]
+struct Written {
+    egg: Box<RawValue>,
+    meta: Meta,
+    readme: Option<String>,
+    /// The key of the document's bytes (`super::siblings::document_key`).
+    key: Key,
+}
+
+impl Documents {
+    /// Holds the document of `slug`, written as `egg`, `meta` and `readme`, whose bytes have
+    /// the key `key`.
+    pub(crate) fn insert(
+        &mut self,
+        slug: String,
+        (egg, meta, readme): (Box<RawValue>, Meta, Option<String>),
+        key: Key,
+    ) {
+        let written = Written {
+            egg,
+            meta,
+            readme,
+            key,
+        };
+        self.0.insert(slug, written);
+    }
+
+    /// The document of `slug` with the key of its bytes; its egg is parsed from the upstream
+    /// egg's text, as the build's derive stage reads it. `None` for an egg without one.
+    pub fn get(&self, slug: &str) -> Option<(Doc, Key)> {
+        let w = self.0.get(slug)?;
+        let doc = Doc {
+            egg: serde_json::from_str(w.egg.get()).ok()?,
+            meta: w.meta.clone(),
+            readme: w.readme.clone(),
+        };
+        Some((doc, w.key.clone()))
+    }
+}
 
 /// `api/v1/eggs/{slug}.json`, decoded.
 #[derive(Debug)]

@@ -13,10 +13,14 @@ mod siblings;
 mod summary;
 mod updated;
 
-pub use doc::{Doc, clip, docker_images, egg_str, egg_strings, one_line, startup_commands};
+pub use doc::{
+    Doc, Documents, clip, docker_images, egg_str, egg_strings, one_line, startup_commands,
+};
 pub use groups::{Groups, Member, name_key};
 pub use history::{Loaded, PAGE_VERSIONS};
 pub use others::{Compared, LISTED, Others, Sibling, Version};
-pub use siblings::{MAX_COMPARED, Shown, Siblings, SnapshotFiles};
+pub use siblings::{
+    EggDocuments, MAX_COMPARED, Shown, Siblings, SnapshotFiles, decoded, document_key,
+};
 pub use summary::{DESCRIPTION_CHARS, EggFields, item, summary, summary_of_documents};
 pub use updated::{Updated, unix_ms};

@@ -15,8 +15,10 @@
 //! [`MAX_COMPARED`] of them, so that splitting a game costs at most that many diffs per egg,
 //! and a page at most [`LISTED`] + [`MAX_COMPARED`] - 1 more.
 //!
-//! The documents of one game are read at a time ([`Siblings::load`]), with what is learnt
+//! The documents of one game are taken at a time ([`Siblings::load`]), with what is learnt
 //! from them (the eggs read for the diff, the diffs): a game's pages need no other game's eggs.
+//! A build hands them on typed ([`EggDocuments`], from `Built::documents`); only a tree made
+//! elsewhere (tests, tools) has its documents decoded ([`decoded`]).
 //!
 //! An egg page shows its siblings, so it is made from more than its own egg document: its key
 //! ([`Siblings::page_key`], `crate::reuse::Reuse`) holds the key of every egg document of its
@@ -36,6 +38,27 @@ use crate::wire::SummaryItem;
 /// (the caller's IO, as for [`crate::PreviousFiles`]).
 pub type SnapshotFiles<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
 
+/// The egg documents of the snapshot being made, typed, by slug, each with the key of its
+/// published bytes (`Inputs::new("egg document")`): what the build hands on
+/// (`crate::Documents`), or the documents of a tree made elsewhere, decoded ([`decoded`]).
+/// `None` for an egg without one, or whose egg does not read as a value: it has no page.
+pub type EggDocuments<'a> = &'a (dyn Fn(&str) -> Option<(Doc, Key)> + Sync);
+
+/// The egg documents `files` reads, decoded and keyed by their bytes: for a published tree made
+/// elsewhere than by the build (tests, tools).
+pub fn decoded<'a>(files: SnapshotFiles<'a>) -> impl Fn(&str) -> Option<(Doc, Key)> + Sync + 'a {
+    move |slug| {
+        let bytes = files(&paths::egg(slug))?;
+        let key = document_key(&bytes);
+        Some((Doc::decode(&bytes)?, key))
+    }
+}
+
+/// The key of an egg document's bytes, as a page's key holds it.
+pub fn document_key(bytes: &[u8]) -> Key {
+    Inputs::new("egg document").part("bytes", bytes).key()
+}
+
 /// The most versions a game may have for them to be compared: an egg page holds one
 /// comparison per other version, and an upstream could name a thousand different eggs alike.
 /// The largest game of the ten shared repositories has four.
@@ -53,8 +76,10 @@ pub struct Siblings<'a> {
     docs: BTreeMap<String, Doc>,
     /// What their pages show besides the documents, by slug.
     shown: BTreeMap<String, Shown>,
-    /// The slugs of the games loaded so far whose documents do not read back.
+    /// The slugs of the games loaded so far that have no document in `docs_of`.
     unreadable: Vec<String>,
+    docs_of: EggDocuments<'a>,
+    /// Reads the history documents.
     files: SnapshotFiles<'a>,
     /// The key of the bytes of each egg document of the game loaded, by slug (one that cannot
     /// be read has none).
@@ -94,14 +119,20 @@ struct Versions {
 }
 
 impl<'a> Siblings<'a> {
-    /// The games `groups`, whose documents `files` reads.
-    pub fn new(groups: &'a Groups, files: SnapshotFiles<'a>) -> Siblings<'a> {
+    /// The games `groups`, whose egg documents `docs` gives and whose history documents `files`
+    /// reads.
+    pub fn new(
+        groups: &'a Groups,
+        docs: EggDocuments<'a>,
+        files: SnapshotFiles<'a>,
+    ) -> Siblings<'a> {
         Siblings {
             groups,
             game: Vec::new(),
             docs: BTreeMap::new(),
             shown: BTreeMap::new(),
             unreadable: Vec::new(),
+            docs_of: docs,
             files,
             keys: BTreeMap::new(),
             versions: BTreeMap::new(),
@@ -125,7 +156,7 @@ impl<'a> Siblings<'a> {
         }
     }
 
-    /// Reads the documents of `game`, in place of the game loaded before and what was learnt
+    /// Takes the documents of `game`, in place of the game loaded before and what was learnt
     /// from its eggs.
     pub fn load(&mut self, game: &[String]) {
         self.game.clear();
@@ -136,19 +167,13 @@ impl<'a> Siblings<'a> {
         self.prepared.clear();
         self.diffs.clear();
         for slug in game {
-            let Some(bytes) = (self.files)(&paths::egg(slug)) else {
+            let Some((doc, key)) = (self.docs_of)(slug) else {
                 self.unreadable.push(slug.clone());
                 continue;
             };
-            let key = Inputs::new("egg document").part("bytes", &bytes).key();
             self.keys.insert(slug.clone(), key);
-            match Doc::decode(&bytes) {
-                Some(doc) => {
-                    self.game.push(slug.clone());
-                    self.docs.insert(slug.clone(), doc);
-                }
-                None => self.unreadable.push(slug.clone()),
-            }
+            self.game.push(slug.clone());
+            self.docs.insert(slug.clone(), doc);
         }
         for slug in &self.game {
             let history = (self.files)(&paths::history(slug));
@@ -169,9 +194,9 @@ impl<'a> Siblings<'a> {
         &self.game
     }
 
-    /// The slugs of every game loaded so far whose egg document could not be read back or
-    /// decoded: a build that wrote them has lost them (its pages are missing), which its caller
-    /// must not publish.
+    /// The slugs of every game loaded so far whose egg document was not given (a tree made
+    /// elsewhere that lost one, or whose document does not decode): their pages are missing,
+    /// which a caller must not publish.
     pub fn unreadable(&self) -> &[String] {
         &self.unreadable
     }

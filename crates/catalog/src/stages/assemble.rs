@@ -9,9 +9,10 @@ use serde_json::value::RawValue;
 
 use super::{BuildContext, EggRecord, MergedSource, Previous, to_json};
 use crate::Sink;
-use crate::games::Groups;
+use crate::games::{Documents, Groups};
 use crate::name::sort_names;
 use crate::raw_url::render_raw_url;
+use crate::reuse::Key;
 use crate::rfc3339;
 use crate::wire::{
     DiagnosticCounts, IndexItem, Meta, Problem, Removed, Report, SourceProblem, State, SummaryItem,
@@ -51,16 +52,20 @@ struct Listed<'e> {
     downloads: crate::downloads::Tally,
     /// The summary item of each egg whose upstream file reads as a value, in catalog order.
     summary: Vec<SummaryItem>,
+    /// The `meta` of each such egg's document and the key of its bytes, by slug: what
+    /// [`Documents`] holds with the egg and its README.
+    written: BTreeMap<String, (Meta, Key)>,
 }
 
 /// Puts every egg's document and the catalog-wide documents, `_summary.json` included; returns
-/// the report, the state and the summary's items.
+/// the report, the state, the summary's items and the egg documents of the eggs that have pages,
+/// typed.
 pub(super) fn assemble(
     parts: Parts<'_>,
     previous: &Previous,
     ctx: &BuildContext,
     sink: Sink<'_>,
-) -> (Report, State, Vec<SummaryItem>) {
+) -> (Report, State, Vec<SummaryItem>, Documents) {
     let Parts {
         sources,
         mut eggs,
@@ -69,6 +74,7 @@ pub(super) fn assemble(
     } = parts;
     let mut listed = egg_documents(&sources, &mut eggs, games, sink);
     let summary = crate::games::summary(std::mem::take(&mut listed.summary), sink);
+    let mut written = std::mem::take(&mut listed.written);
     listed
         .warnings
         .extend(unreadable.into_iter().map(|(s, p)| tag(&sources[s], p)));
@@ -90,7 +96,14 @@ pub(super) fn assemble(
     sink(paths::REMOVED.to_owned(), to_json(&removed));
     let (report, state) = report_and_state(&sources, listed, removed, ctx);
     sink(paths::STATUS.to_owned(), to_json(&report));
-    (report, state, summary)
+    // The eggs' texts are moved, not copied, into the documents handed on.
+    let mut documents = Documents::default();
+    for r in eggs {
+        if let Some((meta, key)) = written.remove(&r.slug) {
+            documents.insert(r.slug, (r.egg.egg, meta, r.egg.readme), key);
+        }
+    }
+    (report, state, summary, documents)
 }
 
 /// Puts each egg's document, in catalog order, and makes its summary item.
@@ -163,13 +176,16 @@ fn egg_documents<'e>(
             meta: &meta,
             readme: r.egg.readme.as_deref(),
         };
-        sink(paths::egg(&r.slug), to_json(&doc));
+        let bytes = to_json(&doc);
         // An egg that does not read as a value has no page, and no summary item.
         if r.readable {
+            let key = crate::games::document_key(&bytes);
+            listed.written.insert(r.slug.clone(), (meta.clone(), key));
             let updated = r.updated.expect("the histories stage ran");
             let item = crate::games::item(&meta, fields, icon, updated, games);
             listed.summary.push(item);
         }
+        sink(paths::egg(&r.slug), bytes);
         listed.slugs_by_source[r.source].push(r.slug.clone());
         listed.index.push(IndexItem {
             slug: r.slug.clone(),

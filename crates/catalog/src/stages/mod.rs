@@ -190,6 +190,9 @@ pub struct Built {
     /// `_summary.json` as put: one item per egg whose upstream file reads as a value, sorted
     /// by slug.
     pub summary: Vec<SummaryItem>,
+    /// The egg documents it put of the eggs in a game, typed: what the pages are made from
+    /// (`games::Siblings`), instead of decoding them again.
+    pub documents: crate::games::Documents,
 }
 
 /// One source after [`merge`]: everything of it but its eggs, which become [`EggRecord`]s.
@@ -328,12 +331,13 @@ pub fn build_into(
         unreadable,
         games: &games,
     };
-    let (report, state, summary) = assemble::assemble(parts, &previous, ctx, sink);
+    let (report, state, summary, documents) = assemble::assemble(parts, &previous, ctx, sink);
     Built {
         report,
         state,
         games,
         summary,
+        documents,
     }
 }
 

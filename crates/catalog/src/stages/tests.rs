@@ -556,9 +556,21 @@ fn a_game_read_back_gives_versions_comparisons_and_summary_items() {
         .unwrap()
         .clone();
     let read = |path: &str| out.get(path).cloned();
-    let mut siblings = Siblings::new(&built.games, &read);
+    let documents = |slug: &str| built.documents.get(slug);
+    let mut siblings = Siblings::new(&built.games, &documents, &read);
     siblings.load(&game);
     assert_eq!(siblings.shown_slugs(), game.as_slice());
+    // The documents handed on are the ones put, as a reader of the tree decodes them.
+    let decoded = crate::games::decoded(&read);
+    for slug in &game {
+        let ((handed, key), (read_back, read_key)) =
+            (built.documents.get(slug).unwrap(), decoded(slug).unwrap());
+        assert_eq!(key, read_key, "{slug}");
+        assert_eq!(handed.egg, read_back.egg, "{slug}");
+        assert_eq!(handed.meta, read_back.meta, "{slug}");
+        assert_eq!(handed.readme, read_back.readme, "{slug}");
+    }
+    drop(decoded);
     let changed = &game[2];
     let item = built.summary.iter().find(|i| &i.slug == changed).unwrap();
     assert_eq!((item.game.as_str(), item.game_eggs), (game[0].as_str(), 3));
@@ -578,10 +590,11 @@ fn a_game_read_back_gives_versions_comparisons_and_summary_items() {
     assert_eq!(c.same.len(), 1);
     assert!(c.same[0].changes.is_empty(), "a byte-identical copy");
 
-    // A document that does not decode is in no page of its game.
+    // In a tree made elsewhere, a document that does not decode is in no page of its game.
     out.insert(paths::egg(&game[1]), b"{}".to_vec());
     let read = |path: &str| out.get(path).cloned();
-    let mut siblings = Siblings::new(&built.games, &read);
+    let decoded = crate::games::decoded(&read);
+    let mut siblings = Siblings::new(&built.games, &decoded, &read);
     siblings.load(&game);
     assert_eq!(siblings.shown_slugs(), [game[0].clone(), game[2].clone()]);
     assert_eq!(siblings.unreadable(), [game[1].clone()]);

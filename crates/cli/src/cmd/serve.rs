@@ -292,34 +292,72 @@ async fn rebuild_once(
     publish: Option<&eggcat_publish::Target>,
 ) {
     let (store_, build, app_) = (store.clone(), build.clone(), Arc::clone(app));
+    let target = publish.cloned();
     let started = Instant::now();
-    let result = loader
-        .run(move || -> Result<_, String> {
-            build.run()?;
-            let serving = app_.snapshot().map(|s| s.id.clone());
-            let files = store_
-                .served()
-                .ok_or("the build left no current snapshot")?;
-            if serving.as_deref() == Some(files.id.as_str()) {
-                // Nothing changed: the snapshot being served is the current one; keep serving it.
-                app_.rebuild_succeeded(crate::now_ms());
-                return Ok(None);
+    // Whether the rebuild got as far as its install, so that a crash says what crashed.
+    let reached = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let reached_ = Arc::clone(&reached);
+    // The sequence is the pipeline's (`after::rebuild`); this says how the server installs a
+    // snapshot and what is logged.
+    let done = loader
+        .run(move || {
+            let follow = after::Follow {
+                out: None,
+                publish: target.as_ref(),
+            };
+            let server = Installer(&app_);
+            let mut installed = |result: &Result<after::Installed, String>| {
+                reached_.store(true, std::sync::atomic::Ordering::SeqCst);
+                log_rebuild(&app_, result, started.elapsed().as_millis());
+            };
+            let log = &crate::cmd::publish::log_progress;
+            let followed = after::rebuild(
+                &store_,
+                || build.run(),
+                &server,
+                &follow,
+                &mut installed,
+                log,
+            );
+            if let (Some(target), Some(upload)) = (&target, followed.and_then(|f| f.upload)) {
+                crate::cmd::publish::log_upload(target, upload);
             }
-            app_.install(&files).map_err(|e| e.to_string())?;
-            let report: Report = app_
-                .snapshot()
-                .and_then(|s| {
-                    let status = s.read(eggcat_catalog::paths::STATUS)?.ok()?;
-                    serde_json::from_slice(&status).ok()
-                })
-                .ok_or("the build's status document is unreadable")?;
-            app_.rebuild_succeeded(crate::now_ms());
-            Ok(Some(report))
         })
         .await;
-    let took_ms = started.elapsed().as_millis();
+    if done.is_none() {
+        if reached.load(std::sync::atomic::Ordering::SeqCst) {
+            tracing::error!("publish failed (retried at the next build): the upload crashed");
+        } else {
+            app.rebuild_failed("the build's load crashed", crate::now_ms());
+        }
+    }
+}
+
+/// The server as the pipeline's rebuild installs a snapshot into it.
+struct Installer<'a>(&'a Arc<App>);
+
+impl after::Install for Installer<'_> {
+    fn serving(&self) -> Option<String> {
+        self.0.snapshot().map(|s| s.id.clone())
+    }
+
+    fn install(&self, files: &eggcat_store::Served) -> Result<Report, String> {
+        self.0.install(files).map_err(|e| e.to_string())?;
+        self.0
+            .snapshot()
+            .and_then(|s| {
+                let status = s.read(eggcat_catalog::paths::STATUS)?.ok()?;
+                serde_json::from_slice(&status).ok()
+            })
+            .ok_or_else(|| "the build's status document is unreadable".to_owned())
+    }
+}
+
+/// Says how a rebuild ended, in the log and in `_status.json`'s `lastRebuild`.
+fn log_rebuild(app: &App, result: &Result<after::Installed, String>, took_ms: u128) {
     match result {
-        Some(Ok(Some(report))) => {
+        Ok(after::Installed::New(report)) => {
+            app.rebuild_succeeded(crate::now_ms());
             let failed: Vec<String> = report
                 .sources
                 .iter()
@@ -331,43 +369,16 @@ async fn rebuild_once(
                 warnings = report.warnings.len(), failed_sources = ?failed, took_ms,
                 "build published"
             );
-            upload(loader, store, publish).await;
         }
-        Some(Ok(None)) => {
+        Ok(after::Installed::Unchanged) => {
+            // Nothing changed: the snapshot being served is the current one; keep serving it.
+            app.rebuild_succeeded(crate::now_ms());
             tracing::info!(
                 took_ms,
                 "nothing changed upstream: kept the current snapshot"
             );
-            // A publish that failed after an earlier build is retried.
-            upload(loader, store, publish).await;
         }
-        Some(Err(error)) => app.rebuild_failed(&error, crate::now_ms()),
-        None => app.rebuild_failed("the build's load crashed", crate::now_ms()),
-    }
-}
-
-/// What follows a rebuild (`eggcat_pipeline::after::after_build`: `serve` writes no `--out`, so
-/// the upload to `[publish]`, `target`), on the loader thread: the upload runs on a runtime of
-/// its own, which cannot start on one of this runtime's threads.
-async fn upload(loader: &Loader, store: &Store, target: Option<&eggcat_publish::Target>) {
-    let Some(target) = target.cloned() else {
-        return;
-    };
-    let store = store.clone();
-    let done = loader
-        .run(move || {
-            let follow = after::Follow {
-                out: None,
-                publish: Some(&target),
-            };
-            let followed = after::after_build(&store, &follow, &crate::cmd::publish::log_progress);
-            if let Some(upload) = followed.upload {
-                crate::cmd::publish::log_upload(&target, upload);
-            }
-        })
-        .await;
-    if done.is_none() {
-        tracing::error!("publish failed (retried at the next build): the upload crashed");
+        Err(error) => app.rebuild_failed(error, crate::now_ms()),
     }
 }
 
