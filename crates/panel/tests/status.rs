@@ -1,0 +1,214 @@
+//! `eggcat_panel::status` against Pelican's own importer and exporter (the loopback harness,
+//! SQLite) and a catalog on loopback serving `history.json` and `pelican.json` as `eggcat
+//! serve` does: eggs put on the panel at an older version, at the current one, edited locally,
+//! removed upstream, from elsewhere, each classified as constructed. The catalog's files are
+//! the panel's own exports of what was imported (what an unedited egg exports is its import
+//! file, the premise of Pelican's update check).
+
+#[path = "../../panels/tests/support/pelican_api.rs"]
+mod pelican_api;
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use eggcat_panel::status::{Catalog, exit_code, status};
+use eggcat_panel::{Client, Config, Key};
+use pelican_api::{Harness, key};
+use serde_json::{Value, json};
+
+const ADMIN: &str = "papp_fixture0001fixtureapplicationtokenvalue0001";
+
+fn panels_src() -> Option<PathBuf> {
+    let dir = eggcat_testkit::corpus()?;
+    let php = std::process::Command::new("php")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !php || !std::path::Path::new("/usr/share/php/Illuminate/Database/autoload.php").exists() {
+        assert!(
+            std::env::var("EGGCAT_PHP").as_deref() != Ok("require"),
+            "EGGCAT_PHP=require but php-cli or its Laravel packages are missing"
+        );
+        eggcat_testkit::skip_test("needs php-cli and the Laravel packages (bash .ci/install)");
+        return None;
+    }
+    Some(dir.join("../panels-src"))
+}
+
+type Files = Arc<Mutex<BTreeMap<String, (u16, String)>>>;
+
+/// A catalog on loopback: each path its status and body; any other path 404.
+fn catalog_server(files: Files) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            let path = head.split(' ').nth(1).unwrap_or("/").to_owned();
+            let (status, body) = files
+                .lock()
+                .unwrap()
+                .get(&path)
+                .cloned()
+                .unwrap_or((404, "{}".to_owned()));
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
+
+fn import(h: &Harness, file: &Value) -> u64 {
+    let answer = h.request(
+        "POST",
+        "/api/application/eggs/import",
+        Some(ADMIN),
+        file.to_string().as_bytes(),
+    );
+    let v = answer.json();
+    v["attributes"]["id"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("import refused: {v}"))
+}
+
+fn export(h: &Harness, id: u64) -> Value {
+    h.request(
+        "GET",
+        &format!("/api/application/eggs/{id}/export?format=json"),
+        Some(ADMIN),
+        b"",
+    )
+    .json()
+}
+
+#[tokio::test]
+async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
+    let Some(src) = panels_src() else { return };
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+    ]});
+    let h = Harness::start(&src, &keys, true);
+    let files: Files = Arc::default();
+    let catalog_url = catalog_server(files.clone());
+    // Pelican's fixture egg is the seed: its export is a complete PLCN_v3 file.
+    let seed = export(&h, 100);
+    assert_eq!(seed["meta"]["version"], "PLCN_v3", "{seed}");
+    // The states, in a seeded rotation, several eggs each.
+    let states = [
+        "up-to-date",
+        "behind",
+        "edited-locally",
+        "removed-upstream",
+        "not-from-this-catalog",
+    ];
+    let mut expected = BTreeMap::new();
+    for n in 0..15u32 {
+        let state = states[(n as usize * 7 + 3) % states.len()];
+        let slug = format!("egg-{n}");
+        let mut v1 = seed.clone();
+        v1["uuid"] = json!(format!("00000000-0000-4000-8000-{:012}", 500 + n));
+        v1["name"] = json!(format!("Egg {n}"));
+        v1["meta"]["update_url"] = json!(if state == "not-from-this-catalog" {
+            "https://raw.githubusercontent.com/pelican-eggs/x/main/egg.json".to_owned()
+        } else {
+            format!("{catalog_url}/api/v1/eggs/{slug}/pelican.json")
+        });
+        let id = import(&h, &v1);
+        let e1 = export(&h, id);
+        let mut v2 = e1.clone();
+        v2["description"] = json!(format!("version 2 of egg {n}"));
+        import(&h, &v2);
+        let e2 = export(&h, id);
+        match state {
+            "behind" => {
+                import(&h, &e1);
+            }
+            "edited-locally" => {
+                let mut edited = e2.clone();
+                edited["tags"] = json!(["modrinth_plugins"]);
+                import(&h, &edited);
+            }
+            _ => {}
+        }
+        let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
+        let history = json!({"slug": slug, "versions": [
+            {"commit": "b".repeat(40), "date": "2026-10-06T00:00:00.000Z", "subject": "v2",
+             "breaking": true, "changes": [
+                {"kind": "description_changed", "text": "description changed", "breaking": false},
+                {"kind": "variable_removed", "text": "variable X removed", "breaking": true}],
+             "pelicanUpdateCheckMd5": {"sqlite": md5(&e2), "mariadb": "0".repeat(32), "postgresql": md5(&e2)}},
+            {"commit": "a".repeat(40), "date": "2026-09-01T00:00:00.000Z", "subject": "v1",
+             "breaking": false, "changes": [],
+             "pelicanUpdateCheckMd5": {"sqlite": md5(&e1), "mariadb": "0".repeat(32), "postgresql": md5(&e1)}}
+        ]});
+        let mut f = files.lock().unwrap();
+        if state == "removed-upstream" {
+            f.insert(
+                format!("/api/v1/eggs/{slug}/history.json"),
+                (410, "{}".to_owned()),
+            );
+        } else {
+            f.insert(
+                format!("/api/v1/eggs/{slug}/history.json"),
+                (200, history.to_string()),
+            );
+            f.insert(
+                format!("/api/v1/eggs/{slug}/pelican.json"),
+                (200, e2.to_string()),
+            );
+        }
+        expected.insert(id, state);
+    }
+    // The uuid path: the catalog's index and documents (none has these uuids).
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/_index.json".to_owned(),
+        (200, "[]".to_owned()),
+    );
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), ADMIN).unwrap();
+    let mut config = Config::new(&h.url(), Key::from_file(key_file.path()).unwrap());
+    config.timeout = Duration::from_secs(20);
+    let client = Client::new(config).unwrap();
+    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let report = status(&client, &catalog).await.unwrap();
+    let eggs = report["eggs"].as_array().unwrap();
+    for e in eggs {
+        let id = e["id"].as_u64().unwrap();
+        let want = expected
+            .get(&id)
+            .copied()
+            .unwrap_or("not-from-this-catalog");
+        assert_eq!(e["state"], want, "egg {id}: {e}");
+        match want {
+            "behind" => {
+                assert_eq!(e["has"]["subject"], "v1", "{e}");
+                assert_eq!(e["since"][0]["changes"][1]["breaking"], true, "{e}");
+                assert_eq!(
+                    e["resetsServerValues"],
+                    json!(["variable X removed"]),
+                    "{e}"
+                );
+            }
+            "edited-locally" => {
+                assert_eq!(e["edits"][0]["field"], "tags", "{e}");
+                assert_eq!(e["edits"].as_array().unwrap().len(), 1, "{e}");
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(eggs.len(), expected.len() + 1, "the fixture egg too");
+    for state in states {
+        assert!(report["counts"][state].as_u64().unwrap() >= 3, "{report}");
+    }
+    assert_eq!(exit_code(&report), 1);
+}
