@@ -108,12 +108,16 @@ async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
         "up-to-date",
         "behind",
         "edited-locally",
+        "same-egg-other-order",
         "removed-upstream",
         "not-from-this-catalog",
+        "unknown",
     ];
     let mut expected = BTreeMap::new();
-    for n in 0..15u32 {
-        let state = states[(n as usize * 7 + 3) % states.len()];
+    // The seeded rule: egg n gets state (3n + SEED) mod 7, ten eggs each.
+    const SEED: usize = 37;
+    for n in 0..70u32 {
+        let state = states[(n as usize * 3 + SEED) % states.len()];
         let slug = format!("egg-{n}");
         let mut v1 = seed.clone();
         v1["uuid"] = json!(format!("00000000-0000-4000-8000-{:012}", 500 + n));
@@ -152,7 +156,38 @@ async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
              "pelicanUpdateCheckMd5": {"sqlite": md5(&e1), "mariadb": "0".repeat(32), "postgresql": md5(&e1)}}
         ]});
         let mut f = files.lock().unwrap();
-        if state == "removed-upstream" {
+        if state == "unknown" {
+            // A catalog of an eggcat before issue 37: no hashes; and no import file today
+            // (an egg Pelican refuses).
+            let mut old = history.clone();
+            for v in old["versions"].as_array_mut().unwrap() {
+                v.as_object_mut().unwrap().remove("pelicanUpdateCheckMd5");
+            }
+            f.insert(
+                format!("/api/v1/eggs/{slug}/history.json"),
+                (200, old.to_string()),
+            );
+        } else if state == "same-egg-other-order" {
+            // The file in another key order (each variable's `sort` first, MariaDB's file)
+            // with the hash of that order: the panel (SQLite) exports the same egg in its
+            // own order.
+            let mut other = e2.clone();
+            for var in other["variables"].as_array_mut().unwrap() {
+                let var = var.as_object_mut().unwrap();
+                let sort = var.shift_remove("sort").unwrap();
+                var.shift_insert(0, "sort".to_owned(), sort);
+            }
+            let mut h = history.clone();
+            h["versions"][0]["pelicanUpdateCheckMd5"]["sqlite"] = json!(md5(&other));
+            f.insert(
+                format!("/api/v1/eggs/{slug}/history.json"),
+                (200, h.to_string()),
+            );
+            f.insert(
+                format!("/api/v1/eggs/{slug}/pelican.json"),
+                (200, other.to_string()),
+            );
+        } else if state == "removed-upstream" {
             f.insert(
                 format!("/api/v1/eggs/{slug}/history.json"),
                 (410, "{}".to_owned()),
@@ -203,12 +238,59 @@ async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
                 assert_eq!(e["edits"][0]["field"], "tags", "{e}");
                 assert_eq!(e["edits"].as_array().unwrap().len(), 1, "{e}");
             }
+            "same-egg-other-order" => {
+                assert!(
+                    e["reason"]
+                        .as_str()
+                        .unwrap()
+                        .contains("keys in another order"),
+                    "{e}"
+                );
+            }
+            "unknown" | "removed-upstream" | "not-from-this-catalog" => {
+                assert!(e["why"].as_str().is_some_and(|w| !w.is_empty()), "{e}");
+            }
             _ => {}
         }
     }
     assert_eq!(eggs.len(), expected.len() + 1, "the fixture egg too");
     for state in states {
-        assert!(report["counts"][state].as_u64().unwrap() >= 3, "{report}");
+        let want = if state == "not-from-this-catalog" {
+            11
+        } else {
+            10
+        };
+        assert_eq!(
+            report["counts"][state], want,
+            "{state}: {}",
+            report["counts"]
+        );
+    }
+    // The report keeps its documented schema.
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/schemas/panel-status.schema.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    compiler
+        .add_resource(
+            "https://eggcat.invalid/schemas/panel-status.schema.json",
+            schema,
+        )
+        .unwrap();
+    let index = compiler
+        .compile(
+            "https://eggcat.invalid/schemas/panel-status.schema.json",
+            &mut schemas,
+        )
+        .unwrap();
+    if let Err(e) = schemas.validate(&report, index) {
+        panic!("the report breaks docs/schemas/panel-status.schema.json: {e:#}");
     }
     assert_eq!(exit_code(&report), 1);
 }
