@@ -24,6 +24,7 @@ mod http;
 mod images;
 mod messages;
 mod modules;
+mod panel_status;
 mod panels;
 mod publish;
 mod publish_failures;
