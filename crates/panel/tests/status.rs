@@ -8,6 +8,10 @@
 #[path = "../../panels/tests/support/pelican_api.rs"]
 mod pelican_api;
 
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../panels/tests/support/db.rs"]
+mod db;
+
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -293,4 +297,116 @@ async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
         panic!("the report breaks docs/schemas/panel-status.schema.json: {e:#}");
     }
     assert_eq!(exit_code(&report), 1);
+}
+
+/// A PostgreSQL panel returns an egg's variables in the order of their rows on disk: an
+/// updated row moves to the end of the table, and the export, the same egg, no longer hashes
+/// as the file (Pelican's check says "Found update"). `status` says up to date in substance,
+/// with the fix.
+#[tokio::test]
+async fn a_postgresql_panel_whose_rows_moved_is_up_to_date_in_substance() {
+    let Some(src) = panels_src() else { return };
+    if let Some(why) = db::missing(db::POSTGRES_PROGRAMS, "pdo_pgsql") {
+        assert!(
+            std::env::var("EGGCAT_PHP").as_deref() != Ok("require"),
+            "EGGCAT_PHP=require but {why}"
+        );
+        eggcat_testkit::skip_test(&why);
+        return;
+    }
+    let dir = db::server_dir();
+    db::init(dir.path(), false, true);
+    let pg = db::start_postgres(dir.path(), None);
+    pg.sql("create database panel");
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+    ]});
+    let h = Harness::start_on(
+        &src,
+        &keys,
+        true,
+        Some(json!({"driver": "pgsql", "socket": pg.socket, "database": "panel"})),
+    );
+    let files: Files = Arc::default();
+    let catalog_url = catalog_server(files.clone());
+    let seed = export(&h, 100);
+    assert!(
+        seed["variables"].as_array().unwrap().len() >= 2,
+        "the seed needs two variables to reorder: {seed}"
+    );
+    let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
+    let mut ids = Vec::new();
+    for n in 0..10u32 {
+        let slug = format!("pg-{n}");
+        let mut v = seed.clone();
+        v["uuid"] = json!(format!("00000000-0000-4000-8000-{:012}", 900 + n));
+        v["name"] = json!(format!("PG Egg {n}"));
+        v["meta"]["update_url"] = json!(format!("{catalog_url}/api/v1/eggs/{slug}/pelican.json"));
+        let id = import(&h, &v);
+        let file = export(&h, id);
+        let history = json!({"versions": [{"commit": "c".repeat(40), "date": "2026-10-06T00:00:00.000Z",
+            "subject": "v1", "breaking": false, "changes": [],
+            "pelicanUpdateCheckMd5": {"sqlite": md5(&file), "mariadb": "0".repeat(32), "postgresql": md5(&file)}}]});
+        let mut f = files.lock().unwrap();
+        f.insert(
+            format!("/api/v1/eggs/{slug}/history.json"),
+            (200, history.to_string()),
+        );
+        f.insert(
+            format!("/api/v1/eggs/{slug}/pelican.json"),
+            (200, file.to_string()),
+        );
+        ids.push((id, file));
+    }
+    // Touch each egg's first variable: its row is written anew at the end of the table; with
+    // statistics, PostgreSQL reads this small table by a sequential scan, in physical order
+    // (docs/panels.md).
+    let out = std::process::Command::new("/usr/bin/psql")
+        .arg("-h")
+        .arg(&pg.socket)
+        .args(["-U", "postgres", "-d", "panel", "-v", "ON_ERROR_STOP=1", "-c",
+            "update egg_variables set name = name where id in (select min(id) from egg_variables group by egg_id); analyze egg_variables"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (id, file) in &ids {
+        let now = export(&h, *id);
+        assert_ne!(
+            md5(&now),
+            md5(file),
+            "egg {id}: the rows did not move, nothing is tested"
+        );
+    }
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/_index.json".to_owned(),
+        (200, "[]".to_owned()),
+    );
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), ADMIN).unwrap();
+    let client = Client::new(Config::new(
+        &h.url(),
+        Key::from_file(key_file.path()).unwrap(),
+    ))
+    .unwrap();
+    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let report = status(&client, &catalog).await.unwrap();
+    for (id, _) in &ids {
+        let e = report["eggs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["id"] == *id)
+            .unwrap();
+        assert_eq!(e["state"], "same-egg-other-order", "{e}");
+        assert!(e["reason"].as_str().unwrap().contains("CLUSTER"), "{e}");
+    }
+    assert_eq!(
+        exit_code(&report),
+        0,
+        "up to date in substance needs nothing"
+    );
 }
