@@ -208,11 +208,55 @@ async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
         }
         expected.insert(id, state);
     }
-    // The uuid path: the catalog's index and documents (none has these uuids).
-    files.lock().unwrap().insert(
-        "/api/v1/eggs/_index.json".to_owned(),
-        (200, "[]".to_owned()),
-    );
+    // The uuid path: an egg imported without an update_url (from a file saved by hand) is
+    // found by the uuid of a catalog egg's document; its one edit is the update_url.
+    let mut by_uuid = seed.clone();
+    by_uuid["uuid"] = json!("00000000-0000-4000-8000-000000000999");
+    by_uuid["name"] = json!("By Uuid");
+    by_uuid["meta"]["update_url"] =
+        json!(format!("{catalog_url}/api/v1/eggs/by-uuid/pelican.json"));
+    let uuid_id = import(&h, &by_uuid);
+    let uuid_file = export(&h, uuid_id);
+    let mut plain = uuid_file.clone();
+    plain["meta"]["update_url"] = Value::Null;
+    import(&h, &plain);
+    {
+        let md5 = eggcat_panels::update_check_md5(uuid_file.to_string().as_bytes()).unwrap();
+        let history = json!({"versions": [{"commit": "d".repeat(40), "date": "2026-10-06T00:00:00.000Z",
+            "subject": "v1", "breaking": false, "changes": [],
+            "pelicanUpdateCheckMd5": {"sqlite": md5, "mariadb": "0".repeat(32), "postgresql": md5}}]});
+        let mut f = files.lock().unwrap();
+        f.insert(
+            "/api/v1/eggs/_index.json".to_owned(),
+            (
+                200,
+                json!([{"slug": "by-uuid"}, {"slug": "other"}]).to_string(),
+            ),
+        );
+        f.insert(
+            "/api/v1/eggs/by-uuid.json".to_owned(),
+            (
+                200,
+                json!({"meta": {"uuid": "00000000-0000-4000-8000-000000000999"}}).to_string(),
+            ),
+        );
+        f.insert(
+            "/api/v1/eggs/other.json".to_owned(),
+            (
+                200,
+                json!({"meta": {"uuid": "00000000-0000-4000-8000-000000000998"}}).to_string(),
+            ),
+        );
+        f.insert(
+            "/api/v1/eggs/by-uuid/history.json".to_owned(),
+            (200, history.to_string()),
+        );
+        f.insert(
+            "/api/v1/eggs/by-uuid/pelican.json".to_owned(),
+            (200, uuid_file.to_string()),
+        );
+    }
+    expected.insert(uuid_id, "edited-locally");
     let key_file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(key_file.path(), ADMIN).unwrap();
     let mut config = Config::new(&h.url(), Key::from_file(key_file.path()).unwrap());
@@ -238,7 +282,14 @@ async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
                     "{e}"
                 );
             }
+            "edited-locally" if id == uuid_id => {
+                assert_eq!(e["matchedBy"], "uuid", "{e}");
+                assert_eq!(e["slug"], "by-uuid", "{e}");
+                assert_eq!(e["edits"][0]["field"], "meta.update_url", "{e}");
+                assert_eq!(e["edits"].as_array().unwrap().len(), 1, "{e}");
+            }
             "edited-locally" => {
+                assert_eq!(e["matchedBy"], "update_url", "{e}");
                 assert_eq!(e["edits"][0]["field"], "tags", "{e}");
                 assert_eq!(e["edits"].as_array().unwrap().len(), 1, "{e}");
             }
@@ -259,7 +310,7 @@ async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
     }
     assert_eq!(eggs.len(), expected.len() + 1, "the fixture egg too");
     for state in states {
-        let want = if state == "not-from-this-catalog" {
+        let want = if matches!(state, "not-from-this-catalog" | "edited-locally") {
             11
         } else {
             10
