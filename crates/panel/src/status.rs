@@ -247,6 +247,27 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
                 continue;
             }
         };
+        let versions: Vec<&Value> = history["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .collect();
+        // An egg found by uuid names no file: MariaDB's order when its export has the hash
+        // of a version of MariaDB's file, SQLite's (PostgreSQL's) otherwise.
+        let database = if matched_by == "uuid" {
+            let hash = eggcat_panels::update_check_md5(export.to_string().as_bytes());
+            if hash.is_some()
+                && versions
+                    .iter()
+                    .any(|v| v["pelicanUpdateCheckMd5"]["mariadb"].as_str() == hash.as_deref())
+            {
+                "mariadb"
+            } else {
+                database
+            }
+        } else {
+            database
+        };
         let file_name = if database == "mariadb" {
             "pelican-mariadb.json"
         } else {
@@ -259,11 +280,6 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
             Some(Ok(v)) => Some(v),
             _ => None,
         };
-        let versions: Vec<&Value> = history["versions"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .collect();
         // The versions with an import file, newest first; the current file is the first.
         let mut files: Vec<VersionFile> = Vec::new();
         let mut at: Vec<usize> = Vec::new();

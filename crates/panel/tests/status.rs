@@ -257,6 +257,43 @@ async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
         );
     }
     expected.insert(uuid_id, "edited-locally");
+    // Found by uuid, unedited, with the hash of MariaDB's file (its export as a MariaDB panel
+    // gives it, update_url aside): up to date, told by MariaDB's hash, not SQLite's.
+    let mut maria = plain.clone();
+    maria["uuid"] = json!("00000000-0000-4000-8000-000000000997");
+    maria["name"] = json!("By Uuid On MariaDB");
+    let maria_id = import(&h, &maria);
+    let maria_export = export(&h, maria_id);
+    {
+        let md5 = eggcat_panels::update_check_md5(maria_export.to_string().as_bytes()).unwrap();
+        let history = json!({"versions": [{"commit": "e".repeat(40), "date": "2026-10-06T00:00:00.000Z",
+            "subject": "v1", "breaking": false, "changes": [],
+            "pelicanUpdateCheckMd5": {"sqlite": "0".repeat(32), "mariadb": md5, "postgresql": "0".repeat(32)}}]});
+        let mut f = files.lock().unwrap();
+        f.insert(
+            "/api/v1/eggs/_index.json".to_owned(),
+            (
+                200,
+                json!([{"slug": "by-uuid"}, {"slug": "other"}, {"slug": "maria"}]).to_string(),
+            ),
+        );
+        f.insert(
+            "/api/v1/eggs/maria.json".to_owned(),
+            (
+                200,
+                json!({"meta": {"uuid": "00000000-0000-4000-8000-000000000997"}}).to_string(),
+            ),
+        );
+        f.insert(
+            "/api/v1/eggs/maria/history.json".to_owned(),
+            (200, history.to_string()),
+        );
+        f.insert(
+            "/api/v1/eggs/maria/pelican-mariadb.json".to_owned(),
+            (200, maria_export.to_string()),
+        );
+    }
+    expected.insert(maria_id, "up-to-date");
     let key_file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(key_file.path(), ADMIN).unwrap();
     let mut config = Config::new(&h.url(), Key::from_file(key_file.path()).unwrap());
@@ -310,7 +347,10 @@ async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
     }
     assert_eq!(eggs.len(), expected.len() + 1, "the fixture egg too");
     for state in states {
-        let want = if matches!(state, "not-from-this-catalog" | "edited-locally") {
+        let want = if matches!(
+            state,
+            "not-from-this-catalog" | "edited-locally" | "up-to-date"
+        ) {
             11
         } else {
             10
