@@ -123,9 +123,16 @@ impl Catalog {
         }
     }
 
+    /// A JSON document of the catalog: `Some(Ok)`, `Some(Err(()))` for 410 Gone, `None` for 404;
+    /// a body that is not JSON is an error, never a state.
     async fn json(&self, path: &str) -> Result<Option<Result<Value, ()>>, PanelError> {
         Ok(match self.get(path).await? {
-            Got::Ok(body) => Some(serde_json::from_slice(&body).map_err(|_| ())),
+            Got::Ok(body) => Some(Ok(serde_json::from_slice(&body).map_err(|e| {
+                PanelError::Malformed {
+                    what: format!("the catalog's {path}"),
+                    why: format!("not JSON: {e}"),
+                }
+            })?)),
             Got::Gone => Some(Err(())),
             Got::Missing => None,
         })

@@ -501,3 +501,41 @@ async fn a_postgresql_panel_whose_rows_moved_is_up_to_date_in_substance() {
         "up to date in substance needs nothing"
     );
 }
+
+/// A catalog that answers something other than JSON for an egg's history is an error of the
+/// run, never a state ("removed upstream" is a 410 only).
+#[tokio::test]
+async fn a_catalog_answer_that_is_not_json_is_an_error_not_a_state() {
+    let Some(src) = panels_src() else { return };
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+    ]});
+    let h = Harness::start(&src, &keys, true);
+    let files: Files = Arc::default();
+    let catalog_url = catalog_server(files.clone());
+    let mut v = export(&h, 100);
+    v["uuid"] = json!("00000000-0000-4000-8000-000000000444");
+    v["meta"]["update_url"] = json!(format!("{catalog_url}/api/v1/eggs/broken/pelican.json"));
+    import(&h, &v);
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/broken/history.json".to_owned(),
+        (200, "<html>maintenance</html>".to_owned()),
+    );
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/_index.json".to_owned(),
+        (200, "[]".to_owned()),
+    );
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), ADMIN).unwrap();
+    let client = Client::new(Config::new(
+        &h.url(),
+        Key::from_file(key_file.path()).unwrap(),
+    ))
+    .unwrap();
+    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let err = status(&client, &catalog).await.unwrap_err();
+    assert!(
+        matches!(&err, eggcat_panel::PanelError::Malformed { what, .. } if what.contains("broken/history.json")),
+        "{err}"
+    );
+}
