@@ -187,8 +187,13 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
         let mut item = json!({"id": egg.id, "uuid": egg.uuid, "name": egg.name});
         let export = match export {
             Ok(v) => v,
-            // A refused key is the run's error, never an egg's state.
-            Err(e @ (PanelError::Unauthenticated { .. } | PanelError::Forbidden { .. })) => {
+            // A refused key, or a panel asking to slow down, is the run's error, never an
+            // egg's state.
+            Err(
+                e @ (PanelError::Unauthenticated { .. }
+                | PanelError::Forbidden { .. }
+                | PanelError::RateLimited { .. }),
+            ) => {
                 return Err(e);
             }
             Err(e) => {

@@ -658,6 +658,10 @@ const NOT_IN_CATALOG_FORMAT: &[(&str, &str)] = &[
         "a string enum, its values in section 7's `images` table",
     ),
     ("RemovedList", "an array of RemovedEgg"),
+    (
+        "UpdateCheckMd5",
+        "`pelicanUpdateCheckMd5`'s three hashes, in its row of section 20's version table",
+    ),
     ("Summary", "an array of SummaryItem"),
     ("SourceStatus", "a string"),
     (
