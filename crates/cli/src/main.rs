@@ -69,6 +69,8 @@ enum Command {
     Diff(cmd::diff::Args),
     /// Upload the current snapshot to S3-compatible object storage (`[publish]` or --to).
     Publish(cmd::publish::Args),
+    /// Check a Pelican panel's eggs against an eggcat catalog (`panel status --help`).
+    Panel(cmd::panel::Args),
 }
 
 fn main() -> ExitCode {
@@ -110,6 +112,7 @@ fn main() -> ExitCode {
         Command::Validate(args) => return cmd::validate::main(args),
         Command::Diff(args) => return cmd::diff::main(args),
         Command::Publish(args) => cmd::publish::run(args),
+        Command::Panel(args) => return cmd::panel::main(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -18,6 +18,8 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod status;
+
 use futures_util::StreamExt;
 use serde_json::Value;
 
@@ -211,6 +213,11 @@ impl Client {
         Ok(Client { http, config })
     }
 
+    /// The panel's address, as configured (no key in it).
+    pub fn url(&self) -> &str {
+        &self.config.url
+    }
+
     /// Every egg on the panel.
     pub async fn eggs(&self) -> Result<Vec<PanelEgg>, PanelError> {
         let body = self.get("/api/application/eggs", LIST).await?;
@@ -376,7 +383,7 @@ fn pelican_error(body: &[u8]) -> (String, String) {
 }
 
 /// https, or http to a loopback address; no credentials, query or fragment in it.
-fn check_url(url: &str) -> Result<(), PanelError> {
+pub(crate) fn check_url(url: &str) -> Result<(), PanelError> {
     let bad = |why: &str| Err(PanelError::Config(format!("the panel URL {url:?} {why}")));
     let Some((scheme, rest)) = url.split_once("://") else {
         return bad("is not an absolute URL (https://panel.example.org)");

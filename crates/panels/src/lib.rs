@@ -12,6 +12,7 @@ mod checks;
 mod database;
 mod error;
 mod icon;
+pub mod merge;
 pub mod pelican;
 pub mod php;
 pub mod pterodactyl;

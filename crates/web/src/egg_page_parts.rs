@@ -21,6 +21,10 @@ pub(crate) fn import(h: &mut Html, m: &Meta, base: &str) {
             "<p class=\"how\">In Pelican: Admin → Eggs → Import → URL, paste the JSON URL for the \
              panel's database, Import. The panel's daily update check then watches eggcat's file.</p>",
         );
+        // Issue 37: which version a panel has, what it changed locally, what changed since.
+        h.lit("<p class=\"how\">To see whether a panel has this version, what changed since the one it has and what its admins changed, run ")
+            .text_code(&format!("`eggcat panel status --panel https://your-panel --catalog {base}`"))
+            .lit(" (the guide: docs/guides/panel-status.md in eggcat).</p>");
     }
     if let Some(p) = ptero {
         h.lit("<h3>Pterodactyl</h3>");

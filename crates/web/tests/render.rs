@@ -302,6 +302,25 @@ fn no_egg_page_shows_a_literal_backtick() {
     // entrypoint, and the settings the panel writes into a config file.
     assert!(ddnet.contains("<dt>Container</dt><dd><code>"));
     assert!(ddnet.contains("<dt>Entrypoint</dt><dd><code>"));
+    // How to check a panel against the egg (issue 37), the catalog's own address in it.
+    // The page's text, every tag out (code included).
+    let mut words = String::new();
+    let mut in_tag = false;
+    for c in ddnet.chars() {
+        match c {
+            '<' => in_tag = true,
+            '>' => in_tag = false,
+            c if !in_tag => words.push(c),
+            _ => {}
+        }
+    }
+    assert!(
+        words.contains(&format!(
+            "run eggcat panel status --panel https://your-panel --catalog {BASE} (the guide"
+        )),
+        "{words}"
+    );
+    assert!(ddnet.contains("run <code>eggcat panel status "));
     let luanti = page(&out, "eggs/demo-eggs-luanti/index.html");
     assert!(
         luanti.contains(

@@ -2,6 +2,7 @@
 
 pub(crate) mod build;
 pub(crate) mod diff;
+pub(crate) mod panel;
 pub(crate) mod publish;
 pub(crate) mod serve;
 pub(crate) mod validate;

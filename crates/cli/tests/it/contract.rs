@@ -654,10 +654,6 @@ const NOT_IN_CATALOG_FORMAT: &[(&str, &str)] = &[
         "a string enum, its one value in `lastRebuild`'s table",
     ),
     ("OpenApiDocument", "the OpenAPI document itself"),
-    (
-        "UpdateCheckMd5",
-        "an object of EggVersion, its three members in `pelicanUpdateCheckMd5`'s row",
-    ),
     ("EggIndex", "an array of EggListItem"),
     ("EggNames", "an array of strings"),
     (
@@ -669,6 +665,10 @@ const NOT_IN_CATALOG_FORMAT: &[(&str, &str)] = &[
         "a string enum, its values in section 7's `downloads` table",
     ),
     ("RemovedList", "an array of RemovedEgg"),
+    (
+        "UpdateCheckMd5",
+        "`pelicanUpdateCheckMd5`'s three hashes, in its row of section 20's version table",
+    ),
     ("Summary", "an array of SummaryItem"),
     ("SourceStatus", "a string"),
     (

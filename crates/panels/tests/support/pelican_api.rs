@@ -61,18 +61,22 @@ impl Harness {
     /// the egg of Pelican's API fixture), writes `keys` (`{"rate_limit", "keys": [key(..)]}`)
     /// and serves it on a free loopback port.
     pub fn start(panels_src: &Path, keys: &Value, fixture: bool) -> Harness {
+        Harness::start_on(panels_src, keys, fixture, None)
+    }
+
+    /// As [`Harness::start`], on the database `db` names (`boot.php`'s EGGCAT_DB: a MariaDB
+    /// or PostgreSQL database the test made) instead of an SQLite file.
+    pub fn start_on(panels_src: &Path, keys: &Value, fixture: bool, db: Option<Value>) -> Harness {
         let dir = tempfile::tempdir().unwrap();
-        let db = dir.path().join("panel.sqlite");
-        std::fs::write(&db, b"").unwrap();
+        let sqlite = dir.path().join("panel.sqlite");
+        std::fs::write(&sqlite, b"").unwrap();
+        let db = db.unwrap_or_else(|| json!({"driver": "sqlite", "database": sqlite}));
         let keys_file = dir.path().join("keys.json");
         std::fs::write(&keys_file, keys.to_string()).unwrap();
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../panels/tests/php/api.php");
         let env = |cmd: &mut Command| {
             cmd.env("EGGCAT_PANELS_SRC", panels_src)
-                .env(
-                    "EGGCAT_DB",
-                    json!({"driver": "sqlite", "database": db}).to_string(),
-                )
+                .env("EGGCAT_DB", db.to_string())
                 .env("EGGCAT_API_KEYS", &keys_file)
                 .env("EGGCAT_API_STATE", dir.path());
         };

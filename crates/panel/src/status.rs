@@ -1,0 +1,416 @@
+//! `eggcat panel status`: for every egg on a Pelican panel, the catalog egg it comes from and
+//! where it stands (`eggcat_panels::standing`), read from a served eggcat catalog (its
+//! `history.json` and import files) and the panel's exports.
+//!
+//! Matching: by the export's `meta.update_url` when it points into the catalog
+//! (`{catalog}/api/v1/eggs/{slug}/pelican*.json`), else by `uuid`: the catalog publishes no uuid
+//! list, so the egg documents (`{slug}.json`, whose `meta.uuid` is the uuid of the import files)
+//! are read, once per run and only when some egg needs it, at most `in_flight` at once.
+//!
+//! What a served catalog cannot tell: it publishes the import file of the current version only
+//! (older versions have their update-check hash in `history.json`, not their file). An unedited
+//! egg of any version is told by its hash; an edited one is compared with the current file, so
+//! an egg edited on an older version reads "edited locally" with upstream's changes since among
+//! its edits, and `baseKnown: false` says so whenever the egg matches no version's hash.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use eggcat_panels::standing::{self, FieldEdit, Standing, VersionFile};
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+
+use crate::{Client, PanelError};
+
+/// The states, as `--json` and the table name them.
+pub const STATES: [&str; 8] = [
+    "up-to-date",
+    "behind",
+    "edited-locally",
+    "behind-and-edited",
+    "same-egg-other-order",
+    "removed-upstream",
+    "not-from-this-catalog",
+    "unknown",
+];
+
+/// A served eggcat catalog, read over HTTP(S) (no key: it is public).
+#[derive(Debug)]
+pub struct Catalog {
+    http: reqwest::Client,
+    base: String,
+    in_flight: usize,
+}
+
+enum Got {
+    Ok(Vec<u8>),
+    Gone,
+    Missing,
+}
+
+impl Catalog {
+    /// The catalog at `base` (`https://eggs.example.org`): https, or plain http to loopback.
+    pub fn new(
+        base: &str,
+        ca_file: Option<&Path>,
+        timeout: std::time::Duration,
+        in_flight: usize,
+    ) -> Result<Catalog, PanelError> {
+        let base = base.trim_end_matches('/').to_owned();
+        crate::check_url(&base).map_err(|e| {
+            PanelError::Config(
+                e.to_string()
+                    .replacen("the panel URL", "the catalog URL", 1),
+            )
+        })?;
+        let mut builder = reqwest::Client::builder()
+            .user_agent(concat!(
+                "eggcat/",
+                env!("CARGO_PKG_VERSION"),
+                " (eggcat panel)"
+            ))
+            .connect_timeout(timeout)
+            .timeout(timeout)
+            // The catalog redirects the former pelican-postgresql.json to pelican.json.
+            .redirect(reqwest::redirect::Policy::limited(3));
+        if let Some(path) = ca_file {
+            let pem = std::fs::read(path).map_err(|e| {
+                PanelError::Config(format!("cannot read the CA file {}: {e}", path.display()))
+            })?;
+            for cert in reqwest::Certificate::from_pem_bundle(&pem)
+                .map_err(|e| PanelError::Config(format!("the CA file is not PEM: {e}")))?
+            {
+                builder = builder.add_root_certificate(cert);
+            }
+        }
+        let http = builder
+            .build()
+            .map_err(|e| PanelError::Config(format!("cannot make an HTTPS client: {e}")))?;
+        Ok(Catalog {
+            http,
+            base,
+            in_flight: in_flight.max(1),
+        })
+    }
+
+    /// The catalog's address.
+    pub fn url(&self) -> &str {
+        &self.base
+    }
+
+    async fn get(&self, path: &str) -> Result<Got, PanelError> {
+        let url = format!("{}{path}", self.base);
+        let response = self
+            .http
+            .get(&url)
+            .send()
+            .await
+            .map_err(|e| PanelError::Transport(format!("the catalog at {url}: {e}")))?;
+        let status = response.status().as_u16();
+        match status {
+            200 => Ok(Got::Ok(
+                response
+                    .bytes()
+                    .await
+                    .map_err(|e| PanelError::Transport(format!("the catalog at {url}: {e}")))?
+                    .to_vec(),
+            )),
+            410 => Ok(Got::Gone),
+            404 => Ok(Got::Missing),
+            _ => Err(PanelError::Transport(format!(
+                "the catalog answered {status} to {url}"
+            ))),
+        }
+    }
+
+    /// A JSON document of the catalog: `Some(Ok)`, `Some(Err(()))` for 410 Gone, `None` for 404;
+    /// a body that is not JSON is an error, never a state.
+    async fn json(&self, path: &str) -> Result<Option<Result<Value, ()>>, PanelError> {
+        Ok(match self.get(path).await? {
+            Got::Ok(body) => Some(Ok(serde_json::from_slice(&body).map_err(|e| {
+                PanelError::Malformed {
+                    what: format!("the catalog's {path}"),
+                    why: format!("not JSON: {e}"),
+                }
+            })?)),
+            Got::Gone => Some(Err(())),
+            Got::Missing => None,
+        })
+    }
+
+    /// Every slug of the catalog by the uuid its import files carry.
+    async fn uuids(&self) -> Result<BTreeMap<String, String>, PanelError> {
+        let index = match self.json("/api/v1/eggs/_index.json").await? {
+            Some(Ok(v)) => v,
+            _ => {
+                return Err(PanelError::Transport(format!(
+                    "the catalog at {} has no readable /api/v1/eggs/_index.json",
+                    self.base
+                )));
+            }
+        };
+        let slugs: Vec<String> = index
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e["slug"].as_str().map(str::to_owned))
+            .collect();
+        let docs: Vec<_> = futures_util::stream::iter(
+            slugs
+                .iter()
+                .map(|s| async move { (s, self.json(&format!("/api/v1/eggs/{s}.json")).await) }),
+        )
+        .buffered(self.in_flight)
+        .collect()
+        .await;
+        let mut out = BTreeMap::new();
+        for (slug, doc) in docs {
+            if let Some(Ok(doc)) = doc?
+                && let Some(uuid) = doc["meta"]["uuid"].as_str()
+            {
+                out.insert(uuid.to_ascii_lowercase(), slug.clone());
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// The report of one run: `{"panel", "catalog", "counts", "eggs"}` (docs/guides/panel-status.md
+/// and `schemas/panel-status.schema.json` give every field).
+pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelError> {
+    let eggs = panel.eggs().await?;
+    let ids: Vec<u64> = eggs.iter().map(|e| e.id).collect();
+    let exports = panel.exports(&ids).await;
+    let mut uuids: Option<BTreeMap<String, String>> = None;
+    let mut out = Vec::new();
+    for (egg, export) in eggs.iter().zip(exports) {
+        let mut item = json!({"id": egg.id, "uuid": egg.uuid, "name": egg.name});
+        let export = match export {
+            Ok(v) => v,
+            // A refused key, or a panel asking to slow down, is the run's error, never an
+            // egg's state.
+            Err(
+                e @ (PanelError::Unauthenticated { .. }
+                | PanelError::Forbidden { .. }
+                | PanelError::RateLimited { .. }),
+            ) => {
+                return Err(e);
+            }
+            Err(e) => {
+                item["state"] = json!("unknown");
+                item["why"] = json!(format!("the panel's export failed: {e}"));
+                out.push(item);
+                continue;
+            }
+        };
+        let update_url = export["meta"]["update_url"].as_str().unwrap_or("");
+        let (slug, database, matched_by) = match standing::from_catalog(update_url, catalog.url()) {
+            Some(from) => {
+                let db = if from.file == "pelican-mariadb.json" {
+                    "mariadb"
+                } else {
+                    "sqlite"
+                };
+                (from.slug, db, "update_url")
+            }
+            None => {
+                if uuids.is_none() {
+                    uuids = Some(catalog.uuids().await?);
+                }
+                let by_uuid = uuids
+                    .as_ref()
+                    .and_then(|m| m.get(&egg.uuid.to_ascii_lowercase()).cloned());
+                match by_uuid {
+                    Some(slug) => (slug, "sqlite", "uuid"),
+                    None => {
+                        item["state"] = json!("not-from-this-catalog");
+                        item["why"] = json!(if update_url.is_empty() {
+                            "no update_url, and no egg of the catalog has its uuid".to_owned()
+                        } else {
+                            format!(
+                                "its update_url ({update_url}) is not this catalog's, and no egg of the catalog has its uuid"
+                            )
+                        });
+                        out.push(item);
+                        continue;
+                    }
+                }
+            }
+        };
+        item["slug"] = json!(slug);
+        item["matchedBy"] = json!(matched_by);
+        let history = match catalog
+            .json(&format!("/api/v1/eggs/{slug}/history.json"))
+            .await?
+        {
+            Some(Ok(h)) => h,
+            Some(Err(())) => {
+                item["state"] = json!("removed-upstream");
+                item["why"] = json!(format!(
+                    "the catalog answers 410 Gone for {slug} (its file was deleted or moved upstream)"
+                ));
+                out.push(item);
+                continue;
+            }
+            None => {
+                item["state"] = json!("not-from-this-catalog");
+                item["why"] = json!(format!("the catalog has no egg {slug}"));
+                out.push(item);
+                continue;
+            }
+        };
+        let versions: Vec<&Value> = history["versions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .collect();
+        // An egg found by uuid names no file: MariaDB's order when its export has the hash
+        // of a version of MariaDB's file, SQLite's (PostgreSQL's) otherwise.
+        let database = if matched_by == "uuid" {
+            let hash = eggcat_panels::update_check_md5(export.to_string().as_bytes());
+            if hash.is_some()
+                && versions
+                    .iter()
+                    .any(|v| v["pelicanUpdateCheckMd5"]["mariadb"].as_str() == hash.as_deref())
+            {
+                "mariadb"
+            } else {
+                database
+            }
+        } else {
+            database
+        };
+        let file_name = if database == "mariadb" {
+            "pelican-mariadb.json"
+        } else {
+            "pelican.json"
+        };
+        let current = match catalog
+            .json(&format!("/api/v1/eggs/{slug}/{file_name}"))
+            .await?
+        {
+            Some(Ok(v)) => Some(v),
+            _ => None,
+        };
+        // The versions with an import file, newest first; the current file is the first.
+        let mut files: Vec<VersionFile> = Vec::new();
+        let mut at: Vec<usize> = Vec::new();
+        for (i, v) in versions.iter().enumerate() {
+            if let Some(md5) = v["pelicanUpdateCheckMd5"][database].as_str() {
+                files.push(VersionFile {
+                    md5: Some(md5.to_owned()),
+                    file: None,
+                });
+                at.push(i);
+            }
+        }
+        if let (Some(first), Some(current)) = (files.first_mut(), current) {
+            first.file = Some(current);
+        }
+        let result = standing::standing(&export, &files);
+        let version = |n: usize| -> Value {
+            let v = versions[at[n]];
+            json!({"commit": v["commit"], "date": v["date"], "subject": v["subject"]})
+        };
+        // The versions since version `n` (of `files`), with their changes.
+        let since = |n: usize| -> (Value, Vec<Value>) {
+            let list: Vec<Value> = versions[..at[n]]
+                .iter()
+                .map(|v| {
+                    json!({"commit": v["commit"], "date": v["date"], "subject": v["subject"],
+                        "breaking": v["breaking"].as_bool().unwrap_or(false),
+                        "changes": v["changes"].as_array().into_iter().flatten().map(|c| json!({
+                            "kind": c["kind"], "text": c["text"],
+                            "breaking": c["breaking"].as_bool().unwrap_or(false)})).collect::<Vec<_>>()})
+                })
+                .collect();
+            let resets: Vec<Value> = list
+                .iter()
+                .flat_map(|v| v["changes"].as_array().cloned().unwrap_or_default())
+                .filter(|c| {
+                    matches!(
+                        c["kind"].as_str(),
+                        Some("variable_removed" | "variable_renamed")
+                    )
+                })
+                .map(|c| c["text"].clone())
+                .collect();
+            (Value::Array(list), resets)
+        };
+        let edits_json = |edits: &[FieldEdit]| -> Value {
+            edits
+                .iter()
+                .map(|e| json!({"field": e.field, "catalog": e.base, "panel": e.panel}))
+                .collect()
+        };
+        match result {
+            Standing::UpToDate => item["state"] = json!("up-to-date"),
+            Standing::Behind { has } => {
+                let (list, resets) = since(has);
+                item["state"] = json!("behind");
+                item["has"] = version(has);
+                item["since"] = list;
+                item["resetsServerValues"] = json!(resets);
+            }
+            Standing::EditedLocally { edits } => {
+                item["state"] = json!("edited-locally");
+                item["edits"] = edits_json(&edits);
+                item["baseKnown"] = json!(false);
+            }
+            Standing::BehindAndEdited { base, edits } => {
+                let (list, resets) = since(base);
+                item["state"] = json!("behind-and-edited");
+                item["has"] = version(base);
+                item["since"] = list;
+                item["resetsServerValues"] = json!(resets);
+                item["edits"] = edits_json(&edits);
+                item["baseKnown"] = json!(true);
+            }
+            Standing::OtherOrder { has, reason } => {
+                item["state"] = json!(if has == 0 {
+                    "same-egg-other-order"
+                } else {
+                    "behind"
+                });
+                item["reason"] = json!(reason);
+                if has > 0 {
+                    let (list, resets) = since(has);
+                    item["has"] = version(has);
+                    item["since"] = list;
+                    item["resetsServerValues"] = json!(resets);
+                }
+            }
+            Standing::Unknown { why } => {
+                item["state"] = json!("unknown");
+                item["why"] = json!(why);
+            }
+        }
+        out.push(item);
+    }
+    let mut counts = serde_json::Map::new();
+    for state in STATES {
+        let n = out.iter().filter(|e| e["state"] == state).count();
+        counts.insert(state.to_owned(), json!(n));
+    }
+    Ok(json!({
+        "panel": panel.url(),
+        "catalog": catalog.url(),
+        "counts": counts,
+        "eggs": out,
+    }))
+}
+
+/// The exit code for a report: 0 when nothing needs doing (every egg up to date, in substance
+/// or exactly, edited locally on the current version, or not from this catalog); 1 when some
+/// egg is behind (edited or not) or removed upstream; 3 when some egg's state is unknown (and
+/// none is behind). 2 is an error (the caller's).
+pub fn exit_code(report: &Value) -> u8 {
+    let n = |s: &str| report["counts"][s].as_u64().unwrap_or(0);
+    if n("behind") + n("behind-and-edited") + n("removed-upstream") > 0 {
+        1
+    } else if n("unknown") > 0 {
+        3
+    } else {
+        0
+    }
+}

@@ -1,0 +1,541 @@
+//! `eggcat_panel::status` against Pelican's own importer and exporter (the loopback harness,
+//! SQLite) and a catalog on loopback serving `history.json` and `pelican.json` as `eggcat
+//! serve` does: eggs put on the panel at an older version, at the current one, edited locally,
+//! removed upstream, from elsewhere, each classified as constructed. The catalog's files are
+//! the panel's own exports of what was imported (what an unedited egg exports is its import
+//! file, the premise of Pelican's update check).
+
+#[path = "../../panels/tests/support/pelican_api.rs"]
+mod pelican_api;
+
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../panels/tests/support/db.rs"]
+mod db;
+
+use std::collections::BTreeMap;
+use std::io::{Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use eggcat_panel::status::{Catalog, exit_code, status};
+use eggcat_panel::{Client, Config, Key};
+use pelican_api::{Harness, key};
+use serde_json::{Value, json};
+
+const ADMIN: &str = "papp_fixture0001fixtureapplicationtokenvalue0001";
+
+fn panels_src() -> Option<PathBuf> {
+    let dir = eggcat_testkit::corpus()?;
+    let php = std::process::Command::new("php")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !php || !std::path::Path::new("/usr/share/php/Illuminate/Database/autoload.php").exists() {
+        assert!(
+            std::env::var("EGGCAT_PHP").as_deref() != Ok("require"),
+            "EGGCAT_PHP=require but php-cli or its Laravel packages are missing"
+        );
+        eggcat_testkit::skip_test("needs php-cli and the Laravel packages (bash .ci/install)");
+        return None;
+    }
+    Some(dir.join("../panels-src"))
+}
+
+type Files = Arc<Mutex<BTreeMap<String, (u16, String)>>>;
+
+/// A catalog on loopback: each path its status and body; any other path 404.
+fn catalog_server(files: Files) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            let head = String::from_utf8_lossy(&buf[..n]).to_string();
+            let path = head.split(' ').nth(1).unwrap_or("/").to_owned();
+            let (status, body) = files
+                .lock()
+                .unwrap()
+                .get(&path)
+                .cloned()
+                .unwrap_or((404, "{}".to_owned()));
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+        }
+    });
+    url
+}
+
+fn import(h: &Harness, file: &Value) -> u64 {
+    let answer = h.request(
+        "POST",
+        "/api/application/eggs/import",
+        Some(ADMIN),
+        file.to_string().as_bytes(),
+    );
+    let v = answer.json();
+    v["attributes"]["id"]
+        .as_u64()
+        .unwrap_or_else(|| panic!("import refused: {v}"))
+}
+
+fn export(h: &Harness, id: u64) -> Value {
+    h.request(
+        "GET",
+        &format!("/api/application/eggs/{id}/export?format=json"),
+        Some(ADMIN),
+        b"",
+    )
+    .json()
+}
+
+#[tokio::test]
+async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
+    let Some(src) = panels_src() else { return };
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+    ]});
+    let h = Harness::start(&src, &keys, true);
+    let files: Files = Arc::default();
+    let catalog_url = catalog_server(files.clone());
+    // Pelican's fixture egg is the seed: its export is a complete PLCN_v3 file.
+    let seed = export(&h, 100);
+    assert_eq!(seed["meta"]["version"], "PLCN_v3", "{seed}");
+    // The states, in a seeded rotation, several eggs each.
+    let states = [
+        "up-to-date",
+        "behind",
+        "edited-locally",
+        "same-egg-other-order",
+        "removed-upstream",
+        "not-from-this-catalog",
+        "unknown",
+    ];
+    let mut expected = BTreeMap::new();
+    // The seeded rule: egg n gets state (3n + SEED) mod 7, ten eggs each.
+    const SEED: usize = 37;
+    for n in 0..70u32 {
+        let state = states[(n as usize * 3 + SEED) % states.len()];
+        let slug = format!("egg-{n}");
+        let mut v1 = seed.clone();
+        v1["uuid"] = json!(format!("00000000-0000-4000-8000-{:012}", 500 + n));
+        v1["name"] = json!(format!("Egg {n}"));
+        v1["meta"]["update_url"] = json!(if state == "not-from-this-catalog" {
+            "https://raw.githubusercontent.com/pelican-eggs/x/main/egg.json".to_owned()
+        } else {
+            format!("{catalog_url}/api/v1/eggs/{slug}/pelican.json")
+        });
+        let id = import(&h, &v1);
+        let e1 = export(&h, id);
+        let mut v2 = e1.clone();
+        v2["description"] = json!(format!("version 2 of egg {n}"));
+        import(&h, &v2);
+        let e2 = export(&h, id);
+        match state {
+            "behind" => {
+                import(&h, &e1);
+            }
+            "edited-locally" => {
+                let mut edited = e2.clone();
+                edited["tags"] = json!(["modrinth_plugins"]);
+                import(&h, &edited);
+            }
+            _ => {}
+        }
+        let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
+        let history = json!({"slug": slug, "versions": [
+            {"commit": "b".repeat(40), "date": "2026-10-06T00:00:00.000Z", "subject": "v2",
+             "breaking": true, "changes": [
+                {"kind": "description_changed", "text": "description changed", "breaking": false},
+                {"kind": "variable_removed", "text": "variable X removed", "breaking": true}],
+             "pelicanUpdateCheckMd5": {"sqlite": md5(&e2), "mariadb": "0".repeat(32), "postgresql": md5(&e2)}},
+            {"commit": "a".repeat(40), "date": "2026-09-01T00:00:00.000Z", "subject": "v1",
+             "breaking": false, "changes": [],
+             "pelicanUpdateCheckMd5": {"sqlite": md5(&e1), "mariadb": "0".repeat(32), "postgresql": md5(&e1)}}
+        ]});
+        let mut f = files.lock().unwrap();
+        if state == "unknown" {
+            // A catalog of an eggcat before issue 37: no hashes; and no import file today
+            // (an egg Pelican refuses).
+            let mut old = history.clone();
+            for v in old["versions"].as_array_mut().unwrap() {
+                v.as_object_mut().unwrap().remove("pelicanUpdateCheckMd5");
+            }
+            f.insert(
+                format!("/api/v1/eggs/{slug}/history.json"),
+                (200, old.to_string()),
+            );
+        } else if state == "same-egg-other-order" {
+            // The file in another key order (each variable's `sort` first, MariaDB's file)
+            // with the hash of that order: the panel (SQLite) exports the same egg in its
+            // own order.
+            let mut other = e2.clone();
+            for var in other["variables"].as_array_mut().unwrap() {
+                let var = var.as_object_mut().unwrap();
+                let sort = var.shift_remove("sort").unwrap();
+                var.shift_insert(0, "sort".to_owned(), sort);
+            }
+            let mut h = history.clone();
+            h["versions"][0]["pelicanUpdateCheckMd5"]["sqlite"] = json!(md5(&other));
+            f.insert(
+                format!("/api/v1/eggs/{slug}/history.json"),
+                (200, h.to_string()),
+            );
+            f.insert(
+                format!("/api/v1/eggs/{slug}/pelican.json"),
+                (200, other.to_string()),
+            );
+        } else if state == "removed-upstream" {
+            f.insert(
+                format!("/api/v1/eggs/{slug}/history.json"),
+                (410, "{}".to_owned()),
+            );
+        } else {
+            f.insert(
+                format!("/api/v1/eggs/{slug}/history.json"),
+                (200, history.to_string()),
+            );
+            f.insert(
+                format!("/api/v1/eggs/{slug}/pelican.json"),
+                (200, e2.to_string()),
+            );
+        }
+        expected.insert(id, state);
+    }
+    // The uuid path: an egg imported without an update_url (from a file saved by hand) is
+    // found by the uuid of a catalog egg's document; its one edit is the update_url.
+    let mut by_uuid = seed.clone();
+    by_uuid["uuid"] = json!("00000000-0000-4000-8000-000000000999");
+    by_uuid["name"] = json!("By Uuid");
+    by_uuid["meta"]["update_url"] =
+        json!(format!("{catalog_url}/api/v1/eggs/by-uuid/pelican.json"));
+    let uuid_id = import(&h, &by_uuid);
+    let uuid_file = export(&h, uuid_id);
+    let mut plain = uuid_file.clone();
+    plain["meta"]["update_url"] = Value::Null;
+    import(&h, &plain);
+    {
+        let md5 = eggcat_panels::update_check_md5(uuid_file.to_string().as_bytes()).unwrap();
+        let history = json!({"versions": [{"commit": "d".repeat(40), "date": "2026-10-06T00:00:00.000Z",
+            "subject": "v1", "breaking": false, "changes": [],
+            "pelicanUpdateCheckMd5": {"sqlite": md5, "mariadb": "0".repeat(32), "postgresql": md5}}]});
+        let mut f = files.lock().unwrap();
+        f.insert(
+            "/api/v1/eggs/_index.json".to_owned(),
+            (
+                200,
+                json!([{"slug": "by-uuid"}, {"slug": "other"}]).to_string(),
+            ),
+        );
+        f.insert(
+            "/api/v1/eggs/by-uuid.json".to_owned(),
+            (
+                200,
+                json!({"meta": {"uuid": "00000000-0000-4000-8000-000000000999"}}).to_string(),
+            ),
+        );
+        f.insert(
+            "/api/v1/eggs/other.json".to_owned(),
+            (
+                200,
+                json!({"meta": {"uuid": "00000000-0000-4000-8000-000000000998"}}).to_string(),
+            ),
+        );
+        f.insert(
+            "/api/v1/eggs/by-uuid/history.json".to_owned(),
+            (200, history.to_string()),
+        );
+        f.insert(
+            "/api/v1/eggs/by-uuid/pelican.json".to_owned(),
+            (200, uuid_file.to_string()),
+        );
+    }
+    expected.insert(uuid_id, "edited-locally");
+    // Found by uuid, unedited, with the hash of MariaDB's file (its export as a MariaDB panel
+    // gives it, update_url aside): up to date, told by MariaDB's hash, not SQLite's.
+    let mut maria = plain.clone();
+    maria["uuid"] = json!("00000000-0000-4000-8000-000000000997");
+    maria["name"] = json!("By Uuid On MariaDB");
+    let maria_id = import(&h, &maria);
+    let maria_export = export(&h, maria_id);
+    {
+        let md5 = eggcat_panels::update_check_md5(maria_export.to_string().as_bytes()).unwrap();
+        let history = json!({"versions": [{"commit": "e".repeat(40), "date": "2026-10-06T00:00:00.000Z",
+            "subject": "v1", "breaking": false, "changes": [],
+            "pelicanUpdateCheckMd5": {"sqlite": "0".repeat(32), "mariadb": md5, "postgresql": "0".repeat(32)}}]});
+        let mut f = files.lock().unwrap();
+        f.insert(
+            "/api/v1/eggs/_index.json".to_owned(),
+            (
+                200,
+                json!([{"slug": "by-uuid"}, {"slug": "other"}, {"slug": "maria"}]).to_string(),
+            ),
+        );
+        f.insert(
+            "/api/v1/eggs/maria.json".to_owned(),
+            (
+                200,
+                json!({"meta": {"uuid": "00000000-0000-4000-8000-000000000997"}}).to_string(),
+            ),
+        );
+        f.insert(
+            "/api/v1/eggs/maria/history.json".to_owned(),
+            (200, history.to_string()),
+        );
+        f.insert(
+            "/api/v1/eggs/maria/pelican-mariadb.json".to_owned(),
+            (200, maria_export.to_string()),
+        );
+    }
+    expected.insert(maria_id, "up-to-date");
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), ADMIN).unwrap();
+    let mut config = Config::new(&h.url(), Key::from_file(key_file.path()).unwrap());
+    config.timeout = Duration::from_secs(20);
+    let client = Client::new(config).unwrap();
+    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let report = status(&client, &catalog).await.unwrap();
+    let eggs = report["eggs"].as_array().unwrap();
+    for e in eggs {
+        let id = e["id"].as_u64().unwrap();
+        let want = expected
+            .get(&id)
+            .copied()
+            .unwrap_or("not-from-this-catalog");
+        assert_eq!(e["state"], want, "egg {id}: {e}");
+        match want {
+            "behind" => {
+                assert_eq!(e["has"]["subject"], "v1", "{e}");
+                assert_eq!(e["since"][0]["changes"][1]["breaking"], true, "{e}");
+                assert_eq!(
+                    e["resetsServerValues"],
+                    json!(["variable X removed"]),
+                    "{e}"
+                );
+            }
+            "edited-locally" if id == uuid_id => {
+                assert_eq!(e["matchedBy"], "uuid", "{e}");
+                assert_eq!(e["slug"], "by-uuid", "{e}");
+                assert_eq!(e["edits"][0]["field"], "meta.update_url", "{e}");
+                assert_eq!(e["edits"].as_array().unwrap().len(), 1, "{e}");
+            }
+            "edited-locally" => {
+                assert_eq!(e["matchedBy"], "update_url", "{e}");
+                assert_eq!(e["edits"][0]["field"], "tags", "{e}");
+                assert_eq!(e["edits"].as_array().unwrap().len(), 1, "{e}");
+            }
+            "same-egg-other-order" => {
+                assert!(
+                    e["reason"]
+                        .as_str()
+                        .unwrap()
+                        .contains("keys in another order"),
+                    "{e}"
+                );
+            }
+            "unknown" | "removed-upstream" | "not-from-this-catalog" => {
+                assert!(e["why"].as_str().is_some_and(|w| !w.is_empty()), "{e}");
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(eggs.len(), expected.len() + 1, "the fixture egg too");
+    for state in states {
+        let want = if matches!(
+            state,
+            "not-from-this-catalog" | "edited-locally" | "up-to-date"
+        ) {
+            11
+        } else {
+            10
+        };
+        assert_eq!(
+            report["counts"][state], want,
+            "{state}: {}",
+            report["counts"]
+        );
+    }
+    // The report keeps its documented schema.
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/schemas/panel-status.schema.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let mut schemas = boon::Schemas::new();
+    let mut compiler = boon::Compiler::new();
+    compiler
+        .add_resource(
+            "https://eggcat.invalid/schemas/panel-status.schema.json",
+            schema,
+        )
+        .unwrap();
+    let index = compiler
+        .compile(
+            "https://eggcat.invalid/schemas/panel-status.schema.json",
+            &mut schemas,
+        )
+        .unwrap();
+    if let Err(e) = schemas.validate(&report, index) {
+        panic!("the report breaks docs/schemas/panel-status.schema.json: {e:#}");
+    }
+    assert_eq!(exit_code(&report), 1);
+}
+
+/// A PostgreSQL panel returns an egg's variables in the order of their rows on disk: an
+/// updated row moves to the end of the table, and the export, the same egg, no longer hashes
+/// as the file (Pelican's check says "Found update"). `status` says up to date in substance,
+/// with the fix.
+#[tokio::test]
+async fn a_postgresql_panel_whose_rows_moved_is_up_to_date_in_substance() {
+    let Some(src) = panels_src() else { return };
+    if let Some(why) = db::missing(db::POSTGRES_PROGRAMS, "pdo_pgsql") {
+        assert!(
+            std::env::var("EGGCAT_PHP").as_deref() != Ok("require"),
+            "EGGCAT_PHP=require but {why}"
+        );
+        eggcat_testkit::skip_test(&why);
+        return;
+    }
+    let dir = db::server_dir();
+    db::init(dir.path(), false, true);
+    let pg = db::start_postgres(dir.path(), None);
+    pg.sql("create database panel");
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+    ]});
+    let h = Harness::start_on(
+        &src,
+        &keys,
+        true,
+        Some(json!({"driver": "pgsql", "socket": pg.socket, "database": "panel"})),
+    );
+    let files: Files = Arc::default();
+    let catalog_url = catalog_server(files.clone());
+    let seed = export(&h, 100);
+    assert!(
+        seed["variables"].as_array().unwrap().len() >= 2,
+        "the seed needs two variables to reorder: {seed}"
+    );
+    let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
+    let mut ids = Vec::new();
+    for n in 0..10u32 {
+        let slug = format!("pg-{n}");
+        let mut v = seed.clone();
+        v["uuid"] = json!(format!("00000000-0000-4000-8000-{:012}", 900 + n));
+        v["name"] = json!(format!("PG Egg {n}"));
+        v["meta"]["update_url"] = json!(format!("{catalog_url}/api/v1/eggs/{slug}/pelican.json"));
+        let id = import(&h, &v);
+        let file = export(&h, id);
+        let history = json!({"versions": [{"commit": "c".repeat(40), "date": "2026-10-06T00:00:00.000Z",
+            "subject": "v1", "breaking": false, "changes": [],
+            "pelicanUpdateCheckMd5": {"sqlite": md5(&file), "mariadb": "0".repeat(32), "postgresql": md5(&file)}}]});
+        let mut f = files.lock().unwrap();
+        f.insert(
+            format!("/api/v1/eggs/{slug}/history.json"),
+            (200, history.to_string()),
+        );
+        f.insert(
+            format!("/api/v1/eggs/{slug}/pelican.json"),
+            (200, file.to_string()),
+        );
+        ids.push((id, file));
+    }
+    // Touch each egg's first variable: its row is written anew at the end of the table; with
+    // statistics, PostgreSQL reads this small table by a sequential scan, in physical order
+    // (docs/panels.md).
+    let out = std::process::Command::new("/usr/bin/psql")
+        .arg("-h")
+        .arg(&pg.socket)
+        .args(["-U", "postgres", "-d", "panel", "-v", "ON_ERROR_STOP=1", "-c",
+            "update egg_variables set name = name where id in (select min(id) from egg_variables group by egg_id); analyze egg_variables"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for (id, file) in &ids {
+        let now = export(&h, *id);
+        assert_ne!(
+            md5(&now),
+            md5(file),
+            "egg {id}: the rows did not move, nothing is tested"
+        );
+    }
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/_index.json".to_owned(),
+        (200, "[]".to_owned()),
+    );
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), ADMIN).unwrap();
+    let client = Client::new(Config::new(
+        &h.url(),
+        Key::from_file(key_file.path()).unwrap(),
+    ))
+    .unwrap();
+    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let report = status(&client, &catalog).await.unwrap();
+    for (id, _) in &ids {
+        let e = report["eggs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["id"] == *id)
+            .unwrap();
+        assert_eq!(e["state"], "same-egg-other-order", "{e}");
+        assert!(e["reason"].as_str().unwrap().contains("CLUSTER"), "{e}");
+    }
+    assert_eq!(
+        exit_code(&report),
+        0,
+        "up to date in substance needs nothing"
+    );
+}
+
+/// A catalog that answers something other than JSON for an egg's history is an error of the
+/// run, never a state ("removed upstream" is a 410 only).
+#[tokio::test]
+async fn a_catalog_answer_that_is_not_json_is_an_error_not_a_state() {
+    let Some(src) = panels_src() else { return };
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+    ]});
+    let h = Harness::start(&src, &keys, true);
+    let files: Files = Arc::default();
+    let catalog_url = catalog_server(files.clone());
+    let mut v = export(&h, 100);
+    v["uuid"] = json!("00000000-0000-4000-8000-000000000444");
+    v["meta"]["update_url"] = json!(format!("{catalog_url}/api/v1/eggs/broken/pelican.json"));
+    import(&h, &v);
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/broken/history.json".to_owned(),
+        (200, "<html>maintenance</html>".to_owned()),
+    );
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/_index.json".to_owned(),
+        (200, "[]".to_owned()),
+    );
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), ADMIN).unwrap();
+    let client = Client::new(Config::new(
+        &h.url(),
+        Key::from_file(key_file.path()).unwrap(),
+    ))
+    .unwrap();
+    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let err = status(&client, &catalog).await.unwrap_err();
+    assert!(
+        matches!(&err, eggcat_panel::PanelError::Malformed { what, .. } if what.contains("broken/history.json")),
+        "{err}"
+    );
+}
