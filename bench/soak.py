@@ -239,7 +239,7 @@ def memory(pid, every):
 
 def paths(base, out):
     """The load's paths for bench/soak.lua, one per line, and `OUT.json`: for each path, whether
-    the first build published it (`exists`: for an import file, whether the egg's document
+    the first build made it (`exists`: for an import file, whether the egg's document
     names it) and the egg it belongs to (`egg`: repository and file, or null)."""
     client = Client(base)
     status, body = client.get("/api/v1/eggs/_summary.json")
@@ -290,7 +290,7 @@ def paths(base, out):
 
 def judge(paths_json, mutate_json, wrk_out, start):
     """Names every path the load got 404 or 410 for, and why each was expected; a path the
-    first build published whose egg was not removed upstream (or not yet, at the second it
+    first build made whose egg was not removed upstream (or not yet, at the second it
     first answered) should exist: exits 1 naming it. Times are printed in seconds from `start`
     (Unix seconds, when the load began)."""
     with open(paths_json, encoding="utf-8") as fh:

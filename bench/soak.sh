@@ -17,7 +17,7 @@
 #
 # Pass (exit 0): no socket error, no status outside 200/304/404/410, and a 404 or 410 only
 # where one is expected: every path that answered one is listed with why (`soak.py judge`), and
-# a path the first build published (a document or page of an egg its summary listed, an import
+# a path the first build made (a document or page of an egg its summary listed, an import
 # file the egg's document names) whose egg was not removed upstream, or not yet at the second
 # it answered, should exist and FAILs the run (a rebuild that loses import files); 404 is
 # expected of the three 404 paths and of import files the egg's document does not name (no file
@@ -110,7 +110,7 @@ mem = json.load(open(f"{tmp}/memory.json"))
 mut = json.load(open(f"{tmp}/mutate.json"))
 chk = json.load(open(f"{tmp}/check.json"))
 log = open(f"{tmp}/serve.log").read()
-published = log.count("build published")
+published = log.count("rebuild made current")
 unchanged = log.count("nothing changed upstream")
 failed = [l for l in log.splitlines() if " ERROR " in l or "failed_sources=[\"" in l]
 unexpected = {k: v for k, v in statuses.items() if k not in ("200", "304", "404", "410")}
@@ -124,7 +124,7 @@ rows = [
     ("socket errors", sum(errs.values()), json.dumps(errs)),
     ("latency p50 / p99 / p99.9 / max", f"{lat['p50']/1000:.2f} / {lat['p99']/1000:.2f} / {lat['p999']/1000:.2f} / {lat['max']/1000:.2f} ms", ""),
     ("upstream commits", mut["commits"], f"changed {mut['changed']}, added {mut['added']}, removed {mut['removed']}"),
-    ("rebuilds", published + unchanged, f"published {published}, nothing changed {unchanged}"),
+    ("rebuilds", published + unchanged, f"made current {published}, nothing changed {unchanged}"),
     ("rebuild errors in the server log", len(failed), failed[0][:160] if failed else ""),
     ("checker rounds", chk["rounds"], f"consistent {chk['consistent']}, straddled a swap {chk['straddled']}, mixed {chk['mixed']}, errors {chk['errors']}, requests {chk['requests']}"),
     ("mixed examples", len(chk["examples"]), " | ".join(chk["examples"])[:600]),
@@ -141,7 +141,7 @@ if total == 0: fails.append("no request answered")
 if unexpected: fails.append("unexpected statuses")
 if sum(errs.values()): fails.append("socket errors")
 if failed: fails.append("rebuild errors")
-if published == 0: fails.append("no rebuild published")
+if published == 0: fails.append("no rebuild made current")
 if chk["mixed"] or chk["errors"]: fails.append("checker: mixed rounds or errors")
 if chk["consistent"] == 0: fails.append("checker: no conclusive round")
 if mut["commits"] == 0: fails.append("no upstream commit")

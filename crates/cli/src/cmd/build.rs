@@ -64,14 +64,15 @@ pub(crate) fn run(config: &Config, out: Option<&Path>) -> Result<()> {
     };
     let rebuilt = rebuild(&store, &options, &crate::now_ms, &show).context(FAILED)?;
     let (report, snapshot_dir, verb, snapshot) = match rebuilt {
-        // "published": the catalog its users get (the S3 upload is `eggcat publish`'s word too).
+        // "built": the catalog its users get, made current (publishing is the upload,
+        // `eggcat publish`'s and `[publish]`'s word alone).
         // `--out` reads it back from the snapshot just made current: its files with their
         // precompressed forms, which the store wrote.
         Rebuilt::Built(outcome) => (
             outcome.report,
             outcome.snapshot_dir,
-            "published",
-            "the snapshot just published",
+            "built",
+            "the snapshot just made current",
         ),
         // Nothing changed: the current snapshot stays. Its report is what the summary describes,
         // and its tree is what `--out` gets (it may be missing or stale there); without `--out`
@@ -113,7 +114,7 @@ fn out_error(e: OutError, snapshot: &str) -> anyhow::Error {
     }
 }
 
-/// The summary on stdout; `verb` says what happened to the snapshot ("published", or "kept"
+/// The summary on stdout; `verb` says what happened to the snapshot ("built", or "kept"
 /// when nothing changed: the report is then the one of the build that made it). Its last line names the build report with a path that works from any
 /// folder: in the `--out` tree when there is one (what a static host serves), else in the
 /// current snapshot.

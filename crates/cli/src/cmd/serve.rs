@@ -130,7 +130,7 @@ fn load_current(store: &Store, app: &Arc<App>) -> bool {
             }
         },
         None => {
-            tracing::info!("no published catalog yet: building one");
+            tracing::info!("no current catalog yet: building one");
             false
         }
     }
@@ -367,7 +367,7 @@ fn log_rebuild(app: &App, result: &Result<after::Installed, String>, took_ms: u1
             tracing::info!(
                 build = %report.build_id, eggs = report.eggs, skipped = report.skipped.len(),
                 warnings = report.warnings.len(), failed_sources = ?failed, took_ms,
-                "build published"
+                "rebuild made current"
             );
         }
         Ok(after::Installed::Unchanged) => {

@@ -100,7 +100,7 @@ fn build_publishes_writes_out_and_summarizes() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.starts_with("published 1 egg (1 skipped file, 0 warnings) as "),
+        stdout.starts_with("built 1 egg (1 skipped file, 0 warnings) as "),
         "{stdout}"
     );
     assert!(stdout.contains("o/eggs"), "{stdout}");
@@ -315,7 +315,7 @@ fn serve_builds_when_there_is_no_catalog_then_becomes_ready_and_stops_on_sigterm
     let mut log = String::new();
     std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut log).unwrap();
     assert!(status.success(), "exit {status:?}\n{log}");
-    assert!(log.contains("build published"), "{log}");
+    assert!(log.contains("rebuild made current"), "{log}");
     assert!(log.contains("shutting down"), "{log}");
 }
 

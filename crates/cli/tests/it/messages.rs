@@ -62,19 +62,19 @@ fn build_counts_say_one_egg_and_two_eggs() {
     for (n, summary, source, progress) in [
         (
             0,
-            "published 0 eggs (0 skipped files, 0 warnings) as ",
+            "built 0 eggs (0 skipped files, 0 warnings) as ",
             "   0 eggs  ok",
             "0 eggs parsed, 0 files skipped",
         ),
         (
             1,
-            "published 1 egg (1 skipped file, 1 warning) as ",
+            "built 1 egg (1 skipped file, 1 warning) as ",
             "   1 egg   ok",
             "1 egg parsed, 1 file skipped",
         ),
         (
             2,
-            "published 2 eggs (2 skipped files, 2 warnings) as ",
+            "built 2 eggs (2 skipped files, 2 warnings) as ",
             "   2 eggs  ok",
             "2 eggs parsed, 2 files skipped",
         ),
