@@ -545,7 +545,7 @@ for (const base of URLS) {
     await page.goto(`${base}/eggs/${pick.slug}/`);
     assert.equal(await page.textContent('h1'), doc.meta.name);
     // Every image of meta.images, one row each: the runtime ones are the egg's docker_images.
-    const images = await page.$$eval('table.images tbody td:first-child > code', (cs) => cs.map((c) => c.textContent));
+    const images = await page.$$eval('table.images:not(.downloads) tbody td:first-child > code', (cs) => cs.map((c) => c.textContent));
     assert.deepEqual(images, doc.meta.images.map((i) => i.image));
     const want = Array.isArray(doc.egg.docker_images) ? doc.egg.docker_images : Object.values(doc.egg.docker_images);
     assert.deepEqual(doc.meta.images.filter((i) => i.use === 'runtime').map((i) => i.image), want);
