@@ -299,6 +299,12 @@ for (const base of URLS) {
     assert.ok(broken, 'an egg with a missing image');
     const mark = await page.$eval(`#e-${broken.slug} .image-missing`, (e) => e.textContent);
     assert.equal(mark, broken.missingImages === 1 ? '1 image missing' : `${broken.missingImages} images missing`);
+    // And the card of an egg whose install script fetches a missing file (issue 38).
+    const undownloadable = items.find((i) => i.missingDownloads > 0 && i.slug !== HOSTILE);
+    assert.ok(undownloadable, 'an egg with a missing install download');
+    const marks = await page.$$eval(`#e-${undownloadable.slug} .image-missing`, (es) => es.map((e) => e.textContent));
+    const n = undownloadable.missingDownloads;
+    assert.ok(marks.includes(n === 1 ? '1 install download missing' : `${n} install downloads missing`), `marks: ${marks}`);
     await page.goto(`${base}/eggs/${broken.slug}/`);
     const warning = await page.$eval('#images .image-warning', (e) => e.textContent);
     assert.match(warning, /missing/);
@@ -582,7 +588,7 @@ for (const base of URLS) {
     await page.goto(`${base}/eggs/${pick.slug}/`);
     assert.equal(await page.textContent('h1'), doc.meta.name);
     // Every image of meta.images, one row each: the runtime ones are the egg's docker_images.
-    const images = await page.$$eval('table.images tbody td:first-child > code', (cs) => cs.map((c) => c.textContent));
+    const images = await page.$$eval('table.images:not(.downloads) tbody td:first-child > code', (cs) => cs.map((c) => c.textContent));
     assert.deepEqual(images, doc.meta.images.map((i) => i.image));
     const want = Array.isArray(doc.egg.docker_images) ? doc.egg.docker_images : Object.values(doc.egg.docker_images);
     assert.deepEqual(doc.meta.images.filter((i) => i.use === 'runtime').map((i) => i.image), want);

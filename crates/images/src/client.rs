@@ -73,7 +73,7 @@ impl Client {
         deadline: Instant,
         digests: BTreeMap<String, Vec<String>>,
     ) -> Result<Client, ImagesError> {
-        let http = http_client(options, "image checks")?;
+        let http = http_client(options, "image checks", true)?;
         Ok(Client {
             http,
             allow_internal: options.allow_internal,
@@ -285,6 +285,10 @@ impl Client {
     fn failed(&self, e: &reqwest::Error) -> ImagesError {
         if let Some(internal) = find_internal(e) {
             ImagesError::Internal(internal)
+        } else if e.is_timeout() && Instant::now() >= self.deadline {
+            ImagesError::Budget
+        } else if let Some(redirect) = redirect_failure(e) {
+            redirect
         } else if e.is_timeout() {
             if Instant::now() >= self.deadline {
                 ImagesError::Budget
@@ -301,13 +305,18 @@ impl Client {
 
 /// The HTTP client of a check: its `User-Agent` names eggcat and `purpose`; names resolve
 /// through [`Resolver`] (the overrides, and no internal address unless allowed), every redirect
-/// is checked the same way, and the extra CA file is trusted besides the system's roots.
+/// is checked the same way (when `follow`; else redirects are answers, followed by the caller),
+/// and the extra CA file is trusted besides the system's roots.
 pub(crate) fn http_client(
     options: &crate::Options,
     purpose: &str,
+    follow: bool,
 ) -> Result<reqwest::Client, ImagesError> {
     let allow_internal = options.allow_internal;
     let redirects = reqwest::redirect::Policy::custom(move |attempt| {
+        if !follow {
+            return attempt.stop();
+        }
         if attempt.previous().len() >= 5 {
             return attempt.error("more than 5 redirects");
         }
@@ -338,6 +347,14 @@ pub(crate) fn http_client(
         builder = builder.tls_certs_merge(certs);
     }
     builder.build().map_err(|e| ImagesError::Client(chain(&e)))
+}
+
+/// The failure of a request whose redirects could not be followed (a loop, too many, one to an
+/// address refused is [`find_internal`]'s): it belongs to that URL, so it must not end its
+/// host's turn (`run.rs`).
+pub(crate) fn redirect_failure(e: &reqwest::Error) -> Option<ImagesError> {
+    e.is_redirect()
+        .then(|| ImagesError::Redirect(format!("cannot follow its redirects: {}", chain(e))))
 }
 
 /// The refusal of an internal address somewhere in an error's causes.

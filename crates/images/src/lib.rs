@@ -144,6 +144,11 @@ pub enum ImagesError {
     /// The host is, or resolves to, an internal address the configuration does not allow.
     #[error("{0}")]
     Internal(String),
+    /// A redirect could not be followed (a loop, too many, or a host it leads to that cannot
+    /// be reached): an answer about the URL, not about its host, whose other references are
+    /// still asked.
+    #[error("{0}")]
+    Redirect(String),
     /// The check's time budget ran out before this reference was asked.
     #[error("not asked yet: the time budget for registries ran out")]
     Budget,

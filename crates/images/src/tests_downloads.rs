@@ -20,6 +20,8 @@ use super::*;
 struct State {
     files: BTreeSet<String>,
     busy_asked: usize,
+    /// Where `/away` redirects to.
+    away: String,
     requests: Vec<(String, String, String)>,
 }
 
@@ -86,6 +88,8 @@ fn serve(mut stream: TcpStream, state: &Mutex<State>) {
                     }
                 }
                 (_, _, "/gone") => (410, String::new()),
+                (_, _, "/loop") => (302, "Location: /loop\r\n".to_owned()),
+                (_, _, "/away") => (302, format!("Location: {}\r\n", s.away)),
                 (_, _, "/moved") => (302, "Location: /files/a.zip\r\n".to_owned()),
                 (_, _, "/busy") => {
                     s.busy_asked += 1;
@@ -268,7 +272,10 @@ fn downloads_are_present_missing_or_unknown_as_real_servers_answer() {
         .extend(["/files/a.zip", "/files/b.zip"].map(str::to_owned));
     let tls = Tls::start(&server_pem, file_server(state.clone()));
     let url = |host: &str, path: &str| format!("https://{host}:{}{path}", tls.1);
+    // One request at a time per host: with two in flight, the slow host's two requests could
+    // time out together, both asked, and which one spared the other would be a race.
     let options = Options {
+        concurrency: 1,
         timeout: Duration::from_secs(1),
         budget: Duration::from_secs(20),
         ttl: Duration::from_secs(60),
@@ -409,4 +416,70 @@ fn downloads_are_present_missing_or_unknown_as_real_servers_answer() {
         Some("`files.example.com` resolves to an internal address (127.0.0.1): not asked")
     );
     assert_eq!(state.lock().unwrap().requests.len(), asked, "nothing asked");
+}
+
+/// A failure that belongs to one URL (a redirect loop) or to another host (a redirect to a host
+/// that refuses connections) is that URL's `unknown`, and does not end its host's turn: the
+/// host's other URLs are still asked. Before this was mended, both marked `files.example.com`
+/// failed and its present file `unknown` without asking.
+#[test]
+fn a_redirect_that_fails_does_not_fail_its_host() {
+    if !tools() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let names = ["files.example.com", "refusing.example.net"];
+    let (ca, server_pem) = certificates(dir.path(), &names);
+    let state = Arc::new(Mutex::new(State::default()));
+    state
+        .lock()
+        .unwrap()
+        .files
+        .insert("/files/a.zip".to_owned());
+    let tls = Tls::start(&server_pem, file_server(state.clone()));
+    let closed_port = TcpListener::bind("127.0.0.1:0")
+        .expect("a port")
+        .local_addr()
+        .expect("its address")
+        .port();
+    state.lock().unwrap().away = format!("https://refusing.example.net:{closed_port}/x.zip");
+    let url = |path: &str| format!("https://files.example.com:{}{path}", tls.1);
+    let options = Options {
+        concurrency: 1,
+        timeout: Duration::from_secs(2),
+        budget: Duration::from_secs(20),
+        allow_internal: true,
+        ca_file: Some(ca),
+        resolve: names
+            .iter()
+            .map(|n| {
+                let address = Resolution::Address("127.0.0.1".parse().unwrap());
+                ((*n).to_owned(), address)
+            })
+            .collect(),
+        ..Options::default()
+    };
+    // Asked in this order (by URL): the two failing redirects first, then the file.
+    let (away, looping, file) = (url("/away"), url("/loop"), url("/files/a.zip"));
+    let all = [away.clone(), looping.clone(), file.clone()];
+    let found = check_downloads(&all, &all, &options, None, &|| 1_000_000);
+    for failing in [&away, &looping] {
+        assert_eq!(found[failing].status, ImageStatus::Unknown, "{failing}");
+        let detail = found[failing].detail.as_deref().unwrap_or_default();
+        assert!(!detail.contains("failed earlier"), "{failing}: {detail}");
+    }
+    assert!(
+        found[&looping]
+            .detail
+            .as_deref()
+            .is_some_and(|d| d.contains("redirect")),
+        "{:?}",
+        found[&looping]
+    );
+    assert_eq!(
+        found[&file].status,
+        ImageStatus::Present,
+        "the host's other URL is asked: {:?}",
+        found[&file]
+    );
 }

@@ -217,10 +217,12 @@ fn build_out(config: &Path, out: &Path) {
 /// Writes `data_dir/images.json` as `eggcat-images` keeps the registries' answers, fresh, for
 /// every image reference of the catalog in `out`: install containers on amd64 and arm64, the
 /// runtime images in turn on both or on amd64 alone, and the first runtime image missing. So
-/// some eggs run on arm64 and others not, and one card marks a missing image.
+/// some eggs run on arm64 and others not, and one card marks a missing image; and every install
+/// download the eggs' scripts fetch, the first missing.
 fn seed_image_answers(out: &Path, file: &Path) {
     let mut runtime = std::collections::BTreeSet::new();
     let mut install = std::collections::BTreeSet::new();
+    let mut downloads = std::collections::BTreeSet::new();
     for entry in std::fs::read_dir(out.join("api/v1/eggs")).unwrap() {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
@@ -229,6 +231,11 @@ fn seed_image_answers(out: &Path, file: &Path) {
         }
         let doc: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        for download in doc["meta"]["downloads"].as_array().into_iter().flatten() {
+            if let Some(url) = download["checked"].as_str() {
+                downloads.insert(url.to_owned());
+            }
+        }
         for image in doc["meta"]["images"].as_array().unwrap() {
             if let Some(reference) = image["reference"].as_str() {
                 match image["use"].as_str() {
@@ -269,7 +276,19 @@ fn seed_image_answers(out: &Path, file: &Path) {
         answer["since"] = now.into();
         answer["checkedAt"] = now.into();
     }
-    let cache = serde_json::json!({"references": references});
+    // The install downloads too (issue 38): the first missing, the others present, so that one
+    // card marks a missing download and the build asks no host on the internet.
+    let mut download_answers = serde_json::Map::new();
+    for (n, url) in downloads.iter().enumerate() {
+        let mut answer = match n {
+            0 => serde_json::json!({"status": "missing", "detail": "the host answered 404"}),
+            _ => serde_json::json!({"status": "present"}),
+        };
+        answer["since"] = now.into();
+        answer["checkedAt"] = now.into();
+        download_answers.insert(url.clone(), answer);
+    }
+    let cache = serde_json::json!({"references": references, "downloads": download_answers});
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(file, serde_json::to_vec(&cache).unwrap()).unwrap();
 }
@@ -367,6 +386,10 @@ fn the_web_catalog_in_chromium() {
     assert_eq!(
         report["images"]["unknown"], 0,
         "every answer came from the seeded cache: no registry was asked"
+    );
+    assert_eq!(
+        report["downloads"]["unknown"], 0,
+        "every download's answer came from the seeded cache: no host was asked"
     );
     assert!(
         out_dir.join("index.html").is_file(),
