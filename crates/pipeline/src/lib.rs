@@ -211,21 +211,22 @@ fn build_and_save(
     let mut built = build_into(sources, previous, ctx, &reuse, &sink);
     clock.lap("build");
     // The web pages, feed and search summary are files of the same snapshot, rendered from its
-    // documents (read back from the folder being staged), so every host of the tree shows them
+    // documents (as the build hands them on, typed: nothing it wrote is decoded again), so every host of the tree shows them
     // and a rebuild swaps them with the rest.
     let site = eggcat_web::SiteOptions {
         base_url: &options.base_url,
     };
-    let staged = |path: &str| staging.read(path);
     let documents = |slug: &str| built.documents.get(slug);
+    let histories = |slug: &str| built.documents.history(slug);
     let facts = eggcat_web::Facts {
         games: &built.games,
         report: &built.report,
         removed: &built.state.removed,
         summary: &built.summary,
         documents: &documents,
+        histories: &histories,
     };
-    let rendered = eggcat_web::render_into(&staged, &facts, &site, &reuse, &sink);
+    let rendered = eggcat_web::render_into(&facts, &site, &reuse, &sink);
     clock.lap("render");
     if every_source_ok(&built.report) {
         built.state.inputs = inputs;

@@ -44,7 +44,7 @@ mod status_page;
 mod words;
 
 pub use eggcat_catalog::games::Groups;
-use eggcat_catalog::games::{self, EggDocuments, Siblings};
+use eggcat_catalog::games::{self, EggDocuments, HistoryDocuments, Siblings};
 pub use eggcat_catalog::reuse::Reuse;
 use eggcat_wire::paths;
 pub use eggcat_wire::{PreviousFiles, Sink};
@@ -80,6 +80,10 @@ pub struct Facts<'a> {
     /// The egg documents, typed (`eggcat_catalog::Built::documents`; decoded only for a tree
     /// made elsewhere, `games::decoded`).
     pub documents: EggDocuments<'a>,
+    /// The history documents, typed, with the keys of their bytes
+    /// (`eggcat_catalog::Built::documents`; decoded only for a tree made elsewhere,
+    /// `games::histories_decoded`).
+    pub histories: HistoryDocuments<'a>,
 }
 
 impl std::fmt::Debug for Facts<'_> {
@@ -125,21 +129,24 @@ pub fn render(
     let slugs = index.iter().map(|i| i.slug.as_str());
     let summary = games::summary_of_documents(slugs, &read, &games, &sink);
     let documents = games::decoded(&read);
+    let histories = games::histories_decoded(&read);
     let facts = Facts {
         games: &games,
         report: &report,
         removed: &removed,
         summary: &summary,
         documents: &documents,
+        histories: &histories,
     };
-    render_into(&read, &facts, options, reuse, &sink);
+    render_into(&facts, options, reuse, &sink);
     out.into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// Puts every web file for the snapshot whose files `files` reads into `sink`, from its
-/// documents. Egg documents that do not parse are left out of the pages (they stay in the JSON
-/// API). The eggs are rendered one game at a time (`games`, the build's groups of eggs that serve
+/// Puts every web file for the snapshot `facts` tells of into `sink`, from its documents as
+/// `facts` gives them (typed: nothing is read back from the snapshot's files). Eggs whose
+/// documents are not given (a tree made elsewhere whose egg document does not parse) are left
+/// out of the pages (they stay in the JSON API). The eggs are rendered one game at a time (`games`, the build's groups of eggs that serve
 /// the same game), and only that game's documents are in memory meanwhile: a page shows its
 /// game's eggs, never another's.
 ///
@@ -148,7 +155,6 @@ pub fn render(
 /// summary item, and the slugs and egg documents of its game) is taken from there instead of
 /// being rendered again.
 pub fn render_into(
-    files: SnapshotFiles<'_>,
     facts: &Facts<'_>,
     options: &SiteOptions<'_>,
     reuse: &Reuse<'_>,
@@ -176,13 +182,14 @@ pub fn render_into(
         removed,
         summary: items,
         documents,
+        histories,
     } = *facts;
 
     let mut readmes = readme::Renderer::new();
     // Each page shows the egg's siblings (other eggs for the same game): the catalog groups
     // them and, a game at a time, splits it into versions, diffs them and says what a page is
     // made from (`eggcat_catalog::games`).
-    let mut siblings = Siblings::new(games, documents, files);
+    let mut siblings = Siblings::new(games, documents, histories);
     let mut versions = BTreeMap::new();
     let mut sha256 = BTreeMap::new();
     for game in siblings.games() {

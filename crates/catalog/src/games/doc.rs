@@ -7,12 +7,13 @@ use std::collections::BTreeMap;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::Loaded;
 use crate::reuse::Key;
 use crate::wire::{EggDocument, Meta};
 
-/// The egg documents a build wrote, by slug, typed as it wrote them: what its pages are made
-/// from (`Siblings`), so that nothing it wrote is decoded again. Only eggs that read as a value
-/// (those in a game) are held.
+/// The egg and history documents a build wrote, by slug, typed as it wrote them: what its pages
+/// are made from (`Siblings`), so that nothing it wrote is decoded again. Only eggs that read as
+/// a value (those in a game) are held.
 #[derive(Debug, Default)]
 pub struct Documents(BTreeMap<String, Written>);
 
@@ -24,22 +25,27 @@ struct Written {
     readme: Option<String>,
     /// The key of the document's bytes (`super::siblings::document_key`).
     key: Key,
+    /// The egg's history document as written, with the key of its bytes
+    /// (`super::siblings::history_key`).
+    history: (Loaded, Key),
 }
 
 impl Documents {
     /// Holds the document of `slug`, written as `egg`, `meta` and `readme`, whose bytes have
-    /// the key `key`.
+    /// the key `key`, and its history document `history` with the key of its bytes.
     pub(crate) fn insert(
         &mut self,
         slug: String,
         (egg, meta, readme): (Box<RawValue>, Meta, Option<String>),
         key: Key,
+        history: (Loaded, Key),
     ) {
         let written = Written {
             egg,
             meta,
             readme,
             key,
+            history,
         };
         self.0.insert(slug, written);
     }
@@ -54,6 +60,15 @@ impl Documents {
             readme: w.readme.clone(),
         };
         Some((doc, w.key.clone()))
+    }
+
+    /// The history document of `slug` with the key of its bytes; for an egg without a document
+    /// held, none ([`Loaded::Missing`], keyed as no bytes), as a tree without the file reads.
+    pub fn history(&self, slug: &str) -> (Loaded, Key) {
+        match self.0.get(slug) {
+            Some(w) => w.history.clone(),
+            None => (Loaded::Missing, super::history_key(None)),
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 //! An egg's history document (`api/v1/eggs/{slug}/history.json`, [`History`]) as the pages
-//! read it back: the document, or why there is none.
+//! show it: the document, or why there is none; handed on by the build that wrote it
+//! (`super::Documents::history`) or, for a tree made elsewhere, decoded ([`Loaded::of`]).
 
 use crate::wire::{History, Version};
 
@@ -8,7 +9,7 @@ use crate::wire::{History, Version};
 pub const PAGE_VERSIONS: usize = 10;
 
 /// An egg's history as the pages read it.
-#[derive(Debug)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Loaded {
     /// The document, parsed.
     Doc(History),

@@ -1,6 +1,6 @@
 //! The catalog's games: its eggs grouped by the game they serve ([`Groups`], found by the build
 //! after `identify`), and, one game at a time, what its egg pages show of it ([`Siblings`]: the
-//! game's documents read back, split into versions, and the changes from each egg to the eggs
+//! game's documents as the build hands them on, split into versions, and the changes from each egg to the eggs
 //! its page compares it with, as [`Others`]). The pages only render these facts.
 
 pub mod aliases;
@@ -20,7 +20,8 @@ pub use groups::{Groups, Member, name_key};
 pub use history::{Loaded, PAGE_VERSIONS};
 pub use others::{Compared, LISTED, Others, Sibling, Version};
 pub use siblings::{
-    EggDocuments, MAX_COMPARED, Shown, Siblings, SnapshotFiles, decoded, document_key,
+    EggDocuments, HistoryDocuments, MAX_COMPARED, Shown, Siblings, SnapshotFiles, decoded,
+    document_key, histories_decoded, history_key,
 };
 pub use summary::{DESCRIPTION_CHARS, EggFields, item, summary, summary_of_documents};
 pub use updated::{Updated, unix_ms};

@@ -1,5 +1,4 @@
-//! The eggs for one game as the egg pages show them: each game's documents read back from the
-//! snapshot being made, its eggs split into versions, the changes from an egg to the eggs its
+//! The eggs for one game as the egg pages show them: each game's egg and history documents, its eggs split into versions, the changes from an egg to the eggs its
 //! page compares it with (each diffed once, and only when a page needs it), the summary's
 //! `game` fields, and what an egg page is made from of its game (its reuse key's part).
 //!
@@ -17,8 +16,9 @@
 //!
 //! The documents of one game are taken at a time ([`Siblings::load`]), with what is learnt
 //! from them (the eggs read for the diff, the diffs): a game's pages need no other game's eggs.
-//! A build hands them on typed ([`EggDocuments`], from `Built::documents`); only a tree made
-//! elsewhere (tests, tools) has its documents decoded ([`decoded`]).
+//! A build hands them on typed ([`EggDocuments`], [`HistoryDocuments`], from `Built::documents`);
+//! only a tree made elsewhere (tests, tools) has its documents decoded ([`decoded`],
+//! [`histories_decoded`]).
 //!
 //! An egg page shows its siblings, so it is made from more than its own egg document: its key
 //! ([`Siblings::page_key`], `crate::reuse::Reuse`) holds the key of every egg document of its
@@ -43,6 +43,29 @@ pub type SnapshotFiles<'a> = &'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync);
 /// (`crate::Documents`), or the documents of a tree made elsewhere, decoded ([`decoded`]).
 /// `None` for an egg without one, or whose egg does not read as a value: it has no page.
 pub type EggDocuments<'a> = &'a (dyn Fn(&str) -> Option<(Doc, Key)> + Sync);
+
+/// The history documents of the snapshot being made, by slug, each with the key of its published
+/// bytes ([`history_key`]; of its having none, for an egg without one): what the build hands on
+/// (`crate::Documents::history`), or the documents of a tree made elsewhere, decoded
+/// ([`histories_decoded`]).
+pub type HistoryDocuments<'a> = &'a (dyn Fn(&str) -> (Loaded, Key) + Sync);
+
+/// The history documents `files` reads, decoded and keyed by their bytes: for a published tree
+/// made elsewhere than by the build (tests, tools).
+pub fn histories_decoded<'a>(
+    files: SnapshotFiles<'a>,
+) -> impl Fn(&str) -> (Loaded, Key) + Sync + 'a {
+    move |slug| {
+        let bytes = files(&paths::history(slug));
+        let key = history_key(bytes.as_deref());
+        (Loaded::of(bytes.as_deref()), key)
+    }
+}
+
+/// The key of a history document's bytes (`None`: the egg has none), as a page's key holds it.
+pub fn history_key(bytes: Option<&[u8]>) -> Key {
+    Inputs::new("history document").file("bytes", bytes).key()
+}
 
 /// The egg documents `files` reads, decoded and keyed by their bytes: for a published tree made
 /// elsewhere than by the build (tests, tools).
@@ -79,8 +102,8 @@ pub struct Siblings<'a> {
     /// The slugs of the games loaded so far that have no document in `docs_of`.
     unreadable: Vec<String>,
     docs_of: EggDocuments<'a>,
-    /// Reads the history documents.
-    files: SnapshotFiles<'a>,
+    /// Gives the history documents.
+    histories: HistoryDocuments<'a>,
     /// The key of the bytes of each egg document of the game loaded, by slug (one that cannot
     /// be read has none).
     keys: BTreeMap<String, Key>,
@@ -105,7 +128,7 @@ impl std::fmt::Debug for Siblings<'_> {
 /// What the pages show of one egg of the game loaded besides its document: its history.
 #[derive(Debug)]
 pub struct Shown {
-    /// Its history document, read back.
+    /// Its history document.
     pub history: Loaded,
     /// The key of its history document's bytes (or of its having none).
     history_key: Key,
@@ -119,12 +142,12 @@ struct Versions {
 }
 
 impl<'a> Siblings<'a> {
-    /// The games `groups`, whose egg documents `docs` gives and whose history documents `files`
-    /// reads.
+    /// The games `groups`, whose egg documents `docs` gives and whose history documents
+    /// `histories` gives.
     pub fn new(
         groups: &'a Groups,
         docs: EggDocuments<'a>,
-        files: SnapshotFiles<'a>,
+        histories: HistoryDocuments<'a>,
     ) -> Siblings<'a> {
         Siblings {
             groups,
@@ -133,7 +156,7 @@ impl<'a> Siblings<'a> {
             shown: BTreeMap::new(),
             unreadable: Vec::new(),
             docs_of: docs,
-            files,
+            histories,
             keys: BTreeMap::new(),
             versions: BTreeMap::new(),
             diffs: BTreeMap::new(),
@@ -176,11 +199,7 @@ impl<'a> Siblings<'a> {
             self.docs.insert(slug.clone(), doc);
         }
         for slug in &self.game {
-            let history = (self.files)(&paths::history(slug));
-            let history_key = Inputs::new("history document")
-                .file("bytes", history.as_deref())
-                .key();
-            let history = Loaded::of(history.as_deref());
+            let (history, history_key) = (self.histories)(slug);
             let shown = Shown {
                 history,
                 history_key,

@@ -100,7 +100,10 @@ pub(super) fn assemble(
     let mut documents = Documents::default();
     for r in eggs {
         if let Some((meta, key)) = written.remove(&r.slug) {
-            documents.insert(r.slug, (r.egg.egg, meta, r.egg.readme), key);
+            let history = r
+                .history
+                .expect("the histories stage ran for an egg with a page");
+            documents.insert(r.slug, (r.egg.egg, meta, r.egg.readme), key, history);
         }
     }
     (report, state, summary, documents)

@@ -190,8 +190,8 @@ pub struct Built {
     /// `_summary.json` as put: one item per egg whose upstream file reads as a value, sorted
     /// by slug.
     pub summary: Vec<SummaryItem>,
-    /// The egg documents it put of the eggs in a game, typed: what the pages are made from
-    /// (`games::Siblings`), instead of decoding them again.
+    /// The egg and history documents it put of the eggs in a game, typed: what the pages are
+    /// made from (`games::Siblings`), instead of decoding them again.
     pub documents: crate::games::Documents,
 }
 
@@ -245,6 +245,9 @@ struct EggRecord {
     facts: Option<EggFacts>,
     /// [`histories`]: when upstream last changed it, as its history document says.
     updated: Option<Updated>,
+    /// [`histories`]: its history document as put, with the key of its bytes, when it reads as
+    /// a value (it has a page); [`assemble`] moves it into `Built::documents`.
+    history: Option<(crate::games::Loaded, crate::reuse::Key)>,
 }
 
 /// What [`derive`] reads from an egg's value for its document, so that no later stage needs the
@@ -322,8 +325,9 @@ pub fn build_into(
     drop(imports);
     let updated =
         histories::documents(&mut sources, &eggs, &previous, &ctx.base_url, (reuse, sink));
-    for (r, updated) in eggs.iter_mut().zip(updated) {
+    for (r, (updated, history)) in eggs.iter_mut().zip(updated) {
         r.updated = Some(updated);
+        r.history = history;
     }
     let parts = assemble::Parts {
         sources,

@@ -37,6 +37,7 @@ pub(super) fn order(sources: &[MergedSource], mut eggs: Vec<SourceEgg>) -> Vec<E
             shared: Vec::new(),
             facts: None,
             updated: None,
+            history: None,
         })
         .collect()
 }

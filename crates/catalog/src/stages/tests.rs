@@ -354,6 +354,88 @@ fn a_kept_egg_keeps_its_history_document_and_the_shared_uuid_finding_is_not_doub
     );
 }
 
+/// Holds the history documents `built` hands on equal to what decoding the bytes it put gives,
+/// keys included, for every egg with a page; returns how many.
+fn histories_handed_on_as_put(built: &Built, files: &BTreeMap<String, Vec<u8>>) -> usize {
+    let read = |path: &str| files.get(path).cloned();
+    let decoded = crate::games::histories_decoded(&read);
+    let mut held = 0;
+    for slug in built.summary.iter().map(|i| i.slug.as_str()) {
+        assert!(files.contains_key(&paths::history(slug)), "{slug}");
+        assert_eq!(built.documents.history(slug), decoded(slug), "{slug}");
+        held += 1;
+    }
+    held
+}
+
+/// `build_into`, with the files it puts collected.
+fn built_into(
+    inputs: Vec<SourceInput>,
+    previous: Previous,
+    now_ms: u64,
+    reuse: &Reuse<'_>,
+) -> (Built, BTreeMap<String, Vec<u8>>) {
+    let files = Mutex::new(BTreeMap::new());
+    let sink = |path: String, bytes: Vec<u8>| {
+        files.lock().unwrap().insert(path, bytes);
+    };
+    let built = build_into(inputs, previous, &ctx(now_ms), reuse, &sink);
+    (built, files.into_inner().unwrap())
+}
+
+#[test]
+fn the_history_documents_handed_on_are_the_ones_put_made_kept_or_not_histories() {
+    let files = [
+        ("a/egg-one.json", egg("One", None)),
+        ("b/egg-two.json", egg("Two", None)),
+    ];
+    let history = SourceHistory {
+        depth: "to a depth of 7 commits".to_owned(),
+        ..SourceHistory::default()
+    };
+    let scanned_input = || SourceInput {
+        info: info("o", "r"),
+        fetched: scanned(&files, "c1", history.clone()),
+    };
+    let unchanged = || SourceInput {
+        info: info("o", "r"),
+        fetched: Fetched::Unchanged,
+    };
+    // Made in this build.
+    let (built, put) = built_into(
+        vec![scanned_input()],
+        Previous::default(),
+        1000,
+        &Reuse::none(),
+    );
+    assert_eq!(histories_handed_on_as_put(&built, &put), 2);
+    let mut first = run(
+        vec![(info("o", "r"), scanned(&files, "c1", history.clone()))],
+        Previous::default(),
+        1000,
+    );
+    // Kept from the previous snapshot: one a history, one of an older eggcat that is not.
+    let odd = slug_of(&first, "b/egg-two.json");
+    let note = br#"{"note":"made by an older eggcat"}"#.to_vec();
+    first.files.insert(paths::history(&odd), note.clone());
+    let (previous, reuse) = previous_of(&first);
+    let (built, put) = built_into(vec![unchanged()], previous, 2000, &reuse);
+    assert_eq!(histories_handed_on_as_put(&built, &put), 2);
+    assert_eq!(put[&paths::history(&odd)], note, "kept as it is");
+    let (shown, _) = built.documents.history(&odd);
+    let note = Some("made by an older eggcat".to_owned());
+    assert_eq!(shown, crate::games::Loaded::Unreadable { note });
+    let one = slug_of(&first, "a/egg-one.json");
+    assert!(matches!(
+        built.documents.history(&one).0,
+        crate::games::Loaded::Doc(_)
+    ));
+    // Kept, with no previous document: one that says why there is none.
+    let (previous, _) = previous_of(&first);
+    let (built, put) = built_into(vec![unchanged()], previous, 3000, &Reuse::none());
+    assert_eq!(histories_handed_on_as_put(&built, &put), 2);
+}
+
 #[test]
 fn an_unchanged_file_keeps_when_and_where_it_was_first_read_and_a_changed_one_gets_now() {
     let first = run(two_sources(), Previous::default(), 1000);
@@ -557,7 +639,8 @@ fn a_game_read_back_gives_versions_comparisons_and_summary_items() {
         .clone();
     let read = |path: &str| out.get(path).cloned();
     let documents = |slug: &str| built.documents.get(slug);
-    let mut siblings = Siblings::new(&built.games, &documents, &read);
+    let histories = |slug: &str| built.documents.history(slug);
+    let mut siblings = Siblings::new(&built.games, &documents, &histories);
     siblings.load(&game);
     assert_eq!(siblings.shown_slugs(), game.as_slice());
     // The documents handed on are the ones put, as a reader of the tree decodes them.
@@ -571,6 +654,15 @@ fn a_game_read_back_gives_versions_comparisons_and_summary_items() {
         assert_eq!(handed.readme, read_back.readme, "{slug}");
     }
     drop(decoded);
+    // So are the history documents, and the keys of their bytes.
+    let histories_read = crate::games::histories_decoded(&read);
+    for slug in &game {
+        let (handed, key) = built.documents.history(slug);
+        let (read_back, read_key) = histories_read(slug);
+        assert!(matches!(handed, crate::games::Loaded::Doc(_)), "{slug}");
+        assert_eq!((handed, key), (read_back, read_key), "{slug}");
+    }
+    drop(histories_read);
     let changed = &game[2];
     let item = built.summary.iter().find(|i| &i.slug == changed).unwrap();
     assert_eq!((item.game.as_str(), item.game_eggs), (game[0].as_str(), 3));
@@ -594,7 +686,8 @@ fn a_game_read_back_gives_versions_comparisons_and_summary_items() {
     out.insert(paths::egg(&game[1]), b"{}".to_vec());
     let read = |path: &str| out.get(path).cloned();
     let decoded = crate::games::decoded(&read);
-    let mut siblings = Siblings::new(&built.games, &decoded, &read);
+    let histories = crate::games::histories_decoded(&read);
+    let mut siblings = Siblings::new(&built.games, &decoded, &histories);
     siblings.load(&game);
     assert_eq!(siblings.shown_slugs(), [game[0].clone(), game[2].clone()]);
     assert_eq!(siblings.unreadable(), [game[1].clone()]);
