@@ -130,9 +130,9 @@ impl Staging<'_> {
         }
     }
 
-    /// The bytes of a file already put, read back from the folder being written (a build's
-    /// later stages read the documents of its earlier ones from there); `None` for a file not
-    /// put. A file put that cannot be read fails the snapshot ([`Staging::finish`] returns the
+    /// The bytes of a file already put, read back from the folder being written; `None` for a
+    /// file not put. The build reads none of its own files back (its documents are handed on
+    /// typed, ARCHITECTURE.md); this is for tests and tools that check what was put. A file put that cannot be read fails the snapshot ([`Staging::finish`] returns the
     /// error): what is made from it would be made from nothing.
     pub fn read(&self, path: &str) -> Option<Vec<u8>> {
         let target = self.tmp.join(path);
