@@ -8,7 +8,8 @@
 #     egg of that name before any other;
 #   - on the 1x catalog and on the 10x catalog of bench/scale.sh (the same copies, made by
 #     bench/lib.sh's make_copies): each keystroke of those queries, every prefix typed in turn,
-#     from the input event to the end of the frame that paints the new list, p95 and max, with
+#     from the input event to the end of the frame that paints the new list (its first screen of
+#     cards; the rest of the 60 follows when the browser is idle: docs/web.md), p95 and max, with
 #     the CPU as it is and slowed 4 times (Chromium's CPU throttling);
 #   - the catalog page's first load, compressed (gzip -9: HTML + CSS + JS + _summary.json), at
 #     1x and at 10x.

@@ -9,7 +9,8 @@
 //   first cards are every egg of that name (as many as the catalog has, up to the 60 the list
 //   shows first), before any other.
 // - keystrokes(page, queries, rate): every prefix of each query typed in turn; each keystroke
-//   timed from the input event to the end of the frame that paints the new list (the event is
+//   timed from the input event to the end of the frame that paints the new list, the first
+//   screen of its cards (the rest follows when the browser is idle: docs/web.md) (the event is
 //   dispatched at the start of a frame, in a requestAnimationFrame callback, and the time is
 //   taken by a message posted from there, which runs once that frame's style, layout and paint
 //   are done), with the CPU slowed `rate` times through the DevTools protocol (1: not slowed).

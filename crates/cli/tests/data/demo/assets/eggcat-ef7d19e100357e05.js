@@ -331,7 +331,7 @@
     more.addEventListener('click', function () {
       var next = list.children.length;
       showAll = true;
-      apply();
+      apply(true);
       // Keyboard users continue where the new items start.
       var first = list.children[next] && list.children[next].querySelector('a');
       if (first) first.focus(); else q.focus();
@@ -380,7 +380,66 @@
       return true;
     }
 
-    function apply() {
+    // The cards of the first screen: as many as fit in the window's height, measured once at
+    // start and on resize (never on a keystroke: reading a layout there would force one).
+    var screenful = PAGE;
+    function measureScreen() {
+      var kids = list.children;
+      if (!kids.length) return;
+      var tops = [];
+      for (var i = 0; i < kids.length && tops.length < 4; i++) {
+        var t = kids[i].offsetTop;
+        if (tops.indexOf(t) < 0) tops.push(t);
+      }
+      var columns = 0;
+      for (i = 0; i < kids.length && kids[i].offsetTop === tops[0]; i++) columns++;
+      // The shortest row the list has shown, so that a screen of short cards is filled too.
+      var row = kids[0].offsetHeight;
+      for (i = 1; i < tops.length; i++) row = Math.min(row, tops[i] - tops[i - 1]);
+      screenful = Math.min(PAGE, Math.max(1, columns) * (Math.ceil(window.innerHeight / Math.max(row, 32)) + 1));
+    }
+    var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 1); };
+    var cancelIdle = window.cancelIdleCallback || clearTimeout;
+    var fill = 0;
+    function nodeOf(it) { return it._el || (it._el = itemElement(it)); }
+    // Puts the first `limit` eggs of `shown` in the list, touching only the cards that change.
+    // On a keystroke (`whole` false) the first screen of cards is set in the keystroke's frame
+    // and the rest of the list in the browser's next idle moment: a reader sees the top of the
+    // list, and a keystroke costs the layout of a screen of cards, not of sixty.
+    function render(shown, limit, whole) {
+      if (fill) { cancelIdle(fill); fill = 0; }
+      var same = 0;
+      while (same < limit && same < current.length && shown[same]._el === current[same]) same++;
+      if (same === limit && current.length === limit) return;
+      // Cards from `same` to `to` in place of the list's cards from `same` on.
+      function put(to) {
+        if (!same) {
+          current = [];
+          for (var i = 0; i < to; i++) current.push(nodeOf(shown[i]));
+          list.replaceChildren.apply(list, current);
+        } else {
+          while (current.length > same) list.removeChild(current.pop());
+          var frag = document.createDocumentFragment();
+          for (i = same; i < to; i++) {
+            var el = nodeOf(shown[i]);
+            frag.appendChild(el);
+            current.push(el);
+          }
+          list.appendChild(frag);
+        }
+        same = to;
+      }
+      // In this frame the list becomes the first `first` cards, or more of the cards it had if
+      // they are already right: no card that does not belong stays, even below the screen.
+      var first = whole ? limit : Math.min(limit, screenful);
+      if (same < first) put(first);
+      else while (current.length > same) list.removeChild(current.pop());
+      if (same < limit) fill = idle(function () { fill = 0; put(limit); }, { timeout: 500 });
+    }
+
+    // The list as `apply` chose it: every card at once (`whole`), or on a keystroke the cards of
+    // the first screen in the keystroke's frame and the rest when the browser is next idle.
+    function apply(whole) {
       var raw = q.value.trim();
       var tokens = wordsOf(raw).slice(0, 8);
       var chosen = {};
@@ -443,28 +502,21 @@
       // Only the first PAGE results enter the list until the reader asks for all: the cost of
       // a keystroke is then the filter plus the layout of a few dozen items, not hundreds.
       var limit = showAll ? shown.length : Math.min(shown.length, PAGE);
-      var nodes = [];
-      for (i = 0; i < limit; i++) {
-        var el = shown[i];
-        if (!el._el) el._el = itemElement(el);
-        nodes.push(el._el);
-      }
+      render(shown, limit, whole);
       more.hidden = limit === shown.length;
-      more.textContent = 'Show all ' + (games ? plural(shown.length, 'game', 'games') : plural(shown.length, 'egg', 'eggs'));
-      if (nodes.length !== current.length || nodes.some(function (n, i) { return n !== current[i]; })) {
-        list.replaceChildren.apply(list, nodes);
-        current = nodes;
-      }
+      var moreLabel = 'Show all ' + (games ? plural(shown.length, 'game', 'games') : plural(shown.length, 'egg', 'eggs'));
+      if (more.textContent !== moreLabel) more.textContent = moreLabel;
       var eggs = matched === items.length
         ? plural(items.length, 'egg', 'eggs')
         : matched + ' of ' + plural(items.length, 'egg', 'eggs');
-      count.textContent = games ? plural(shown.length, 'game', 'games') + ', ' + eggs : eggs;
+      var said = games ? plural(shown.length, 'game', 'games') + ', ' + eggs : eggs;
+      if (count.textContent !== said) count.textContent = said;
       var active = FILTERS.filter(function (f) { return chosen[f]; }).length;
       if (toggle) {
         var label = active ? 'Filters (' + active + ')' : 'Filters';
         if (toggle.textContent !== label) toggle.textContent = label;
       }
-      empty.hidden = shown.length > 0;
+      if (empty.hidden !== shown.length > 0) empty.hidden = shown.length > 0;
       if (!shown.length) {
         var query = q.value.trim();
         emptyText.textContent = 'No egg matches ' +
@@ -548,7 +600,9 @@
       tie.forEach(function (it, i) { it._tie = i; });
       byTie = tie;
       readUrl();
-      apply();
+      apply(true);
+      measureScreen();
+      window.addEventListener('resize', measureScreen);
       showCounts();
       form.classList.remove('pending');
       // The button replaces the link to the list of every egg (the way without script), now
@@ -565,18 +619,18 @@
         FILTERS.forEach(function (f) { if (selects[f]) selects[f].value = ''; });
         sort.value = 'name';
         if (perGame) perGame.checked = false;
-        typing = false; showAll = false; apply(); now(true);
+        typing = false; showAll = false; apply(true); now(true);
         q.focus();
       });
       // The first keystroke of a search adds a history entry, the next ones replace it.
-      q.addEventListener('input', function () { showAll = false; apply(); later(!typing); typing = true; });
+      q.addEventListener('input', function () { showAll = false; apply(false); later(!typing); typing = true; });
       form.addEventListener('change', function (e) {
         if (e.target === q) return;
-        typing = false; showAll = false; apply(); now(true);
+        typing = false; showAll = false; apply(true); now(true);
       });
       form.addEventListener('submit', function (e) { e.preventDefault(); typing = false; now(false); });
       window.addEventListener('popstate', function () {
-        clearTimeout(timer); pushLater = false; typing = false; showAll = false; readUrl(); apply(); showCounts();
+        clearTimeout(timer); pushLater = false; typing = false; showAll = false; readUrl(); apply(true); showCounts();
       });
       window.eggcat = { apply: apply };
     }
