@@ -23,10 +23,10 @@ struct Written {
     egg: Box<RawValue>,
     meta: Meta,
     readme: Option<String>,
-    /// The key of the document's bytes (`super::siblings::document_key`).
+    /// The key of the document's bytes (`document_key`, in siblings.rs).
     key: Key,
     /// The egg's history document as written, with the key of its bytes
-    /// (`super::siblings::history_key`).
+    /// ([`super::history_key`]).
     history: (Loaded, Key),
 }
 

@@ -2,6 +2,7 @@
 //! show it: the document, or why there is none; handed on by the build that wrote it
 //! (`super::Documents::history`) or, for a tree made elsewhere, decoded ([`Loaded::of`]).
 
+use crate::reuse::{Inputs, Key};
 use crate::wire::{History, Version};
 
 /// How many versions the page shows; the rest are in the history document it links. The feed
@@ -44,4 +45,9 @@ impl Loaded {
             _ => &[],
         }
     }
+}
+
+/// The key of a history document's bytes (`None`: the egg has none), as a page's key holds it.
+pub fn history_key(bytes: Option<&[u8]>) -> Key {
+    Inputs::new("history document").file("bytes", bytes).key()
 }

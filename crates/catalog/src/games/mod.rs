@@ -17,11 +17,11 @@ pub use doc::{
     Doc, Documents, clip, docker_images, egg_str, egg_strings, one_line, startup_commands,
 };
 pub use groups::{Groups, Member, name_key};
-pub use history::{Loaded, PAGE_VERSIONS};
+pub use history::{Loaded, PAGE_VERSIONS, history_key};
 pub use others::{Compared, LISTED, Others, Sibling, Version};
 pub use siblings::{
     EggDocuments, HistoryDocuments, MAX_COMPARED, Shown, Siblings, SnapshotFiles, decoded,
-    document_key, histories_decoded, history_key,
+    document_key, histories_decoded,
 };
 pub use summary::{DESCRIPTION_CHARS, EggFields, item, summary, summary_of_documents};
 pub use updated::{Updated, unix_ms};

@@ -29,7 +29,7 @@ use std::rc::Rc;
 
 use eggcat_diff::{Change, Kind, Prepared};
 
-use super::{Compared, Doc, Groups, LISTED, Loaded, Others, Sibling, Version};
+use super::{Compared, Doc, Groups, LISTED, Loaded, Others, Sibling, Version, history_key};
 use crate::paths;
 use crate::reuse::{Inputs, Key};
 use crate::wire::SummaryItem;
@@ -60,11 +60,6 @@ pub fn histories_decoded<'a>(
         let key = history_key(bytes.as_deref());
         (Loaded::of(bytes.as_deref()), key)
     }
-}
-
-/// The key of a history document's bytes (`None`: the egg has none), as a page's key holds it.
-pub fn history_key(bytes: Option<&[u8]>) -> Key {
-    Inputs::new("history document").file("bytes", bytes).key()
 }
 
 /// The egg documents `files` reads, decoded and keyed by their bytes: for a published tree made
