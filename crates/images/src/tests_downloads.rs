@@ -8,10 +8,10 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use eggcat_testkit::tls::{self, Tls};
 
 use super::*;
 
@@ -114,147 +114,9 @@ fn serve(mut stream: TcpStream, state: &Mutex<State>) {
     }
 }
 
-/// A test CA and a server certificate for `names`, made by `openssl`: (CA file, server PEM with
-/// its key).
-fn certificates(dir: &Path, names: &[&str]) -> (std::path::PathBuf, std::path::PathBuf) {
-    let run = |args: &[&str]| {
-        let out = Command::new("openssl")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .expect("openssl runs");
-        assert!(
-            out.status.success(),
-            "openssl {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-    ];
-    run(&[
-        &["req", "-x509"][..],
-        &ec,
-        &[
-            "-keyout",
-            "ca.key",
-            "-out",
-            "ca.pem",
-            "-days",
-            "1",
-            "-subj",
-            "/CN=eggcat test CA",
-        ],
-    ]
-    .concat());
-    run(&[
-        &["req"][..],
-        &ec,
-        &[
-            "-keyout",
-            "server.key",
-            "-out",
-            "server.csr",
-            "-subj",
-            "/CN=eggcat test server",
-        ],
-    ]
-    .concat());
-    let san: Vec<String> = names.iter().map(|n| format!("DNS:{n}")).collect();
-    std::fs::write(
-        dir.join("san.ext"),
-        format!(
-            "subjectAltName={}\nbasicConstraints=CA:FALSE\n",
-            san.join(",")
-        ),
-    )
-    .expect("the extension file");
-    run(&[
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "server.crt",
-        "-days",
-        "1",
-        "-extfile",
-        "san.ext",
-    ]);
-    let pem = [
-        std::fs::read(dir.join("server.crt")).expect("the certificate"),
-        std::fs::read(dir.join("server.key")).expect("the key"),
-    ]
-    .concat();
-    std::fs::write(dir.join("server.pem"), pem).expect("the server PEM");
-    (dir.join("ca.pem"), dir.join("server.pem"))
-}
-
-/// `socat` speaking TLS on a free port in front of `plain`.
-struct Tls(Child, u16);
-
-impl Tls {
-    fn start(server_pem: &Path, plain: u16) -> Tls {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .expect("a port")
-            .local_addr()
-            .expect("its address")
-            .port();
-        let child = Command::new("socat")
-            .arg(format!(
-                "OPENSSL-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork,cert={},verify=0",
-                server_pem.display()
-            ))
-            .arg(format!("TCP:127.0.0.1:{plain}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("socat starts");
-        let started = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(5), "socat listens");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Tls(child, port)
-    }
-}
-
-impl Drop for Tls {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn tools() -> bool {
-    let have = |t: &str| {
-        Command::new(t).arg("-V").output().is_ok()
-            || Command::new(t).arg("version").output().is_ok()
-    };
-    let ok = have("openssl") && have("socat");
-    if !ok {
-        let strict = std::env::var("EGGCAT_REGISTRY_TESTS").is_ok_and(|v| v == "require");
-        assert!(
-            !strict,
-            "EGGCAT_REGISTRY_TESTS=require but openssl or socat is missing"
-        );
-        eprintln!("skipped: download checks over TLS: needs openssl and socat");
-    }
-    ok
-}
-
 #[test]
 fn downloads_are_present_missing_or_unknown_as_real_servers_answer() {
-    if !tools() {
+    if !tls::tools("download checks over TLS") {
         return;
     }
     let dir = tempfile::tempdir().expect("a temporary folder");
@@ -263,7 +125,7 @@ fn downloads_are_present_missing_or_unknown_as_real_servers_answer() {
         "nohead.example.net",
         "slow.example.org",
     ];
-    let (ca, server_pem) = certificates(dir.path(), &names);
+    let (ca, server_pem) = tls::certificates(dir.path(), &names);
     let state = Arc::new(Mutex::new(State::default()));
     state
         .lock()
@@ -271,7 +133,7 @@ fn downloads_are_present_missing_or_unknown_as_real_servers_answer() {
         .files
         .extend(["/files/a.zip", "/files/b.zip"].map(str::to_owned));
     let tls = Tls::start(&server_pem, file_server(state.clone()));
-    let url = |host: &str, path: &str| format!("https://{host}:{}{path}", tls.1);
+    let url = |host: &str, path: &str| format!("https://{host}:{}{path}", tls.port);
     // One request at a time per host: with two in flight, the slow host's two requests could
     // time out together, both asked, and which one spared the other would be a race.
     let options = Options {
@@ -424,12 +286,12 @@ fn downloads_are_present_missing_or_unknown_as_real_servers_answer() {
 /// failed and its present file `unknown` without asking.
 #[test]
 fn a_redirect_that_fails_does_not_fail_its_host() {
-    if !tools() {
+    if !tls::tools("download checks over TLS") {
         return;
     }
     let dir = tempfile::tempdir().expect("a temporary folder");
     let names = ["files.example.com", "refusing.example.net"];
-    let (ca, server_pem) = certificates(dir.path(), &names);
+    let (ca, server_pem) = tls::certificates(dir.path(), &names);
     let state = Arc::new(Mutex::new(State::default()));
     state
         .lock()
@@ -443,7 +305,7 @@ fn a_redirect_that_fails_does_not_fail_its_host() {
         .expect("its address")
         .port();
     state.lock().unwrap().away = format!("https://refusing.example.net:{closed_port}/x.zip");
-    let url = |path: &str| format!("https://files.example.com:{}{path}", tls.1);
+    let url = |path: &str| format!("https://files.example.com:{}{path}", tls.port);
     let options = Options {
         concurrency: 1,
         timeout: Duration::from_secs(2),

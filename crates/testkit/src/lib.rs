@@ -7,9 +7,12 @@
 //!   (`EGGCAT_CORPUS=require`); and the egg files in it.
 //! - [`git`]: the `git` program run under a fixed identity and date, and work-tree repositories
 //!   made with it, as upstreams for tests.
+//! - [`tls`]: a test CA and `socat` speaking TLS with it on loopback, in front of a test's
+//!   plain HTTP server.
 
 pub mod corpus;
 pub mod git;
+pub mod tls;
 
 pub use corpus::{corpus, egg_files, pelican_eggs, skip_test, strict};
 pub use git::{DATE, Repo, git, git_at};

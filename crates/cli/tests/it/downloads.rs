@@ -11,15 +11,17 @@
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use eggcat_images::{Options, Resolution};
 use eggcat_pipeline::BuildOptions;
 use eggcat_upstream::Limits;
 use serde_json::Value;
+
+use eggcat_testkit::tls::{self, Tls};
 
 use crate::support::*;
 
@@ -97,115 +99,6 @@ fn serve(
     }
 }
 
-/// A test CA and a server certificate for [`HOSTS`]: (CA file, server PEM with its key).
-fn certificates(dir: &Path) -> (PathBuf, PathBuf) {
-    let run = |args: &[&str]| {
-        let out = Command::new("openssl")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    let ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
-    let split = |s: String| -> Vec<String> { s.split(' ').map(str::to_owned).collect() };
-    let ca = split(format!(
-        "req -x509 {ec} -keyout ca.key -out ca.pem -days 1 -subj /CN=eggcat-test-CA"
-    ));
-    run(&ca.iter().map(String::as_str).collect::<Vec<_>>());
-    let csr = split(format!(
-        "req {ec} -keyout server.key -out server.csr -subj /CN=eggcat-test-server"
-    ));
-    run(&csr.iter().map(String::as_str).collect::<Vec<_>>());
-    let san: Vec<String> = HOSTS.iter().map(|h| format!("DNS:{h}")).collect();
-    std::fs::write(
-        dir.join("san.ext"),
-        format!(
-            "subjectAltName={}\nbasicConstraints=CA:FALSE\n",
-            san.join(",")
-        ),
-    )
-    .unwrap();
-    run(&[
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.pem",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "server.crt",
-        "-days",
-        "1",
-        "-extfile",
-        "san.ext",
-    ]);
-    let pem = [
-        std::fs::read(dir.join("server.crt")).unwrap(),
-        std::fs::read(dir.join("server.key")).unwrap(),
-    ]
-    .concat();
-    std::fs::write(dir.join("server.pem"), pem).unwrap();
-    (dir.join("ca.pem"), dir.join("server.pem"))
-}
-
-/// `socat` speaking TLS on a free port in front of `plain`.
-struct Tls(Child, u16);
-
-impl Tls {
-    fn start(server_pem: &Path, plain: u16) -> Tls {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("socat")
-            .arg(format!(
-                "OPENSSL-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork,cert={},verify=0",
-                server_pem.display()
-            ))
-            .arg(format!("TCP:127.0.0.1:{plain}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let started = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(5), "socat listens");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Tls(child, port)
-    }
-}
-
-impl Drop for Tls {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn tools() -> bool {
-    let ok = Command::new("openssl").arg("version").output().is_ok()
-        && Command::new("socat").arg("-V").output().is_ok();
-    if !ok {
-        let strict = std::env::var("EGGCAT_REGISTRY_TESTS").is_ok_and(|v| v == "require");
-        assert!(
-            !strict,
-            "EGGCAT_REGISTRY_TESTS=require but openssl or socat is missing"
-        );
-        eprintln!("skipped: downloads::*: needs openssl and socat");
-    }
-    ok
-}
-
 /// A PTDL_v2 egg whose install script runs `script`.
 fn script_egg(name: &str, script: &str) -> String {
     serde_json::to_string_pretty(&serde_json::json!({
@@ -270,11 +163,11 @@ fn page(out: &Outcome, path: &str) -> String {
 
 #[test]
 fn what_the_hosts_say_reaches_the_documents_pages_report_metrics_and_validate() {
-    if !tools() {
+    if !tls::tools("downloads::*") {
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let (ca, server_pem) = certificates(tmp.path());
+    let (ca, server_pem) = tls::certificates(tmp.path(), &HOSTS);
     let files: Files = Arc::default();
     files
         .lock()
@@ -282,7 +175,7 @@ fn what_the_hosts_say_reaches_the_documents_pages_report_metrics_and_validate() 
         .extend(["/files/a.zip", "/files/b.zip"].map(str::to_owned));
     let seen: Seen = Arc::default();
     let tls = Tls::start(&server_pem, file_server(files.clone(), seen.clone()));
-    let url = |host: &str, path: &str| format!("https://{host}:{}{path}", tls.1);
+    let url = |host: &str, path: &str| format!("https://{host}:{}{path}", tls.port);
     let (a, b, none, gone, slow) = (
         url("files.example.com", "/files/a.zip"),
         url("files.example.com", "/files/b.zip"),
