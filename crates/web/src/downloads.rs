@@ -3,7 +3,6 @@
 //! what its host answered and since when, and a warning above them when one is missing (the
 //! install fails there); on the status page, the missing URLs with the eggs that fetch them.
 
-use eggcat_catalog::paths;
 use eggcat_catalog::wire::{DownloadInfo, DownloadKind, ImageStatus};
 
 use crate::html::Html;
@@ -95,24 +94,12 @@ pub(crate) fn status_section(h: &mut Html, here: Here<'_>, status: &Status) {
             d.not_checkable
         ))
         .lit("</p>");
-    if !d.missing_downloads.is_empty() {
-        h.lit("<ul class=\"missing-downloads\">");
-        for m in &d.missing_downloads {
-            h.lit("<li>").code(&m.url);
-            if let Some(since) = &m.since {
-                h.text(&format!(" missing since {since}"));
-            }
-            h.lit(": ");
-            for (n, slug) in m.eggs.iter().enumerate() {
-                if n > 0 {
-                    h.lit(", ");
-                }
-                let href = here.link(&paths::egg_page(slug));
-                h.el("a", &[("href", Some(&href))], slug);
-            }
-            h.lit("</li>");
-        }
-        h.lit("</ul>");
-    }
+    let missing = d.missing_downloads.iter();
+    crate::images::missing_list(
+        h,
+        here,
+        "missing-downloads",
+        missing.map(|m| (m.url.as_str(), m.since.as_deref(), &m.eggs[..])),
+    );
     h.lit("</section>");
 }

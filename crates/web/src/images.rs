@@ -120,24 +120,42 @@ pub(crate) fn status_section(h: &mut Html, here: Here<'_>, status: &Status) {
             images.unknown
         ))
         .lit("</p>");
-    if !images.missing_images.is_empty() {
-        h.lit("<ul class=\"missing-images\">");
-        for m in &images.missing_images {
-            h.lit("<li>").code(&m.reference);
-            if let Some(since) = &m.since {
-                h.text(&format!(" missing since {since}"));
-            }
-            h.lit(": ");
-            for (n, slug) in m.eggs.iter().enumerate() {
-                if n > 0 {
-                    h.lit(", ");
-                }
-                let href = here.link(&paths::egg_page(slug));
-                h.el("a", &[("href", Some(&href))], slug);
-            }
-            h.lit("</li>");
-        }
-        h.lit("</ul>");
-    }
+    let missing = images.missing_images.iter();
+    missing_list(
+        h,
+        here,
+        "missing-images",
+        missing.map(|m| (m.reference.as_str(), m.since.as_deref(), &m.eggs[..])),
+    );
     h.lit("</section>");
+}
+
+/// A status page's list of what is missing (an image reference, a download URL), each with
+/// since when and links to the eggs that name it; nothing when there is none.
+pub(crate) fn missing_list<'a>(
+    h: &mut Html,
+    here: Here<'_>,
+    class: &'static str,
+    missing: impl ExactSizeIterator<Item = (&'a str, Option<&'a str>, &'a [String])>,
+) {
+    if missing.len() == 0 {
+        return;
+    }
+    h.lit("<ul class=\"").lit(class).lit("\">");
+    for (what, since, eggs) in missing {
+        h.lit("<li>").code(what);
+        if let Some(since) = since {
+            h.text(&format!(" missing since {since}"));
+        }
+        h.lit(": ");
+        for (n, slug) in eggs.iter().enumerate() {
+            if n > 0 {
+                h.lit(", ");
+            }
+            let href = here.link(&paths::egg_page(slug));
+            h.el("a", &[("href", Some(&href))], slug);
+        }
+        h.lit("</li>");
+    }
+    h.lit("</ul>");
 }
