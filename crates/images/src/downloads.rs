@@ -84,23 +84,7 @@ pub fn check_downloads(
     let asked = items.len();
     let started = std::time::Instant::now();
     let outcomes = ask_all(&items, options, &mut stored, now_ms);
-    let now = now_ms();
-    for (url, outcome) in outcomes {
-        let previous = stored.downloads.get(&url);
-        let finding = match outcome {
-            Outcome::Asked(answer) => {
-                let entry = crate::entry(answer, previous, now);
-                let finding = entry.finding();
-                stored.downloads.insert(url.clone(), entry);
-                finding
-            }
-            Outcome::NotAsked(why) => match previous {
-                Some(e) => e.finding(),
-                None => unknown(&why.to_string()),
-            },
-        };
-        findings.insert(url, finding);
-    }
+    crate::settle(outcomes, &mut stored.downloads, now_ms(), &mut findings);
     let count = |s: ImageStatus| findings.values().filter(|f| f.status == s).count();
     tracing::info!(
         downloads = findings.len(),

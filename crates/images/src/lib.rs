@@ -234,24 +234,7 @@ pub fn check_part(
     let asked = ask.len();
     let started = std::time::Instant::now();
     let outcomes = ask_all(ask, options, &mut stored, now_ms);
-    let now = now_ms();
-    for (text, outcome) in outcomes {
-        let previous = stored.references.get(&text);
-        let finding = match outcome {
-            Outcome::Asked(answer) => {
-                let entry = entry(answer, previous, now);
-                let finding = entry.finding();
-                stored.references.insert(text.clone(), entry);
-                finding
-            }
-            // Not asked: the last answer stands (it is the latest the registry gave).
-            Outcome::NotAsked(why) => match previous {
-                Some(e) => e.finding(),
-                None => unknown(&why.to_string()),
-            },
-        };
-        findings.insert(text, finding);
-    }
+    settle(outcomes, &mut stored.references, now_ms(), &mut findings);
     log_summary(&findings, asked, started.elapsed());
     if let Some(file) = cache {
         let mut keep: Vec<String> = catalog.iter().chain(&references).cloned().collect();
@@ -331,6 +314,34 @@ fn failed_all(references: impl Iterator<Item = String>, why: &str) -> Vec<(Strin
         (text, Outcome::Asked(Answer::Unknown(e)))
     };
     references.map(unknown).collect()
+}
+
+/// Each outcome of a run (`outcomes`, by reference or URL) into `stored`, the cache's part
+/// for that kind, and its finding into `findings`. An answer replaces the entry; a question not
+/// asked leaves the last answer standing (it is the latest the host gave), or is `unknown` with
+/// why when there was none.
+fn settle(
+    outcomes: Vec<(String, Outcome)>,
+    stored: &mut BTreeMap<String, Entry>,
+    now: u64,
+    findings: &mut ImageFindings,
+) {
+    for (key, outcome) in outcomes {
+        let previous = stored.get(&key);
+        let finding = match outcome {
+            Outcome::Asked(answer) => {
+                let entry = entry(answer, previous, now);
+                let finding = entry.finding();
+                stored.insert(key.clone(), entry);
+                finding
+            }
+            Outcome::NotAsked(why) => match previous {
+                Some(e) => e.finding(),
+                None => unknown(&why.to_string()),
+            },
+        };
+        findings.insert(key, finding);
+    }
 }
 
 /// The cache entry of an answer given at `now`; `since` carries over when the answer is the
