@@ -34,6 +34,9 @@ pub struct ParsedEgg {
     /// The normalized references of the images it names ([`crate::images::references`]): what
     /// the registries are asked about.
     pub images: Vec<String>,
+    /// The install downloads that can be asked ([`crate::downloads::urls`]): what their hosts
+    /// are asked about.
+    pub downloads: Vec<String>,
 }
 
 /// The result of scanning one source.
@@ -172,6 +175,7 @@ fn parse_egg(entry: &TreeEntry) -> Result<(ParsedEgg, Vec<String>), Skip> {
         // Every egg is checked, and a finding never stops it from being published.
         diagnostics: eggcat_validate::check_parsed(bytes, syntax, &parsed, &spans),
         images: crate::images::references(&parsed.value),
+        downloads: crate::downloads::urls(&parsed.value),
     };
     Ok((egg, parsed.warnings))
 }

@@ -214,43 +214,35 @@ fn new_report(info: &SourceInfo) -> SourceReport {
 }
 
 /// Every download URL that can be asked the catalog built from `inputs` and `previous` may
-/// fetch: as [`input_references`], read from each egg's install script.
+/// fetch: as [`input_references`], from each egg's install script.
 pub fn input_downloads(inputs: &[SourceInput], previous: &Previous) -> Vec<String> {
-    let urls = |egg: &crate::scan::ParsedEgg| -> Vec<String> {
-        serde_json::from_str::<serde_json::Value>(egg.egg.get())
-            .map(|v| crate::downloads::urls(&v))
-            .unwrap_or_default()
-    };
-    let mut set = BTreeSet::new();
-    for input in inputs {
-        match &input.fetched {
-            Fetched::Scanned { scan, .. } if !scan.eggs.is_empty() => {
-                set.extend(scan.eggs.iter().flat_map(urls));
-            }
-            _ => {
-                if let Some(p) = previous.sources.get(&input.info.key) {
-                    set.extend(p.eggs.iter().flat_map(|(e, _)| urls(e)));
-                }
-            }
-        }
-    }
-    set.into_iter().collect()
+    of_input_eggs(inputs, previous, |e| &e.downloads)
 }
 
 /// Every reference the catalog built from `inputs` and `previous` may name: the images of each
 /// scanned source's eggs, and of the previous eggs of every other source (unchanged or kept),
 /// sorted, each once. What the pipeline asks the registries about before the build.
 pub fn input_references(inputs: &[SourceInput], previous: &Previous) -> Vec<String> {
+    of_input_eggs(inputs, previous, |e| &e.images)
+}
+
+/// What `of` gives of the eggs the catalog built from `inputs` and `previous` holds, sorted,
+/// each once.
+fn of_input_eggs(
+    inputs: &[SourceInput],
+    previous: &Previous,
+    of: impl Fn(&crate::scan::ParsedEgg) -> &[String],
+) -> Vec<String> {
     let mut set = BTreeSet::new();
     for input in inputs {
         match &input.fetched {
             Fetched::Scanned { scan, .. } if !scan.eggs.is_empty() => {
-                set.extend(scan.eggs.iter().flat_map(|e| e.images.iter().cloned()));
+                set.extend(scan.eggs.iter().flat_map(|e| of(e).iter().cloned()));
             }
             // Unchanged, failed, or suddenly without eggs: the previous eggs are the catalog's.
             _ => {
                 if let Some(p) = previous.sources.get(&input.info.key) {
-                    set.extend(p.eggs.iter().flat_map(|(e, _)| e.images.iter().cloned()));
+                    set.extend(p.eggs.iter().flat_map(|(e, _)| of(e).iter().cloned()));
                 }
             }
         }

@@ -99,8 +99,23 @@ impl Previous {
         }
         images.sort();
         images.dedup();
+        // As the images: the URLs `meta.downloads` says were asked, or, in a document of an
+        // eggcat before them, read from the egg again.
+        let mut downloads: Vec<String> = meta
+            .downloads
+            .iter()
+            .filter_map(|d| d.checked.clone())
+            .collect();
+        if meta.downloads.is_empty() {
+            downloads = serde_json::from_str(doc.egg.get())
+                .map(|egg| crate::downloads::urls(&egg))
+                .unwrap_or_default();
+        }
+        downloads.sort();
+        downloads.dedup();
         let egg = ParsedEgg {
             images,
+            downloads,
             path: meta.path,
             name: meta.name,
             format: meta.format,
