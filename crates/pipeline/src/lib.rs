@@ -235,7 +235,7 @@ fn build_and_save(
     // An error drops the staging, which removes its folder: the current snapshot stays.
     refuse_empty(&built.report)?;
     if let Some(first) = rendered.unreadable.first() {
-        // A file the staging could not write or read back (a full disk) is the cause: say it.
+        // A file the staging could not write (a full disk) is the cause: say it.
         if let Some(e) = staging.take_failure() {
             return Err(e.into());
         }

@@ -131,26 +131,16 @@ impl Staging<'_> {
     }
 
     /// The bytes of a file already put, read back from the folder being written; `None` for a
-    /// file not put. The build reads none of its own files back (its documents are handed on
-    /// typed, ARCHITECTURE.md); this is for tests and tools that check what was put. A file put that cannot be read fails the snapshot ([`Staging::finish`] returns the
-    /// error): what is made from it would be made from nothing.
-    pub fn read(&self, path: &str) -> Option<Vec<u8>> {
+    /// file not put or not readable. For this module's tests: the build reads none of its own
+    /// files back (its documents are handed on typed, ARCHITECTURE.md).
+    #[cfg(test)]
+    fn read(&self, path: &str) -> Option<Vec<u8>> {
         let target = self.tmp.join(path);
-        match fs::read(&target) {
-            Ok(bytes) => Some(bytes),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => {
-                self.written()
-                    .failed
-                    .get_or_insert(io_error("read", &target)(e));
-                None
-            }
-        }
+        fs::read(target).ok()
     }
 
-    /// The first failure to write or read back a file, taken out: a caller that stops before
-    /// [`Staging::finish`] reports it (a file it could not read back is then its consequence,
-    /// not its cause).
+    /// The first failure to write a file, taken out: a caller that stops before
+    /// [`Staging::finish`] reports it.
     pub fn take_failure(&self) -> Option<StoreError> {
         self.written().failed.take()
     }
