@@ -318,8 +318,9 @@ async fn accept_loop(
     }
 }
 
-/// A free connection slot: at once when there is one, else after asking the idle connections to
-/// close (every [`SHED_EVERY`] until one does, or an open one ends). `None` on shutdown.
+/// A free connection slot: at once when there is one, else after closing the oldest connection
+/// that makes no progress (idle, a head too slow, an answer not read: checked every
+/// [`SHED_EVERY`] until one closes or an open one ends). `None` on shutdown.
 async fn slot(
     permits: &Arc<Semaphore>,
     max_connections: usize,
