@@ -326,6 +326,9 @@ impl Reader<'_> {
                 }
                 continue;
             }
+            if alternate_value(a) {
+                continue;
+            }
             self.fetched.push((a.clone(), number));
             if first_only {
                 return;
@@ -599,6 +602,17 @@ fn read_before_assigned(
     out
 }
 
+/// Whether `word` is a `${NAME:+…}` (or `${NAME+…}`) expansion: its text when NAME is set,
+/// else nothing. Scripts write optional options so (`${BRANCH:+--branch "$BRANCH"}`), never the
+/// address itself.
+fn alternate_value(word: &str) -> bool {
+    let Some(inner) = word.strip_prefix("${") else {
+        return false;
+    };
+    let rest = inner.trim_start_matches(|c: char| c.is_ascii_alphanumeric() || c == '_');
+    rest.len() < inner.len() && (rest.starts_with(":+") || rest.starts_with('+'))
+}
+
 /// Variables the script tests (`[ "$V" == … ]`, `[[ … ]]`, `test`, `case $V in`): their value
 /// decides what the script does, so a default is no safe stand-in for them.
 fn tested_variables(lines: &[Line]) -> BTreeSet<String> {
@@ -630,6 +644,23 @@ mod tests {
             .into_iter()
             .map(|d| (d.url, d.kind, d.with_defaults))
             .collect()
+    }
+
+    #[test]
+    fn optional_options_in_an_alternate_value_are_no_url() {
+        // `${VAR:+word}` is `word` when VAR is set, else nothing: here the options
+        // `--branch "$BRANCH"`, never the repository (the demo's Node.js egg showed `${BRANCH}`
+        // as a download).
+        let script = r#"
+if [ -n "${GIT_ADDRESS}" ]; then
+    git clone --depth 1 ${BRANCH:+--branch "${BRANCH}"} "${GIT_ADDRESS}" . || exit 1
+fi
+"#;
+        let got = urls(script, &[("BRANCH", ""), ("GIT_ADDRESS", "")]);
+        assert_eq!(
+            got,
+            [("${GIT_ADDRESS}".to_owned(), DownloadKind::Variable, None)]
+        );
     }
 
     #[test]
