@@ -18,7 +18,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod backups;
 pub mod status;
+pub mod update;
 
 use futures_util::StreamExt;
 use serde_json::Value;
@@ -163,10 +165,12 @@ pub struct Client {
     config: Config,
 }
 
-/// The routes `status` uses, with what each does and the key permission Pelican's request
+/// The routes `eggcat panel` uses, with what each does and the key permission Pelican's request
 /// classes ask for it (`app/Http/Requests/Api/Application/Eggs/*`: `AdminAcl::READ` on `egg`).
 const LIST: (&str, &str) = ("list the eggs", "Eggs: Read");
 const EXPORT: (&str, &str) = ("export an egg", "Eggs: Read");
+/// `ImportEggRequest`: `AdminAcl::WRITE` on `egg`.
+const IMPORT: (&str, &str) = ("import an egg", "Eggs: Write");
 
 impl Client {
     /// A client for `config`: refuses a URL that is not https (plain http only to a loopback
@@ -276,6 +280,50 @@ impl Client {
         })
     }
 
+    /// The panel's JSON export of egg `id` as it sent it (what a backup keeps), and decoded.
+    pub async fn export_raw(&self, id: u64) -> Result<(Vec<u8>, Value), PanelError> {
+        let body = self
+            .get(
+                &format!("/api/application/eggs/{id}/export?format=json"),
+                EXPORT,
+            )
+            .await?;
+        let value = serde_json::from_slice(&body).map_err(|e| PanelError::Malformed {
+            what: format!("the export of egg {id}"),
+            why: format!("not JSON: {e}"),
+        })?;
+        Ok((body, value))
+    }
+
+    /// Imports `file` through Pelican's own import endpoint (`POST
+    /// /api/application/eggs/import`, `EggImporterService::fromContent`), which updates the egg
+    /// with the file's `uuid` in place (or makes one). The body is YAML, as the endpoint reads
+    /// it unless told otherwise (`eggcat_panels::yaml::dump`, held to Symfony's parser: it reads
+    /// back exactly `file`). The id of the egg the panel then holds.
+    pub async fn import(&self, file: &Value) -> Result<u64, PanelError> {
+        let body = eggcat_panels::yaml::dump(file);
+        let answer = self
+            .send(
+                self.http
+                    .post(format!("{}/api/application/eggs/import", self.config.url))
+                    .header("Content-Type", "application/yaml")
+                    .body(body),
+                IMPORT,
+                201,
+            )
+            .await?;
+        let v: Value = serde_json::from_slice(&answer).map_err(|e| PanelError::Malformed {
+            what: "the answer to an import".to_owned(),
+            why: format!("not JSON: {e}"),
+        })?;
+        v["attributes"]["id"]
+            .as_u64()
+            .ok_or_else(|| PanelError::Malformed {
+                what: "the answer to an import".to_owned(),
+                why: format!("no egg with an id: {v}"),
+            })
+    }
+
     /// The exports of `ids`, at most `in_flight` at once, in the order of `ids`; each its own
     /// result (one egg's failure is not another's).
     pub async fn exports(&self, ids: &[u64]) -> Vec<Result<Value, PanelError>> {
@@ -285,15 +333,20 @@ impl Client {
             .await
     }
 
-    async fn get(
-        &self,
-        path: &str,
-        (needs, permission): (&str, &str),
-    ) -> Result<Vec<u8>, PanelError> {
+    async fn get(&self, path: &str, route: (&str, &str)) -> Result<Vec<u8>, PanelError> {
         let url = format!("{}{path}", self.config.url);
-        let response = self
-            .http
-            .get(&url)
+        self.send(self.http.get(&url), route, 200).await
+    }
+
+    /// Sends `request` with the key, and reads the answer: its body when the status is `ok`,
+    /// else the error it means.
+    async fn send(
+        &self,
+        request: reqwest::RequestBuilder,
+        (needs, permission): (&str, &str),
+        ok: u16,
+    ) -> Result<Vec<u8>, PanelError> {
+        let response = request
             .header("Accept", "application/json")
             .bearer_auth(&self.config.key.0)
             .send()
@@ -310,7 +363,7 @@ impl Client {
             .await
             .map_err(|e| self.transport(&e))?
             .to_vec();
-        if status == 200 {
+        if status == ok {
             return Ok(body);
         }
         let (code, detail) = pelican_error(&body);

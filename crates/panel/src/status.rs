@@ -7,11 +7,12 @@
 //! list, so the egg documents (`{slug}.json`, whose `meta.uuid` is the uuid of the import files)
 //! are read, once per run and only when some egg needs it, at most `in_flight` at once.
 //!
-//! What a served catalog cannot tell: it publishes the import file of the current version only
-//! (older versions have their update-check hash in `history.json`, not their file). An unedited
-//! egg of any version is told by its hash; an edited one is compared with the current file, so
-//! an egg edited on an older version reads "edited locally" with upstream's changes since among
-//! its edits, and `baseKnown: false` says so whenever the egg matches no version's hash.
+//! Versions: an unedited egg of any version is told by its hash (`pelicanUpdateCheckMd5` in
+//! `history.json`). An egg that matches no version's hash is edited, and is compared with the
+//! current file and with the older versions' files the catalog publishes (`pelicanJson`), the
+//! nearest taken as the version the edits were made on. A catalog without older files leaves
+//! the current file only: an egg edited on an older version then reads "edited locally" with
+//! upstream's changes since among its edits, and `baseKnown: false` says so.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -125,7 +126,7 @@ impl Catalog {
 
     /// A JSON document of the catalog: `Some(Ok)`, `Some(Err(()))` for 410 Gone, `None` for 404;
     /// a body that is not JSON is an error, never a state.
-    async fn json(&self, path: &str) -> Result<Option<Result<Value, ()>>, PanelError> {
+    pub(crate) async fn json(&self, path: &str) -> Result<Option<Result<Value, ()>>, PanelError> {
         Ok(match self.get(path).await? {
             Got::Ok(body) => Some(Ok(serde_json::from_slice(&body).map_err(|e| {
                 PanelError::Malformed {
@@ -307,10 +308,44 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
         if let (Some(first), Some(current)) = (files.first_mut(), current) {
             first.file = Some(current);
         }
+        // An egg that matches no version's hash is edited: the older versions' files, where the
+        // catalog publishes them (`pelicanJson`), tell which version it came from.
+        let hash = eggcat_panels::update_check_md5(export.to_string().as_bytes());
+        let mut older_files = false;
+        if !files.iter().any(|f| f.md5.is_some() && f.md5 == hash) {
+            let urls: Vec<(usize, String)> = at
+                .iter()
+                .enumerate()
+                .skip(1)
+                .filter_map(|(n, &i)| {
+                    let url = versions[i]["pelicanJson"].as_str()?;
+                    Some((n, catalog_path(url)))
+                })
+                .collect();
+            let got: Vec<_> = futures_util::stream::iter(
+                urls.iter()
+                    .map(|(n, path)| async move { (*n, catalog.json(path).await) }),
+            )
+            .buffered(catalog.in_flight)
+            .collect()
+            .await;
+            for (n, file) in got {
+                if let Some(Ok(file)) = file? {
+                    files[n].file = Some(file);
+                    older_files = true;
+                }
+            }
+        }
+        item["importFile"] = json!(file_name);
         let result = standing::standing(&export, &files);
         let version = |n: usize| -> Value {
             let v = versions[at[n]];
-            json!({"commit": v["commit"], "date": v["date"], "subject": v["subject"]})
+            let mut out =
+                json!({"commit": v["commit"], "date": v["date"], "subject": v["subject"]});
+            if v["pelicanJson"].is_string() {
+                out["pelicanJson"] = v["pelicanJson"].clone();
+            }
+            out
         };
         // The versions since version `n` (of `files`), with their changes.
         let since = |n: usize| -> (Value, Vec<Value>) {
@@ -355,7 +390,7 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
             Standing::EditedLocally { edits } => {
                 item["state"] = json!("edited-locally");
                 item["edits"] = edits_json(&edits);
-                item["baseKnown"] = json!(false);
+                item["baseKnown"] = json!(older_files);
             }
             Standing::BehindAndEdited { base, edits } => {
                 let (list, resets) = since(base);
@@ -398,6 +433,15 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
         "counts": counts,
         "eggs": out,
     }))
+}
+
+/// The path in the catalog of a URL `history.json` gives (absolute under the catalog's
+/// `base_url`, which may differ from the address the catalog is read at, or a path).
+pub(crate) fn catalog_path(url: &str) -> String {
+    match url.find("/api/v1/") {
+        Some(at) => url[at..].to_owned(),
+        None => url.to_owned(),
+    }
 }
 
 /// The exit code for a report: 0 when nothing needs doing (every egg up to date, in substance

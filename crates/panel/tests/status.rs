@@ -12,88 +12,17 @@ mod pelican_api;
 #[path = "../../panels/tests/support/db.rs"]
 mod db;
 
+mod support;
+
 use std::collections::BTreeMap;
-use std::io::{Read, Write};
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use eggcat_panel::status::{Catalog, exit_code, status};
 use eggcat_panel::{Client, Config, Key};
 use pelican_api::{Harness, key};
 use serde_json::{Value, json};
-
-const ADMIN: &str = "papp_fixture0001fixtureapplicationtokenvalue0001";
-
-fn panels_src() -> Option<PathBuf> {
-    let dir = eggcat_testkit::corpus()?;
-    let php = std::process::Command::new("php")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !php || !std::path::Path::new("/usr/share/php/Illuminate/Database/autoload.php").exists() {
-        assert!(
-            std::env::var("EGGCAT_PHP").as_deref() != Ok("require"),
-            "EGGCAT_PHP=require but php-cli or its Laravel packages are missing"
-        );
-        eggcat_testkit::skip_test("needs php-cli and the Laravel packages (bash .ci/install)");
-        return None;
-    }
-    Some(dir.join("../panels-src"))
-}
-
-type Files = Arc<Mutex<BTreeMap<String, (u16, String)>>>;
-
-/// A catalog on loopback: each path its status and body; any other path 404.
-fn catalog_server(files: Files) -> String {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut buf = [0u8; 4096];
-            let n = stream.read(&mut buf).unwrap_or(0);
-            let head = String::from_utf8_lossy(&buf[..n]).to_string();
-            let path = head.split(' ').nth(1).unwrap_or("/").to_owned();
-            let (status, body) = files
-                .lock()
-                .unwrap()
-                .get(&path)
-                .cloned()
-                .unwrap_or((404, "{}".to_owned()));
-            let _ = write!(
-                stream,
-                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
-                body.len()
-            );
-        }
-    });
-    url
-}
-
-fn import(h: &Harness, file: &Value) -> u64 {
-    let answer = h.request(
-        "POST",
-        "/api/application/eggs/import",
-        Some(ADMIN),
-        file.to_string().as_bytes(),
-    );
-    let v = answer.json();
-    v["attributes"]["id"]
-        .as_u64()
-        .unwrap_or_else(|| panic!("import refused: {v}"))
-}
-
-fn export(h: &Harness, id: u64) -> Value {
-    h.request(
-        "GET",
-        &format!("/api/application/eggs/{id}/export?format=json"),
-        Some(ADMIN),
-        b"",
-    )
-    .json()
-}
+use support::{ADMIN, Files, catalog_server, check_schema, export, import, panels_src};
 
 #[tokio::test]
 async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
@@ -362,31 +291,7 @@ async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
         );
     }
     // The report keeps its documented schema.
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../docs/schemas/panel-status.schema.json"
-        ))
-        .unwrap(),
-    )
-    .unwrap();
-    let mut schemas = boon::Schemas::new();
-    let mut compiler = boon::Compiler::new();
-    compiler
-        .add_resource(
-            "https://eggcat.invalid/schemas/panel-status.schema.json",
-            schema,
-        )
-        .unwrap();
-    let index = compiler
-        .compile(
-            "https://eggcat.invalid/schemas/panel-status.schema.json",
-            &mut schemas,
-        )
-        .unwrap();
-    if let Err(e) = schemas.validate(&report, index) {
-        panic!("the report breaks docs/schemas/panel-status.schema.json: {e:#}");
-    }
+    check_schema(&report, "panel-status");
     assert_eq!(exit_code(&report), 1);
 }
 

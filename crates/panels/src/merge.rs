@@ -1,4 +1,4 @@
-//! The three-way merge `eggcat panel update` is to make of a panel's egg (issue 37, §3): the
+//! The three-way merge `eggcat panel update` makes of a panel's egg (issue 37, §3): the
 //! version the panel came from as the base, the catalog's current file as theirs, the panel's
 //! export as ours, per field (top-level keys; `config.*` and `meta.*` each their own) and per
 //! variable (by `env_variable`, each of its fields). A field only the admin changed keeps the

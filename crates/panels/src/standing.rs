@@ -185,7 +185,7 @@ fn order_reason(panel: &Value, file: &Value) -> String {
 
 /// The fields where `panel` differs from `base`, top-level keys and each variable's fields
 /// (variables by `env_variable`), order aside; `exported_at` aside.
-fn edits(base: &Value, panel: &Value) -> Vec<FieldEdit> {
+pub fn edits(base: &Value, panel: &Value) -> Vec<FieldEdit> {
     let (base, panel) = (canonical(base), canonical(panel));
     let mut out = Vec::new();
     let keys = |v: &Value| -> Vec<String> {

@@ -1,6 +1,8 @@
 //! `eggcat panel status`: where each egg of a Pelican panel stands against a served eggcat
-//! catalog (`eggcat_panel::status`); a table for people (colour only on a terminal) or
-//! `--json`, and an exit code for cron and monitoring (docs/guides/panel-status.md).
+//! catalog (`eggcat_panel::status`); `eggcat panel update`: brings the behind eggs up to date
+//! keeping the panel's edits (`eggcat_panel::update`); `eggcat panel restore`: puts a saved
+//! export back. Each prints a table for people (colour only on a terminal) or `--json`, and
+//! exits with a code for cron and monitoring (docs/guides/panel-status.md).
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -8,7 +10,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use eggcat_panel::backups::Backups;
 use eggcat_panel::status::{Catalog, status};
+use eggcat_panel::update::{Options, Side, restore, update};
 use eggcat_panel::{Client, Config, Key};
 use serde_json::Value;
 
@@ -29,16 +33,33 @@ enum Sub {
     /// (the panel or the catalog cannot be read, the key is refused); 3 some egg's state is
     /// unknown (none behind).
     Status(StatusArgs),
+    /// Brings the eggs that are behind up to date and keeps the panel's own edits: a three-way
+    /// merge per field and per variable (the version the panel came from, the catalog's current
+    /// file, the panel's export). A conflict leaves that egg as it is unless --ours or --theirs
+    /// is given; an update with a breaking change, or that removes a variable (every server's
+    /// value of it goes), needs --accept-breaking naming the egg. Before any write the panel's
+    /// export is saved under the data folder (`panel restore` puts it back); the write is
+    /// Pelican's own import; afterwards the egg is exported again and checked. Nothing is
+    /// deleted on the panel.
+    ///
+    /// Exit status: 0 every behind egg is up to date now (or would be, with --dry-run); 1 some
+    /// egg was left behind (a conflict, consent needed, no base); 2 an error, or a write that
+    /// failed or was not tried.
+    Update(UpdateArgs),
+    /// Puts an export that `panel update` saved back on the panel (the newest of the egg, or
+    /// the one --at names; --list shows them), saving the panel's current export first.
+    ///
+    /// Exit status: 0 the panel holds the saved export again; 1 it holds something else; 2 an
+    /// error.
+    Restore(RestoreArgs),
 }
 
+/// How to reach the panel.
 #[derive(Debug, clap::Args)]
-struct StatusArgs {
+struct PanelArgs {
     /// The panel's address (https://panel.example.org; plain http only to a loopback address).
     #[arg(long, value_name = "URL")]
     panel: String,
-    /// The eggcat catalog's address (what `eggcat serve` or a static host serves).
-    #[arg(long, value_name = "URL")]
-    catalog: String,
     /// The environment variable holding the panel's application API key (default
     /// EGGCAT_PANEL_KEY when --key-file is not given).
     #[arg(long, value_name = "VAR", conflicts_with = "key_file")]
@@ -57,13 +78,72 @@ struct StatusArgs {
     json: bool,
 }
 
+#[derive(Debug, clap::Args)]
+struct StatusArgs {
+    #[command(flatten)]
+    panel: PanelArgs,
+    /// The eggcat catalog's address (what `eggcat serve` or a static host serves).
+    #[arg(long, value_name = "URL")]
+    catalog: String,
+}
+
+#[derive(Debug, clap::Args)]
+struct UpdateArgs {
+    #[command(flatten)]
+    panel: PanelArgs,
+    /// The eggcat catalog's address (what `eggcat serve` or a static host serves).
+    #[arg(long, value_name = "URL")]
+    catalog: String,
+    /// Where the panel's exports are saved before a write (default: the `data_dir` of
+    /// eggcat.toml in this folder, else ./eggcat-data).
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// Show what each egg would become; write nothing.
+    #[arg(long)]
+    dry_run: bool,
+    /// In a conflict, keep the panel's value.
+    #[arg(long, conflicts_with = "theirs")]
+    ours: bool,
+    /// In a conflict, take upstream's value.
+    #[arg(long)]
+    theirs: bool,
+    /// Consent to a breaking update, or one that removes variables, of this egg (its id or
+    /// catalog slug; `all` for every egg). Repeatable.
+    #[arg(long, value_name = "EGG")]
+    accept_breaking: Vec<String>,
+    /// Only this egg (its id or catalog slug). Repeatable; every egg when not given.
+    #[arg(long, value_name = "EGG")]
+    egg: Vec<String>,
+}
+
+#[derive(Debug, clap::Args)]
+struct RestoreArgs {
+    #[command(flatten)]
+    panel: PanelArgs,
+    /// Where `panel update` saved the exports (as for `panel update`).
+    #[arg(long, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
+    /// The egg's id on the panel.
+    #[arg(long, value_name = "ID", required_unless_present = "list")]
+    egg: Option<u64>,
+    /// The saved export to put back, by its time as --list shows it (default: the newest).
+    #[arg(long, value_name = "TIME")]
+    at: Option<String>,
+    /// List the saved exports (of --egg, or of every egg) and write nothing.
+    #[arg(long)]
+    list: bool,
+}
+
 pub(crate) fn main(args: Args) -> ExitCode {
     super::exit_code(match args.command {
         Sub::Status(a) => run_status(a),
+        Sub::Update(a) => run_update(a),
+        Sub::Restore(a) => run_restore(a),
     })
 }
 
-fn run_status(a: StatusArgs) -> Result<ExitCode> {
+/// The panel's client and the time limit, from the arguments.
+fn connect(a: &PanelArgs) -> Result<(Client, Duration, usize)> {
     let key = match (&a.key_env, &a.key_file) {
         (_, Some(file)) => Key::from_file(file)?,
         (Some(var), None) => Key::from_env(var)?,
@@ -78,19 +158,221 @@ fn run_status(a: StatusArgs) -> Result<ExitCode> {
     config.timeout = timeout;
     config.ca_file.clone_from(&a.ca_file);
     let in_flight = config.in_flight;
-    let client = Client::new(config)?;
-    let catalog = Catalog::new(&a.catalog, a.ca_file.as_deref(), timeout, in_flight)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
+    Ok((Client::new(config)?, timeout, in_flight))
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    Ok(tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .build()?;
-    let report = runtime.block_on(status(&client, &catalog))?;
+        .build()?)
+}
+
+/// `--data-dir`, else the configuration's `data_dir`.
+fn data_dir(given: Option<&PathBuf>) -> Result<PathBuf> {
+    match given {
+        Some(dir) => Ok(dir.clone()),
+        None => Ok(crate::config::Config::load(None)?.data_dir),
+    }
+}
+
+fn run_status(a: StatusArgs) -> Result<ExitCode> {
+    let (client, timeout, in_flight) = connect(&a.panel)?;
+    let catalog = Catalog::new(&a.catalog, a.panel.ca_file.as_deref(), timeout, in_flight)?;
+    let report = runtime()?.block_on(status(&client, &catalog))?;
     let mut out = std::io::stdout().lock();
-    if a.json {
+    if a.panel.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         write!(out, "{}", table(&report, std::io::stdout().is_terminal()))?;
     }
     Ok(ExitCode::from(eggcat_panel::status::exit_code(&report)))
+}
+
+fn run_update(a: UpdateArgs) -> Result<ExitCode> {
+    let (client, timeout, in_flight) = connect(&a.panel)?;
+    let catalog = Catalog::new(&a.catalog, a.panel.ca_file.as_deref(), timeout, in_flight)?;
+    let backups = Backups::new(&data_dir(a.data_dir.as_ref())?, client.url());
+    let options = Options {
+        dry_run: a.dry_run,
+        prefer: match (a.ours, a.theirs) {
+            (true, _) => Some(Side::Ours),
+            (_, true) => Some(Side::Theirs),
+            _ => None,
+        },
+        accept_breaking: a.accept_breaking,
+        only: a.egg,
+    };
+    let report = runtime()?.block_on(update(&client, &catalog, &backups, &options))?;
+    let mut out = std::io::stdout().lock();
+    if a.panel.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else {
+        write!(
+            out,
+            "{}",
+            update_table(&report, std::io::stdout().is_terminal())
+        )?;
+    }
+    Ok(ExitCode::from(eggcat_panel::update::exit_code(&report)))
+}
+
+fn run_restore(a: RestoreArgs) -> Result<ExitCode> {
+    let (client, _, _) = connect(&a.panel)?;
+    let backups = Backups::new(&data_dir(a.data_dir.as_ref())?, client.url());
+    let saved = backups.list(a.egg)?;
+    let mut out = std::io::stdout().lock();
+    if a.list {
+        if a.panel.json {
+            let list: Vec<Value> = saved
+                .iter()
+                .map(|s| serde_json::json!({"egg": s.egg, "time": s.time, "path": s.path}))
+                .collect();
+            writeln!(out, "{}", serde_json::to_string_pretty(&list)?)?;
+        } else if saved.is_empty() {
+            writeln!(out, "no saved exports in {}", backups.dir().display())?;
+        } else {
+            for s in &saved {
+                writeln!(out, "egg {:>5}  {}  {}", s.egg, s.time, s.path.display())?;
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let egg = a.egg.context("--egg names the egg to restore")?;
+    let chosen = match &a.at {
+        Some(at) => saved.iter().find(|s| &s.time == at).with_context(|| {
+            format!("egg {egg} has no saved export of {at} (`panel restore --list --egg {egg}` shows them)")
+        })?,
+        None => saved.last().with_context(|| {
+            format!(
+                "egg {egg} has no saved export in {}",
+                backups.dir().display()
+            )
+        })?,
+    };
+    let report = runtime()?.block_on(restore(&client, &backups, chosen))?;
+    if a.panel.json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else if report["holds"] == true {
+        writeln!(
+            out,
+            "restored egg {} from {} (the export before: {})",
+            report["egg"],
+            chosen.path.display(),
+            report["savedBefore"]
+                .as_str()
+                .unwrap_or("none, the egg was gone")
+        )?;
+    } else {
+        writeln!(
+            out,
+            "egg {} was imported from {}, but the panel holds something else: {}",
+            report["egg"],
+            chosen.path.display(),
+            report["differs"]
+        )?;
+    }
+    Ok(ExitCode::from(if report["holds"] == true { 0 } else { 1 }))
+}
+
+/// The update's report for people: one line per egg (outcome, state, id, name), then what was
+/// taken, kept, in conflict or needs consent, and why an egg was left or failed.
+fn update_table(report: &Value, colour: bool) -> String {
+    let paint = |outcome: &str| -> String {
+        let code = match outcome {
+            "updated" | "would-update" => "32",
+            "conflict" | "needs-consent" => "33",
+            "failed" | "not-tried" => "31",
+            _ => "0",
+        };
+        if colour {
+            format!("\x1b[{code}m{outcome:<14}\x1b[0m")
+        } else {
+            format!("{outcome:<14}")
+        }
+    };
+    let mut s = format!(
+        "{:<14} {:<20} {:>5}  {}\n",
+        "OUTCOME", "STATE", "ID", "NAME"
+    );
+    let eggs = report["eggs"].as_array().cloned().unwrap_or_default();
+    for e in &eggs {
+        s.push_str(&format!(
+            "{} {:<20} {:>5}  {}\n",
+            paint(e["outcome"].as_str().unwrap_or("")),
+            e["state"].as_str().unwrap_or(""),
+            e["id"],
+            e["name"].as_str().unwrap_or("")
+        ));
+    }
+    for e in &eggs {
+        if e["outcome"] == "left" {
+            continue;
+        }
+        let mut lines = Vec::new();
+        let list = |key: &str| -> Vec<String> {
+            e[key]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
+                .collect()
+        };
+        for (key, label) in [
+            ("tookUpstream", "from upstream"),
+            ("keptLocal", "kept, the panel's edit"),
+            ("breaking", "breaking"),
+            ("removesVariables", "removes the variable"),
+        ] {
+            for x in list(key) {
+                lines.push(format!("{label}: {x}"));
+            }
+        }
+        for c in e["conflicts"].as_array().into_iter().flatten() {
+            lines.push(format!(
+                "conflict: {} (was {}, panel {}, upstream {})",
+                c["field"].as_str().unwrap_or(""),
+                c["base"],
+                c["panel"],
+                c["catalog"]
+            ));
+        }
+        if let Some(b) = e["backup"].as_str() {
+            lines.push(format!("saved before: {b}"));
+        }
+        if let Some(w) = e["why"].as_str() {
+            lines.push(w.to_owned());
+        }
+        s.push_str(&format!(
+            "\n{} (id {}):\n",
+            e["name"].as_str().unwrap_or(""),
+            e["id"]
+        ));
+        for l in lines {
+            s.push_str(&format!("  {l}\n"));
+        }
+    }
+    let summary: Vec<String> = report["counts"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .filter(|(_, n)| n.as_u64().unwrap_or(0) > 0)
+        .map(|(k, n)| format!("{n} {k}"))
+        .collect();
+    s.push_str(&format!(
+        "\n{} eggs{}: {}\n",
+        eggs.len(),
+        if report["dryRun"] == true {
+            " (dry run: nothing written)"
+        } else {
+            ""
+        },
+        if summary.is_empty() {
+            "none".to_owned()
+        } else {
+            summary.join(", ")
+        }
+    ));
+    s
 }
 
 /// The report for people: one line per egg (state, id, name, catalog egg), then what each

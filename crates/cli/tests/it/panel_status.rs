@@ -1,8 +1,9 @@
-//! `eggcat panel status` end to end: the binary against Pelican's importer and exporter on
-//! loopback (`crates/panels/tests/php/api.php`, SQLite) and a catalog on loopback; the key from
-//! the environment or a file and never in the output; the table (no colour off a terminal),
-//! `--json`, and the exit codes the guide (docs/guides/panel-status.md) promises.
-//! The classification of every state is `crates/panel/tests/status.rs`'s.
+//! `eggcat panel status`, `update` and `restore` end to end: the binary against Pelican's
+//! importer and exporter on loopback (`crates/panels/tests/php/api.php`, SQLite) and a catalog
+//! on loopback; the key from the environment or a file and never in the output; the table (no
+//! colour off a terminal), `--json`, and the exit codes the guide (docs/guides/panel-status.md)
+//! promises. The classification of every state is `crates/panel/tests/status.rs`'s, the merge
+//! of every kind of egg `crates/panel/tests/update.rs`'s.
 
 #[path = "../../../panels/tests/support/pelican_api.rs"]
 mod pelican_api;
@@ -45,7 +46,7 @@ fn run(args: &[&str], key: Option<&str>) -> Output {
 }
 
 #[test]
-fn status_tells_a_behind_egg_with_its_changes_and_exits_for_cron() {
+fn status_update_and_restore_for_a_behind_egg_exit_for_cron() {
     let Some(src) = php_ready() else { return };
     let keys = json!({"rate_limit": 1000, "keys": [
         key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
@@ -161,6 +162,88 @@ fn status_tells_a_behind_egg_with_its_changes_and_exits_for_cron() {
     // There is no option that takes the key itself.
     let out = run(&[&base[..], &["--key", ADMIN]].concat(), None);
     assert_eq!(out.status.code(), Some(2));
+
+    // `panel update`: the version since renames a variable (breaking), so a dry run, and an
+    // update without consent, leave the egg and say which flag writes it (exit 1).
+    let data = tempfile::tempdir().unwrap();
+    let data_dir = data.path().to_str().unwrap();
+    let update = [
+        "panel",
+        "update",
+        "--panel",
+        panel.as_str(),
+        "--catalog",
+        catalog_url.as_str(),
+        "--data-dir",
+        data_dir,
+    ];
+    let out = run(&[&update[..], &["--dry-run"]].concat(), Some(ADMIN));
+    let table = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{table}");
+    assert!(table.contains("needs-consent"), "{table}");
+    assert!(table.contains("--accept-breaking old-egg"), "{table}");
+    assert!(table.contains("(dry run: nothing written)"), "{table}");
+    assert_eq!(
+        req("GET", &path, &json!(null))["description"],
+        e1["description"]
+    );
+    // With consent: written through Pelican's import, saved before, exit 0.
+    let out = run(
+        &[&update[..], &["--accept-breaking", "old-egg", "--json"]].concat(),
+        Some(ADMIN),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let egg = report["eggs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == id)
+        .unwrap();
+    assert_eq!(egg["outcome"], "updated", "{report:#}");
+    assert_eq!(req("GET", &path, &json!(null))["description"], "version 2");
+    assert!(!String::from_utf8_lossy(&out.stdout).contains(ADMIN));
+    // `panel restore`: the saved export listed, then put back (exit 0).
+    let restore = [
+        "panel",
+        "restore",
+        "--panel",
+        panel.as_str(),
+        "--data-dir",
+        data_dir,
+    ];
+    let id_text = id.to_string();
+    let out = run(
+        &[&restore[..], &["--list", "--egg", &id_text]].concat(),
+        Some(ADMIN),
+    );
+    let list = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{list}");
+    assert_eq!(list.lines().count(), 1, "{list}");
+    let out = run(&[&restore[..], &["--egg", &id_text]].concat(), Some(ADMIN));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.starts_with(&format!("restored egg {id} from ")),
+        "{said}"
+    );
+    assert_eq!(
+        req("GET", &path, &json!(null))["description"],
+        e1["description"]
+    );
+    // A time that was never saved: exit 2, saying how to list them.
+    let out = run(
+        &[
+            &restore[..],
+            &["--egg", &id_text, "--at", "1999-01-01T00-00-00.000Z"],
+        ]
+        .concat(),
+        Some(ADMIN),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("panel restore --list"), "{stderr}");
 }
 
 /// A catalog on `listener` answering the paths of `files`, 404 elsewhere.
