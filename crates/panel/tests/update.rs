@@ -2,8 +2,9 @@
 //! loopback harness, SQLite) and a catalog on loopback serving `history.json`, the current
 //! `pelican.json` and each version's file (`pelicanJson`): eggs behind unedited, behind with
 //! local edits, in conflict with upstream, behind an update that removes a variable, and one
-//! whose current file Pelican refuses. What each egg becomes is read back from the panel's own
-//! export.
+//! whose current file Pelican refuses; a key that may not write; a panel that times out before
+//! or after its write (a proxy in front of it holds the import or its answer). What each egg
+//! becomes is read back from the panel's own export.
 
 #[path = "../../panels/tests/support/pelican_api.rs"]
 mod pelican_api;
@@ -438,4 +439,127 @@ async fn a_key_that_may_not_write_loses_nothing_and_names_the_permission() {
             egg.slug
         );
     }
+}
+
+/// What the proxy in front of the panel does with an import (any other value: passes it on).
+/// Holds the import without passing it on: the panel never sees it.
+const SWALLOW: u8 = 1;
+/// Passes the import on and holds the panel's answer: the panel wrote it, the client times out.
+const MUTE: u8 = 2;
+
+/// A TCP proxy on loopback in front of the harness that fails imports as `mode` says (a
+/// panel that times out before or after its write); every other request passes.
+fn proxy(panel_port: u16, mode: Arc<std::sync::atomic::AtomicU8>) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let mode = mode.clone();
+            std::thread::spawn(move || {
+                let mut client = client;
+                let mut raw = Vec::new();
+                let mut buf = [0u8; 8192];
+                // The head, then the body its Content-Length names.
+                let (head_end, length) = loop {
+                    let n = client.read(&mut buf).unwrap_or(0);
+                    if n == 0 {
+                        return;
+                    }
+                    raw.extend_from_slice(&buf[..n]);
+                    if let Some(at) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+                        let head = String::from_utf8_lossy(&raw[..at]).to_ascii_lowercase();
+                        let length: usize = head
+                            .lines()
+                            .find_map(|l| l.strip_prefix("content-length:"))
+                            .map_or(0, |v| v.trim().parse().unwrap());
+                        break (at + 4, length);
+                    }
+                };
+                while raw.len() < head_end + length {
+                    let n = client.read(&mut buf).unwrap_or(0);
+                    if n == 0 {
+                        return;
+                    }
+                    raw.extend_from_slice(&buf[..n]);
+                }
+                let import = raw.starts_with(b"POST /api/application/eggs/import ");
+                let mode = mode.load(std::sync::atomic::Ordering::SeqCst);
+                if import && mode == SWALLOW {
+                    std::thread::sleep(Duration::from_secs(30));
+                    return;
+                }
+                let mut panel = std::net::TcpStream::connect(("127.0.0.1", panel_port)).unwrap();
+                panel.write_all(&raw).unwrap();
+                let mut answer = Vec::new();
+                // php -S closes the connection after its answer.
+                let _ = panel.read_to_end(&mut answer);
+                if import && mode == MUTE {
+                    std::thread::sleep(Duration::from_secs(30));
+                    return;
+                }
+                let _ = client.write_all(&answer);
+            });
+        }
+    });
+    url
+}
+
+#[tokio::test]
+async fn a_panel_that_times_out_loses_nothing_and_is_told_apart() {
+    let Some(src) = panels_src() else { return };
+    let s = scene(&src);
+    let mode = Arc::new(std::sync::atomic::AtomicU8::new(SWALLOW));
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), ADMIN).unwrap();
+    let mut config = Config::new(
+        &proxy(s.h.port, mode.clone()),
+        Key::from_file(key_file.path()).unwrap(),
+    );
+    config.timeout = Duration::from_secs(3);
+    let panel = Client::new(config).unwrap();
+    let catalog = Catalog::new(&s.catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let backups = Backups::new(data.path(), panel.url());
+    let only = |e: &Egg| Options {
+        only: vec![e.slug.clone()],
+        ..Options::default()
+    };
+    // The import never reaches the panel: failed, and the egg is as it was.
+    let report = update(&panel, &catalog, &backups, &only(&s.plain))
+        .await
+        .unwrap();
+    let e = outcome(&report, s.plain.id);
+    assert_eq!(e["outcome"], "failed", "{report:#}");
+    assert!(
+        e["why"].as_str().unwrap().contains("did not answer within")
+            && e["why"].as_str().unwrap().contains("the egg is as it was"),
+        "{report:#}"
+    );
+    assert_eq!(
+        differ(&s.plain.before, &export(&s.h, s.plain.id)),
+        Vec::<String>::new()
+    );
+    assert_eq!(exit_code(&report), 2);
+    // The panel writes it, its answer never comes: a fresh export tells it was written.
+    mode.store(MUTE, std::sync::atomic::Ordering::SeqCst);
+    let report = update(&panel, &catalog, &backups, &only(&s.edited))
+        .await
+        .unwrap();
+    let e = outcome(&report, s.edited.id);
+    assert_eq!(e["outcome"], "updated", "{report:#}");
+    assert!(
+        e["why"]
+            .as_str()
+            .unwrap()
+            .contains("but the panel holds the merged egg"),
+        "{report:#}"
+    );
+    assert_eq!(
+        export(&s.h, s.edited.id)["description"],
+        "upstream's new description"
+    );
+    check_schema(&report, "panel-update");
+    // Both were saved before the write.
+    assert_eq!(backups.list(None).unwrap().len(), 2);
 }
