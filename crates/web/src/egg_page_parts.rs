@@ -24,7 +24,9 @@ pub(crate) fn import(h: &mut Html, m: &Meta, base: &str) {
         // Issue 37: which version a panel has, what it changed locally, what changed since.
         h.lit("<p class=\"how\">To see whether a panel has this version, what changed since the one it has and what its admins changed, run ")
             .text_code(&format!("`eggcat panel status --panel https://your-panel --catalog {base}`"))
-            .lit(" (the guide: docs/guides/panel-status.md in eggcat).</p>");
+            .lit("; ")
+            .text_code(&format!("`eggcat panel update --panel https://your-panel --catalog {base} --dry-run`"))
+            .lit(" shows how it would update the panel's eggs keeping their local edits (the guide: docs/guides/panel-status.md in eggcat).</p>");
     }
     if let Some(p) = ptero {
         h.lit("<h3>Pterodactyl</h3>");

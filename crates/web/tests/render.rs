@@ -302,7 +302,8 @@ fn no_egg_page_shows_a_literal_backtick() {
     // entrypoint, and the settings the panel writes into a config file.
     assert!(ddnet.contains("<dt>Container</dt><dd><code>"));
     assert!(ddnet.contains("<dt>Entrypoint</dt><dd><code>"));
-    // How to check a panel against the egg (issue 37), the catalog's own address in it.
+    // How to check a panel against the egg and update it (issue 37), the catalog's own address
+    // in both commands.
     // The page's text, every tag out (code included).
     let mut words = String::new();
     let mut in_tag = false;
@@ -316,7 +317,7 @@ fn no_egg_page_shows_a_literal_backtick() {
     }
     assert!(
         words.contains(&format!(
-            "run eggcat panel status --panel https://your-panel --catalog {BASE} (the guide"
+            "run eggcat panel status --panel https://your-panel --catalog {BASE}; eggcat panel update --panel https://your-panel --catalog {BASE} --dry-run shows how it would update"
         )),
         "{words}"
     );
