@@ -9,8 +9,7 @@
 //!   made with it, as upstreams for tests.
 //! - [`nginx`]: nginx run as the test's own process on loopback, with an access log the test
 //!   reads back (what the server saw).
-//! - [`tls`]: a test CA and `socat` speaking TLS with it on loopback, in front of a test's
-//!   plain HTTP server.
+//! - [`tls`]: a test CA and a server certificate `openssl` makes, for nginx to serve HTTPS.
 
 pub mod corpus;
 pub mod git;
