@@ -13,7 +13,9 @@
 //! latest release, its releases and tags pages); any other API URL is asked of the API, with
 //! the token in `EGGCAT_GITHUB_TOKEN` when set (read from the environment at each check,
 //! never written anywhere). A git repository (`….git`) is asked for its refs
-//! (`/info/refs?service=git-upload-pack`), which is what `git clone` asks first.
+//! (`/info/refs?service=git-upload-pack`), which is what `git clone` asks first. A host's
+//! failures are worded as a host's, never as a registry's ("cannot reach
+//! `files.example.com`: …", "the host answered 503").
 
 use std::path::Path;
 
@@ -261,7 +263,7 @@ impl Asker {
             Ok(s @ (404 | 410)) => {
                 Answer::Missing(format!("the host answered {s}{}", via.unwrap_or_default()))
             }
-            Ok(s) => Answer::Unknown(ImagesError::Status(s)),
+            Ok(s) => Answer::Unknown(ImagesError::HostStatus(s)),
             Err(e) => Answer::Unknown(e),
         }
     }
@@ -271,7 +273,8 @@ impl Asker {
     /// URL's (`ImagesError::Redirect`), never its host's: a redirect loop, or a host it leads to
     /// that is down, must not make the host's other URLs `unknown` without asking (`run.rs`).
     async fn send(&self, method: Method, url: &str) -> Result<u16, ImagesError> {
-        let mut at = reqwest::Url::parse(url).map_err(|e| ImagesError::Network(e.to_string()))?;
+        let mut at = reqwest::Url::parse(url)
+            .map_err(|e| ImagesError::Redirect(format!("`{url}` is not a URL: {e}")))?;
         for hop in 0..=MAX_REDIRECTS {
             let next = match self.send_one(method.clone(), &at).await {
                 Ok(Hop::Status(s)) => return Ok(s),
@@ -313,7 +316,7 @@ impl Asker {
         {
             request = request.bearer_auth(token);
         }
-        let response = request.send().await.map_err(|e| self.failed(&e))?;
+        let response = request.send().await.map_err(|e| self.failed(url, &e))?;
         let status = response.status();
         if status.is_redirection()
             && let Some(location) = response.headers().get(LOCATION)
@@ -329,6 +332,7 @@ impl Asker {
                 .and_then(|v| retry_after_ms(v, crate::client::wall_ms()));
             if let Some(wait_ms) = wait {
                 return Err(ImagesError::RetryAfter {
+                    host: host_of(url),
                     status: status.as_u16(),
                     wait_ms,
                 });
@@ -339,7 +343,8 @@ impl Asker {
         Ok(Hop::Status(status.as_u16()))
     }
 
-    fn failed(&self, e: &reqwest::Error) -> ImagesError {
+    /// The error of a request to `url` that got no answer.
+    fn failed(&self, url: &reqwest::Url, e: &reqwest::Error) -> ImagesError {
         if let Some(internal) = find_internal(e) {
             ImagesError::Internal(internal)
         } else if e.is_timeout() && Instant::now() >= self.deadline {
@@ -349,7 +354,10 @@ impl Asker {
                 seconds: self.timeout.as_secs(),
             }
         } else {
-            ImagesError::Network(chain(e))
+            ImagesError::Unreachable {
+                host: host_of(url),
+                reason: chain(e),
+            }
         }
     }
 }

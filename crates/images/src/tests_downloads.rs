@@ -6,7 +6,7 @@
 //!
 //! - files: a root folder (a file deleted from it is nginx's `404`);
 //! - redirects: `return 302` (to a file, to itself: a loop, to a host that refuses connections);
-//! - `return 410`;
+//! - `return 410`, `return 503`;
 //! - `429` with `Retry-After`: `limit_req` (one request per 2 s, `limit_req_status 429`,
 //!   `add_header Retry-After 2 always`), so that a second request in a row is refused and the
 //!   same request asked again after the wait is answered;
@@ -54,6 +54,7 @@ fn start(work: &Path, root: &Path, certs: &Certificates, refused_port: u16) -> N
     server_name files.example.com;
     root {root};
     location = /gone {{ return 410; }}
+    location = /broken {{ return 503; }}
     location = /moved {{ return 302 /files/a.zip; }}
     location = /loop {{ return 302 /loop; }}
     location = /away {{ return 302 https://refusing.example.net:{refused_port}/x.zip; }}
@@ -86,8 +87,8 @@ const NAMES: [&str; 4] = [
     "refusing.example.net",
 ];
 
-/// The options of these tests: the CA trusted, every name on 127.0.0.1.
-fn options(ca: &Path, timeout: Duration) -> Options {
+/// The options of these tests: `ca` trusted, every name on 127.0.0.1.
+fn options(ca: Option<&Path>, timeout: Duration) -> Options {
     Options {
         // One request at a time per host: with two in flight, the slow host's two requests
         // could time out together, both asked, and which one spared the other would be a race.
@@ -96,7 +97,7 @@ fn options(ca: &Path, timeout: Duration) -> Options {
         budget: Duration::from_secs(20),
         ttl: Duration::from_secs(60),
         allow_internal: true,
-        ca_file: Some(ca.to_path_buf()),
+        ca_file: ca.map(Path::to_path_buf),
         resolve: NAMES
             .iter()
             .map(|n| {
@@ -127,11 +128,12 @@ fn downloads_are_present_missing_or_unknown_as_real_servers_answer() {
     let root = dir.path().join("root");
     let server = start(&dir.path().join("nginx"), &root, &certs, refused_port());
     let url = |host: &str, path: &str| format!("https://{host}:{}{path}", server.port);
-    let options = options(&certs.ca, Duration::from_secs(1));
+    let options = options(Some(&certs.ca), Duration::from_secs(1));
     let a = url("files.example.com", "/files/a.zip");
     let b = url("files.example.com", "/files/b.zip");
     let none = url("files.example.com", "/files/none.zip");
     let gone = url("files.example.com", "/gone");
+    let broken = url("files.example.com", "/broken");
     let moved = url("files.example.com", "/moved");
     // Asked in this order (by URL, one at a time): the first passes nginx's `limit_req`, the
     // second, right after it, is refused with 429.
@@ -146,6 +148,7 @@ fn downloads_are_present_missing_or_unknown_as_real_servers_answer() {
         &b,
         &none,
         &gone,
+        &broken,
         &moved,
         &busy_first,
         &busy,
@@ -178,6 +181,12 @@ fn downloads_are_present_missing_or_unknown_as_real_servers_answer() {
     assert_eq!(
         found[&gone].detail.as_deref(),
         Some("the host answered 410")
+    );
+    assert_eq!(status(&broken), ImageStatus::Unknown, "a 503 is no missing");
+    assert_eq!(
+        found[&broken].detail.as_deref(),
+        Some("the host answered 503"),
+        "a download host is no registry"
     );
     assert_eq!(status(&busy_first), ImageStatus::Present);
     assert_eq!(
@@ -320,7 +329,7 @@ fn a_redirect_that_fails_does_not_fail_its_host() {
         refused,
     );
     let url = |path: &str| format!("https://files.example.com:{}{path}", server.port);
-    let options = options(&certs.ca, Duration::from_secs(2));
+    let options = options(Some(&certs.ca), Duration::from_secs(2));
     // Asked in this order (by URL): the two failing redirects first, then the file.
     let (away, looping, file) = (url("/away"), url("/loop"), url("/files/a.zip"));
     let all = [away.clone(), looping.clone(), file.clone()];
@@ -338,6 +347,12 @@ fn a_redirect_that_fails_does_not_fail_its_host() {
         "{:?}",
         found[&looping]
     );
+    let away_detail = found[&away].detail.as_deref().unwrap_or_default();
+    assert!(
+        away_detail.contains(&format!("cannot reach `refusing.example.net:{refused}`"))
+            && !away_detail.contains("registry"),
+        "the host that cannot be reached is named: {away_detail}"
+    );
     assert_eq!(
         found[&file].status,
         ImageStatus::Present,
@@ -350,4 +365,27 @@ fn a_redirect_that_fails_does_not_fail_its_host() {
         .filter(|l| l.uri == "/loop")
         .count();
     assert_eq!(loops, 6, "the URL and five redirects, no more");
+}
+
+/// Regression: a download host that cannot be reached was "cannot reach the registry", the
+/// image checks' words, on the egg page, in the document and in `validate --downloads`. No
+/// server: the port refuses connections.
+#[test]
+fn a_download_host_that_cannot_be_reached_is_named_not_called_a_registry() {
+    let refused = refused_port();
+    let url = format!("http://refusing.example.net:{refused}/x.zip");
+    let options = options(None, Duration::from_secs(2));
+    let found = check_downloads(
+        std::slice::from_ref(&url),
+        std::slice::from_ref(&url),
+        &options,
+        None,
+        &|| 1_000_000,
+    );
+    assert_eq!(found[&url].status, ImageStatus::Unknown);
+    let detail = found[&url].detail.as_deref().unwrap_or_default();
+    assert!(
+        detail.starts_with(&format!("cannot reach `refusing.example.net:{refused}`: ")),
+        "{detail}"
+    );
 }
