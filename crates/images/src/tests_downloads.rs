@@ -13,7 +13,9 @@
 //! - a slow answer: `limit_rate 64` (bytes a second), which nginx applies to the response head
 //!   too, so even a `HEAD`'s answer takes about 3 s to arrive (a host over a saturated link);
 //! - a host that refuses `HEAD`: `if ($request_method = HEAD) { return 405; }`, with nginx
-//!   answering the ranged `GET` with `206`.
+//!   answering the ranged `GET` with `206`;
+//! - GitHub's `releases/latest`: `return 302` to `/releases/tag/…` or, for a repository without
+//!   a release, to `/releases`, as github.com answers.
 //!
 //! What the client sent is read from nginx's access log (method, host, URI, `Range`,
 //! `User-Agent`). Without nginx and openssl the tests say so on one line and check nothing,
@@ -30,12 +32,18 @@ use eggcat_testkit::tls::{self, Certificates};
 use super::*;
 
 /// The files of the servers' root folder.
-const FILES: [&str; 4] = ["files/a.zip", "files/b.zip", "busy/a.zip", "busy/b.zip"];
+const FILES: [&str; 5] = [
+    "files/a.zip",
+    "files/b.zip",
+    "busy/a.zip",
+    "busy/b.zip",
+    "github/o/r/releases/tag/v1.0",
+];
 
 /// nginx serving HTTPS for the test's hosts from `root`, with `certs`; `refused_port` is a
 /// port nothing listens on (where `/away` redirects).
 fn start(work: &Path, root: &Path, certs: &Certificates, refused_port: u16) -> Nginx {
-    for file in FILES {
+    for file in FILES.iter().chain(&["github/o/none/releases"]) {
         let path = root.join(file);
         std::fs::create_dir_all(path.parent().expect("a folder")).expect("the folders");
         std::fs::write(path, "hello").expect("a file");
@@ -44,6 +52,7 @@ fn start(work: &Path, root: &Path, certs: &Certificates, refused_port: u16) -> N
     let (root, cert, key) = (root.display(), certs.cert.display(), certs.key.display());
     Nginx::start(&bin, work, |port| {
         let listen = format!("listen 127.0.0.1:{port} ssl;");
+        let github = format!("https://github.com:{port}");
         format!(
             r#"
   ssl_certificate {cert};
@@ -75,15 +84,23 @@ fn start(work: &Path, root: &Path, certs: &Certificates, refused_port: u16) -> N
     server_name slow.example.org;
     root {root};
     limit_rate 64;
+  }}
+  server {{
+    {listen}
+    server_name github.com;
+    root {root}/github;
+    location = /o/r/releases/latest {{ return 302 {github}/o/r/releases/tag/v1.0; }}
+    location = /o/none/releases/latest {{ return 302 {github}/o/none/releases; }}
   }}"#
         )
     })
 }
 
-const NAMES: [&str; 4] = [
+const NAMES: [&str; 5] = [
     "files.example.com",
     "nohead.example.net",
     "slow.example.org",
+    "github.com",
     "refusing.example.net",
 ];
 
@@ -387,5 +404,52 @@ fn a_download_host_that_cannot_be_reached_is_named_not_called_a_registry() {
     assert!(
         detail.starts_with(&format!("cannot reach `refusing.example.net:{refused}`: ")),
         "{detail}"
+    );
+}
+
+/// Regression: `github.com/O/R/releases/latest` of a repository without a release redirects to
+/// its releases page (`/O/R/releases`, `200`), which counted as present; the API's answer to
+/// the same question (which eggcat asks on the web) is `404`. Such a chain is now missing; one
+/// that ends on a release's tag is present.
+#[test]
+fn a_github_repository_without_a_release_has_no_latest_release() {
+    if !tls::tools("download checks over TLS") {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let certs = tls::certificates(dir.path(), &NAMES);
+    let server = start(
+        &dir.path().join("nginx"),
+        &dir.path().join("root"),
+        &certs,
+        refused_port(),
+    );
+    let url = |path: &str| format!("https://github.com:{}{path}", server.port);
+    let options = options(Some(&certs.ca), Duration::from_secs(2));
+    let (released, none) = (url("/o/r/releases/latest"), url("/o/none/releases/latest"));
+    let all = [released.clone(), none.clone()];
+    let found = check_downloads(&all, &all, &options, None, &|| 1_000_000);
+    assert_eq!(
+        found[&released].status,
+        ImageStatus::Present,
+        "{:?}",
+        found[&released]
+    );
+    assert_eq!(
+        found[&none].status,
+        ImageStatus::Missing,
+        "{:?}",
+        found[&none]
+    );
+    assert_eq!(
+        found[&none].detail.as_deref(),
+        Some("the repository has no release: `releases/latest` leads to its releases page")
+    );
+    let seen = server.requests();
+    let statuses: Vec<(&str, u16)> = seen.iter().map(|l| (l.uri.as_str(), l.status)).collect();
+    assert!(
+        statuses.contains(&("/o/none/releases/latest", 302))
+            && statuses.contains(&("/o/none/releases", 200)),
+        "nginx redirected as github.com does, to a page that answers: {statuses:?}"
     );
 }
