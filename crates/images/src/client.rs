@@ -98,7 +98,7 @@ impl Client {
             StatusCode::NOT_FOUND => {
                 return Answer::Missing("the registry has no such name or tag (404)".to_owned());
             }
-            status => return Answer::Unknown(refusal(status, head.headers())),
+            status => return Answer::Unknown(refusal(&r.registry, status, head.headers())),
         }
         let header = head
             .headers()
@@ -166,7 +166,7 @@ impl Client {
     async fn get(&self, r: &ImageReference, path: &str) -> Result<Vec<u8>, ImagesError> {
         let response = self.send(Method::GET, r, path).await?;
         if response.status() != StatusCode::OK {
-            return Err(refusal(response.status(), response.headers()));
+            return Err(refusal(&r.registry, response.status(), response.headers()));
         }
         read_capped(response).await
     }
@@ -378,14 +378,16 @@ fn present_without_platforms(digest: String, e: &ImagesError) -> Answer {
     }
 }
 
-/// The error of an answer that is neither `200` nor `404`: a refusal, a wait, a failure.
-fn refusal(status: StatusCode, headers: &HeaderMap) -> ImagesError {
+/// The error of `registry`'s answer that is neither `200` nor `404`: a refusal, a wait, a
+/// failure.
+fn refusal(registry: &str, status: StatusCode, headers: &HeaderMap) -> ImagesError {
     let wait = headers
         .get(RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| retry_after_ms(v, wall_ms()));
     match (status.as_u16(), wait) {
         (429 | 503, Some(wait_ms)) => ImagesError::RetryAfter {
+            host: registry.to_owned(),
             status: status.as_u16(),
             wait_ms,
         },

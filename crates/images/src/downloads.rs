@@ -10,10 +10,13 @@
 //!
 //! GitHub: `api.github.com` allows 60 anonymous requests an hour, so the questions it answers
 //! the same way on `github.com` are asked there (does a repository exist, does it have a
-//! latest release, its releases and tags pages); any other API URL is asked of the API, with
-//! the token in `EGGCAT_GITHUB_TOKEN` when set (read from the environment at each check,
-//! never written anywhere). A git repository (`….git`) is asked for its refs
-//! (`/info/refs?service=git-upload-pack`), which is what `git clone` asks first.
+//! latest release, its releases and tags pages; `releases/latest` of a repository without a
+//! release leads to its releases page, which answers `200`, and is `missing` as the API's `404`
+//! is); any other API URL is asked of the API, with the token in `EGGCAT_GITHUB_TOKEN` when
+//! set (read from the environment at each check, never written anywhere). A git repository
+//! (`….git`) is asked for its refs (`/info/refs?service=git-upload-pack`), which is what `git
+//! clone` asks first. A host's failures are worded as a host's, never as a registry's ("cannot
+//! reach `files.example.com`: …", "the host answered 503").
 
 use std::path::Path;
 
@@ -249,32 +252,42 @@ impl Asker {
         let target = asked_url(url);
         let via = (target != url).then(|| format!(" (asked as {target})"));
         let answer = match self.send(Method::HEAD, &target).await {
-            Ok(s) if [400, 403, 405, 501].contains(&s) => self.send(Method::GET, &target).await,
+            Ok((s, _)) if [400, 403, 405, 501].contains(&s) => {
+                self.send(Method::GET, &target).await
+            }
             other => other,
         };
         match answer {
-            Ok(s) if (200..300).contains(&s) || s == 416 => Answer::Present {
+            Ok((s, last)) if (200..300).contains(&s) && no_release(&target, &last) => {
+                Answer::Missing(format!(
+                    "the repository has no release: `releases/latest` leads to its releases page{}",
+                    via.unwrap_or_default()
+                ))
+            }
+            Ok((s, _)) if (200..300).contains(&s) || s == 416 => Answer::Present {
                 digest: String::new(),
                 platforms: Vec::new(),
                 detail: via.map(|v| format!("answered {s}{v}")),
             },
-            Ok(s @ (404 | 410)) => {
+            Ok((s @ (404 | 410), _)) => {
                 Answer::Missing(format!("the host answered {s}{}", via.unwrap_or_default()))
             }
-            Ok(s) => Answer::Unknown(ImagesError::Status(s)),
+            Ok((s, _)) => Answer::Unknown(ImagesError::HostStatus(s)),
             Err(e) => Answer::Unknown(e),
         }
     }
 
     /// One request; its final status after redirects, followed here (at most
-    /// [`MAX_REDIRECTS`]), each hop checked as the first. A failure past the first hop is the
-    /// URL's (`ImagesError::Redirect`), never its host's: a redirect loop, or a host it leads to
-    /// that is down, must not make the host's other URLs `unknown` without asking (`run.rs`).
-    async fn send(&self, method: Method, url: &str) -> Result<u16, ImagesError> {
-        let mut at = reqwest::Url::parse(url).map_err(|e| ImagesError::Network(e.to_string()))?;
+    /// [`MAX_REDIRECTS`]), each hop checked as the first, and the URL that gave it. A failure
+    /// past the first hop is the URL's (`ImagesError::Redirect`), never its host's: a redirect
+    /// loop, or a host it leads to that is down, must not make the host's other URLs `unknown`
+    /// without asking (`run.rs`).
+    async fn send(&self, method: Method, url: &str) -> Result<(u16, reqwest::Url), ImagesError> {
+        let mut at = reqwest::Url::parse(url)
+            .map_err(|e| ImagesError::Redirect(format!("`{url}` is not a URL: {e}")))?;
         for hop in 0..=MAX_REDIRECTS {
             let next = match self.send_one(method.clone(), &at).await {
-                Ok(Hop::Status(s)) => return Ok(s),
+                Ok(Hop::Status(s)) => return Ok((s, at)),
                 Ok(Hop::Location(location)) => next_hop(&at, &location, self.allow_internal),
                 Err(e) if hop == 0 => return Err(e),
                 Err(e @ (ImagesError::Budget | ImagesError::Internal(_))) => return Err(e),
@@ -313,7 +326,7 @@ impl Asker {
         {
             request = request.bearer_auth(token);
         }
-        let response = request.send().await.map_err(|e| self.failed(&e))?;
+        let response = request.send().await.map_err(|e| self.failed(url, &e))?;
         let status = response.status();
         if status.is_redirection()
             && let Some(location) = response.headers().get(LOCATION)
@@ -329,6 +342,7 @@ impl Asker {
                 .and_then(|v| retry_after_ms(v, crate::client::wall_ms()));
             if let Some(wait_ms) = wait {
                 return Err(ImagesError::RetryAfter {
+                    host: host_of(url),
                     status: status.as_u16(),
                     wait_ms,
                 });
@@ -339,7 +353,8 @@ impl Asker {
         Ok(Hop::Status(status.as_u16()))
     }
 
-    fn failed(&self, e: &reqwest::Error) -> ImagesError {
+    /// The error of a request to `url` that got no answer.
+    fn failed(&self, url: &reqwest::Url, e: &reqwest::Error) -> ImagesError {
         if let Some(internal) = find_internal(e) {
             ImagesError::Internal(internal)
         } else if e.is_timeout() && Instant::now() >= self.deadline {
@@ -349,9 +364,35 @@ impl Asker {
                 seconds: self.timeout.as_secs(),
             }
         } else {
-            ImagesError::Network(chain(e))
+            ImagesError::Unreachable {
+                host: host_of(url),
+                reason: chain(e),
+            }
         }
     }
+}
+
+/// Whether the answer to `asked`, which ended at `last` after its redirects, says a GitHub
+/// repository has no release: github.com sends `/O/R/releases/latest` to the latest release's
+/// page (`/O/R/releases/tag/T`) when there is one, and to the releases page (`/O/R/releases`,
+/// which answers `200`) when there is none, where the API answers `404`. A renamed repository
+/// redirects first, so `last` is any repository's releases page.
+fn no_release(asked: &str, last: &reqwest::Url) -> bool {
+    let on_github = |u: &reqwest::Url| u.host_str() == Some("github.com");
+    let segments = |u: &reqwest::Url| -> Vec<String> {
+        u.path()
+            .trim_matches('/')
+            .split('/')
+            .map(str::to_owned)
+            .collect()
+    };
+    let Ok(asked) = reqwest::Url::parse(asked) else {
+        return false;
+    };
+    on_github(&asked)
+        && on_github(last)
+        && matches!(segments(&asked).as_slice(), [_, _, r, l] if r == "releases" && l == "latest")
+        && matches!(segments(last).as_slice(), [_, _, r] if r == "releases")
 }
 
 #[cfg(test)]
@@ -399,6 +440,38 @@ mod tests {
             next("file:///etc/passwd", true),
             Err(ImagesError::Redirect(_))
         ));
+    }
+
+    /// Only github.com's `releases/latest` that ends on a releases page is "no release"; the
+    /// loopback test (`tests_downloads.rs`) shows the chain on nginx.
+    #[test]
+    fn a_latest_release_that_leads_to_the_releases_page_is_no_release() {
+        let url = |u: &str| reqwest::Url::parse(u).unwrap();
+        let latest = "https://github.com/o/r/releases/latest";
+        for (asked, last, none) in [
+            (latest, "https://github.com/o/r/releases", true),
+            (latest, "https://github.com/o/r/releases/", true),
+            (latest, "https://github.com/o2/r2/releases", true),
+            (latest, "https://github.com/o/r/releases/tag/v1.0", false),
+            (latest, "https://github.com/o/r", false),
+            (
+                "https://github.com/o/r/releases",
+                "https://github.com/o/r/releases",
+                false,
+            ),
+            (
+                "https://github.com/o/r/releases/latest/download/x.zip",
+                "https://github.com/o/r/releases",
+                false,
+            ),
+            (
+                "https://example.org/o/r/releases/latest",
+                "https://example.org/o/r/releases",
+                false,
+            ),
+        ] {
+            assert_eq!(no_release(asked, &url(last)), none, "{asked} -> {last}");
+        }
     }
 
     #[test]

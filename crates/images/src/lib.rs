@@ -107,9 +107,21 @@ pub enum ImagesError {
     /// The registry could not be reached (DNS, connection refused, TLS, cut connection).
     #[error("cannot reach the registry: {0}")]
     Network(String),
+    /// A download's host could not be reached (DNS, connection refused, TLS, cut
+    /// connection): [`ImagesError::Network`] of a host that is no registry, named.
+    #[error("cannot reach `{host}`: {reason}")]
+    Unreachable {
+        /// The host (and port, when not the scheme's).
+        host: String,
+        /// What failed.
+        reason: String,
+    },
     /// An answer that is neither `200` nor `404` (nor one of the others here).
     #[error("the registry answered {0}")]
     Status(u16),
+    /// A download's host answered neither a `2xx` nor `404`/`410` (nor one of the others here).
+    #[error("the host answered {0}")]
+    HostStatus(u16),
     /// `401`/`403` with a token, or without a way to get one.
     #[error(
         "the registry refused anonymous access (a private image, or a name that does not exist)"
@@ -119,16 +131,21 @@ pub enum ImagesError {
     #[error("cannot get an anonymous token: {0}")]
     Token(String),
     /// `429`/`503` with `Retry-After`.
-    #[error("the registry answered {status} and asked to wait {} s", wait_ms / 1000)]
+    #[error("`{host}` answered {status} and asked to wait {} s", wait_ms / 1000)]
     RetryAfter {
+        /// The registry or host (and port, when not the scheme's).
+        host: String,
         /// The status.
         status: u16,
         /// How long it asked to wait.
         wait_ms: u64,
     },
-    /// The registry asked to wait past this check's budget (an earlier `Retry-After`).
-    #[error("not asked: the registry asked to wait until {}", eggcat_wire::rfc3339(*until_ms))]
+    /// The registry or host asked to wait past this check's budget (an earlier
+    /// `Retry-After`).
+    #[error("not asked: `{host}` asked to wait until {}", eggcat_wire::rfc3339(*until_ms))]
     Waiting {
+        /// The registry or host.
+        host: String,
         /// Until when (Unix ms).
         until_ms: u64,
     },
@@ -145,12 +162,12 @@ pub enum ImagesError {
     #[error("{0}")]
     Internal(String),
     /// A redirect could not be followed (a loop, too many, or a host it leads to that cannot
-    /// be reached): an answer about the URL, not about its host, whose other references are
-    /// still asked.
+    /// be reached), or a download's URL cannot be asked at all: an answer about the URL, not
+    /// about its host, whose other references are still asked.
     #[error("{0}")]
     Redirect(String),
-    /// The check's time budget ran out before this reference was asked.
-    #[error("not asked yet: the time budget for registries ran out")]
+    /// The check's time budget ran out before this reference or URL was asked.
+    #[error("not asked yet: the checks' time budget (`[images] budget`) ran out")]
     Budget,
     /// A manifest or config blob that does not say its platforms.
     #[error("the manifest does not name its platforms")]

@@ -139,7 +139,10 @@ impl Down {
 
 /// Whether an error is one of the failures that end a host's turn.
 pub(crate) fn ends_host(e: &ImagesError) -> bool {
-    matches!(e, ImagesError::Network(_) | ImagesError::Timeout { .. })
+    matches!(
+        e,
+        ImagesError::Network(_) | ImagesError::Unreachable { .. } | ImagesError::Timeout { .. }
+    )
 }
 
 impl Run<'_> {
@@ -251,7 +254,10 @@ impl Run<'_> {
             return Ok(());
         }
         if Instant::now() + wait >= self.deadline {
-            return Err(ImagesError::Waiting { until_ms: until });
+            return Err(ImagesError::Waiting {
+                host: registry.to_owned(),
+                until_ms: until,
+            });
         }
         tokio::time::sleep(wait).await;
         Ok(())

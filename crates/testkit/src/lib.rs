@@ -7,11 +7,13 @@
 //!   (`EGGCAT_CORPUS=require`); and the egg files in it.
 //! - [`git`]: the `git` program run under a fixed identity and date, and work-tree repositories
 //!   made with it, as upstreams for tests.
-//! - [`tls`]: a test CA and `socat` speaking TLS with it on loopback, in front of a test's
-//!   plain HTTP server.
+//! - [`nginx`]: nginx run as the test's own process on loopback, with an access log the test
+//!   reads back (what the server saw).
+//! - [`tls`]: a test CA and a server certificate `openssl` makes, for nginx to serve HTTPS.
 
 pub mod corpus;
 pub mod git;
+pub mod nginx;
 pub mod tls;
 
 pub use corpus::{corpus, egg_files, pelican_eggs, skip_test, strict};

@@ -1,33 +1,42 @@
-//! A real HTTPS front on loopback for tests: a test CA and a server certificate that `openssl`
-//! makes, and `socat` speaking TLS with it in front of a plain HTTP server the test runs. The
-//! client trusts the CA through its own option (eggcat's `ca_file`), never the system's store.
-//! Used by the download checks' tests of `eggcat-images` and `eggcat`'s `it::downloads`.
+//! A real HTTPS server on loopback for tests: a test CA and a server certificate that `openssl`
+//! makes, for nginx (`crate::nginx`) to serve HTTPS with itself (`ssl_certificate`). The client
+//! trusts the CA through its own option (eggcat's `ca_file`), never the system's store. Used by
+//! the download checks' tests of `eggcat-images` and `eggcat`'s `it::downloads`.
 
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
-/// Whether `openssl` and `socat` are there. Without them a test says so on one line
-/// (`skipped: {what}: needs openssl and socat`) and checks nothing, unless
+/// Whether `nginx` and `openssl` are there. Without them a test says so on one line
+/// (`skipped: {what}: needs nginx and openssl`) and checks nothing, unless
 /// `EGGCAT_REGISTRY_TESTS=require`, under which it fails.
 pub fn tools(what: &str) -> bool {
-    let ok = Command::new("openssl").arg("version").output().is_ok()
-        && Command::new("socat").arg("-V").output().is_ok();
+    let ok =
+        Command::new("openssl").arg("version").output().is_ok() && crate::nginx::binary().is_some();
     if !ok {
         let strict = std::env::var("EGGCAT_REGISTRY_TESTS").is_ok_and(|v| v == "require");
         assert!(
             !strict,
-            "EGGCAT_REGISTRY_TESTS=require but openssl or socat is missing"
+            "EGGCAT_REGISTRY_TESTS=require but nginx or openssl is missing"
         );
-        eprintln!("skipped: {what}: needs openssl and socat");
+        eprintln!("skipped: {what}: needs nginx and openssl");
     }
     ok
 }
 
-/// A test CA and a server certificate for `names`, made in `dir`: (the CA file, the server's
-/// PEM with its key).
-pub fn certificates(dir: &Path, names: &[&str]) -> (PathBuf, PathBuf) {
+/// What [`certificates`] makes.
+#[derive(Debug, Clone)]
+pub struct Certificates {
+    /// The test CA's certificate: the file a client is told to trust.
+    pub ca: PathBuf,
+    /// The server's certificate, signed by the CA (nginx's `ssl_certificate`).
+    pub cert: PathBuf,
+    /// The server's key (nginx's `ssl_certificate_key`).
+    pub key: PathBuf,
+}
+
+/// A test CA and a server certificate for `names` (its subject alternative names), made in
+/// `dir`, valid for a day.
+pub fn certificates(dir: &Path, names: &[&str]) -> Certificates {
     let run = |args: &[&str]| {
         let out = Command::new("openssl")
             .args(args)
@@ -89,54 +98,9 @@ pub fn certificates(dir: &Path, names: &[&str]) -> (PathBuf, PathBuf) {
         "-extfile",
         "san.ext",
     ]);
-    let pem = [
-        std::fs::read(dir.join("server.crt")).expect("the certificate"),
-        std::fs::read(dir.join("server.key")).expect("the key"),
-    ]
-    .concat();
-    std::fs::write(dir.join("server.pem"), pem).expect("the server PEM");
-    (dir.join("ca.pem"), dir.join("server.pem"))
-}
-
-/// `socat` speaking TLS on a free port of 127.0.0.1 in front of the plain server on port
-/// `plain`; stopped when dropped.
-#[derive(Debug)]
-pub struct Tls {
-    child: Child,
-    /// The TLS port.
-    pub port: u16,
-}
-
-impl Tls {
-    /// Starts it with `server_pem` (certificate and key) and waits until it listens.
-    pub fn start(server_pem: &Path, plain: u16) -> Tls {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .expect("a port")
-            .local_addr()
-            .expect("its address")
-            .port();
-        let child = Command::new("socat")
-            .arg(format!(
-                "OPENSSL-LISTEN:{port},bind=127.0.0.1,reuseaddr,fork,cert={},verify=0",
-                server_pem.display()
-            ))
-            .arg(format!("TCP:127.0.0.1:{plain}"))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("socat starts");
-        let started = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(started.elapsed() < Duration::from_secs(5), "socat listens");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Tls { child, port }
-    }
-}
-
-impl Drop for Tls {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    Certificates {
+        ca: dir.join("ca.pem"),
+        cert: dir.join("server.crt"),
+        key: dir.join("server.key"),
     }
 }

@@ -1,19 +1,18 @@
 //! Download health end to end (issue 38 §5): eggs whose install scripts name real-looking host
-//! names, sent to a file server on loopback through the `resolve` override, behind `socat`
-//! speaking TLS with a certificate from a test CA that `openssl` makes (trusted through
-//! `ca_file`). What the hosts say reaches the egg documents, the egg page, the catalog card, the
-//! report, the status page and `/metrics`; a file deleted on the server shows as missing at the
-//! first rebuild past its answer's TTL, without any upstream commit; a slow host is `unknown`,
-//! never missing; `eggcat validate --downloads` says E064 with exit code 1. Without `openssl`
-//! and `socat` the test says so on one line and checks nothing, unless
-//! `EGGCAT_REGISTRY_TESTS=require`.
+//! names, sent through the `resolve` override to nginx on loopback, run by the test as its own
+//! process (`eggcat_testkit::nginx`) and serving HTTPS itself with a certificate from a test CA
+//! that `openssl` makes (trusted through `ca_file`): files from a root folder (a file deleted
+//! there is nginx's `404`), `return 410`, and a slow host (`limit_rate 64`: nginx sends even a
+//! `HEAD`'s response head at 64 bytes a second, so it arrives after about 3 s). What the hosts
+//! say reaches the egg documents, the egg page, the catalog card, the report, the status page
+//! and `/metrics`; a file deleted on the server shows as missing at the first rebuild past its
+//! answer's TTL, without any upstream commit; a slow host is `unknown`, never missing; `eggcat
+//! validate --downloads` says E064 with exit code 1; the GitHub token reaches api.github.com
+//! only (nginx's access log shows what each host was sent). Without nginx and `openssl` the
+//! test says so on one line and checks nothing, unless `EGGCAT_REGISTRY_TESTS=require`.
 
-use std::collections::BTreeSet;
-use std::io::{BufRead, BufReader, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use eggcat_images::{Options, Resolution};
@@ -21,82 +20,41 @@ use eggcat_pipeline::BuildOptions;
 use eggcat_upstream::Limits;
 use serde_json::Value;
 
-use eggcat_testkit::tls::{self, Tls};
+use eggcat_testkit::nginx::{self, Nginx};
+use eggcat_testkit::tls::{self, Certificates};
 
 use crate::support::*;
 
 const HOSTS: [&str; 3] = ["files.example.com", "slow.example.org", "api.github.com"];
 
-/// The `Authorization` headers the server saw, with the host each was sent to.
-type Seen = Arc<Mutex<Vec<(String, String)>>>;
-
-/// The files the server has, by path.
-type Files = Arc<Mutex<BTreeSet<String>>>;
-
-fn file_server(files: Files, seen: Seen) -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = listener.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for stream in listener.incoming().flatten() {
-            let (files, seen) = (files.clone(), seen.clone());
-            std::thread::spawn(move || serve(stream, &files, &seen));
-        }
-    });
-    port
-}
-
-fn serve(
-    mut stream: TcpStream,
-    files: &Mutex<BTreeSet<String>>,
-    seen: &Mutex<Vec<(String, String)>>,
-) {
-    let mut reader = BufReader::new(stream.try_clone().unwrap());
-    loop {
-        let mut head = Vec::new();
-        loop {
-            let mut line = String::new();
-            if reader.read_line(&mut line).unwrap_or(0) == 0 {
-                return;
-            }
-            if line == "\r\n" {
-                break;
-            }
-            head.push(line.trim_end().to_owned());
-        }
-        let mut first = head[0].split(' ');
-        let (method, path) = (first.next().unwrap_or(""), first.next().unwrap_or(""));
-        let slow = head
-            .iter()
-            .any(|l| l.to_ascii_lowercase().starts_with("host: slow."));
-        if slow {
-            std::thread::sleep(Duration::from_secs(3));
-        }
-        let host = head
-            .iter()
-            .find_map(|l| {
-                l.to_ascii_lowercase()
-                    .strip_prefix("host: ")
-                    .map(str::to_owned)
-            })
-            .unwrap_or_default();
-        if let Some(auth) = head
-            .iter()
-            .find(|l| l.to_ascii_lowercase().starts_with("authorization: "))
-        {
-            let value = auth["authorization: ".len()..].to_owned();
-            seen.lock().unwrap().push((host.clone(), value));
-        }
-        let status = match path {
-            "/gone" => 410,
-            p if files.lock().unwrap().contains(p) => 200,
-            _ => 404,
-        };
-        let body = if method == "HEAD" { "" } else { "hello" };
-        let answer = format!("HTTP/1.1 {status} X\r\nContent-Length: 5\r\n\r\n{body}");
-        if stream.write_all(answer.as_bytes()).is_err() {
-            return;
-        }
+/// nginx serving HTTPS for [`HOSTS`] from `root` (which holds `files/a.zip` and `files/b.zip`).
+fn start(work: &Path, root: &Path, certs: &Certificates) -> Nginx {
+    std::fs::create_dir_all(root.join("files")).unwrap();
+    for file in ["files/a.zip", "files/b.zip"] {
+        std::fs::write(root.join(file), "hello").unwrap();
     }
+    let bin = nginx::binary().expect("nginx is installed (checked by tls::tools)");
+    let (root, cert, key) = (root.display(), certs.cert.display(), certs.key.display());
+    Nginx::start(&bin, work, |port| {
+        let listen = format!("listen 127.0.0.1:{port} ssl;");
+        format!(
+            r#"
+  ssl_certificate {cert};
+  ssl_certificate_key {key};
+  server {{
+    {listen}
+    server_name files.example.com api.github.com;
+    root {root};
+    location = /gone {{ return 410; }}
+  }}
+  server {{
+    {listen}
+    server_name slow.example.org;
+    root {root};
+    limit_rate 64;
+  }}"#
+        )
+    })
 }
 
 /// A PTDL_v2 egg whose install script runs `script`.
@@ -167,15 +125,11 @@ fn what_the_hosts_say_reaches_the_documents_pages_report_metrics_and_validate() 
         return;
     }
     let tmp = tempfile::tempdir().unwrap();
-    let (ca, server_pem) = tls::certificates(tmp.path(), &HOSTS);
-    let files: Files = Arc::default();
-    files
-        .lock()
-        .unwrap()
-        .extend(["/files/a.zip", "/files/b.zip"].map(str::to_owned));
-    let seen: Seen = Arc::default();
-    let tls = Tls::start(&server_pem, file_server(files.clone(), seen.clone()));
-    let url = |host: &str, path: &str| format!("https://{host}:{}{path}", tls.port);
+    let certs = tls::certificates(tmp.path(), &HOSTS);
+    let ca = certs.ca.clone();
+    let root = tmp.path().join("root");
+    let server = start(&tmp.path().join("nginx"), &root, &certs);
+    let url = |host: &str, path: &str| format!("https://{host}:{}{path}", server.port);
     let (a, b, none, gone, slow) = (
         url("files.example.com", "/files/a.zip"),
         url("files.example.com", "/files/b.zip"),
@@ -255,7 +209,7 @@ fn what_the_hosts_say_reaches_the_documents_pages_report_metrics_and_validate() 
 
     // Within the TTL nothing changes; b.zip deleted, past the TTL it is missing, with no
     // upstream commit.
-    files.lock().unwrap().remove("/files/b.zip");
+    std::fs::remove_file(root.join("files/b.zip")).unwrap();
     let within = rebuild_with(&data, &options(&repo, &ca, 3600), &clock).unwrap();
     assert_eq!(
         statuses(&within)[1].1,
@@ -268,6 +222,19 @@ fn what_the_hosts_say_reaches_the_documents_pages_report_metrics_and_validate() 
         "no upstream commit"
     );
     assert_eq!(statuses(&past)[1], (b.clone(), "missing".to_owned()));
+    let seen = server.requests();
+    assert!(
+        seen.iter()
+            .any(|l| l.method == "HEAD" && l.uri == "/files/b.zip" && l.status == 404),
+        "nginx answered 404 for the deleted file: {seen:#?}"
+    );
+    assert!(
+        seen.iter().all(|l| l
+            .user_agent
+            .as_deref()
+            .is_some_and(|ua| ua.starts_with("eggcat/"))),
+        "every request names eggcat: {seen:#?}"
+    );
     assert!(page(&past, "eggs/eggs-fetch/index.html").contains("3 downloads are missing"));
 
     // validate --downloads, as a maintainer runs it before pushing.
@@ -332,7 +299,7 @@ fn what_the_hosts_say_reaches_the_documents_pages_report_metrics_and_validate() 
         args.push(format!("--resolve={h}=127.0.0.1"));
     }
     args.push(api_egg.display().to_string());
-    seen.lock().unwrap().clear();
+    let before = server.requests().len();
     let out = Command::new(env!("CARGO_BIN_EXE_eggcat"))
         .args(&args)
         .env("EGGCAT_GITHUB_TOKEN", "t0ken-never-written")
@@ -343,14 +310,17 @@ fn what_the_hosts_say_reaches_the_documents_pages_report_metrics_and_validate() 
         String::from_utf8_lossy(&out.stderr),
     );
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
-    let seen = seen.lock().unwrap().clone();
+    let seen: Vec<(String, String)> = server.requests()[before..]
+        .iter()
+        .filter_map(|l| Some((l.host.clone(), l.authorization.clone()?)))
+        .collect();
     assert!(
         seen.iter()
-            .any(|(h, v)| h.starts_with("api.github.com") && v == "Bearer t0ken-never-written"),
+            .any(|(h, v)| h == "api.github.com" && v == "Bearer t0ken-never-written"),
         "{seen:?}"
     );
     assert!(
-        seen.iter().all(|(h, _)| h.starts_with("api.github.com")),
+        seen.iter().all(|(h, _)| h == "api.github.com"),
         "the token goes to api.github.com only: {seen:?}"
     );
     assert!(!stdout.contains("t0ken") && !stderr.contains("t0ken"));

@@ -1,7 +1,7 @@
 //! Helpers for the publish and static-host tests: a minimal blocking HTTP/1.1 client (so that
 //! every host is read the same way, byte for byte), and the outside servers run as our own
-//! processes on 127.0.0.1: moto (an S3 server), nginx, Caddy, plus a TCP proxy that can be cut to
-//! play a store that dies mid-publish.
+//! processes on 127.0.0.1: moto (an S3 server), nginx (through `eggcat_testkit::nginx`),
+//! Caddy, plus a TCP proxy that can be cut to play a store that dies mid-publish.
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
@@ -11,6 +11,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+
+use eggcat_testkit::nginx::Nginx;
 
 use crate::support::free_port;
 
@@ -316,40 +318,20 @@ fn pump(mut from: TcpStream, mut to: TcpStream, mut ok: impl FnMut(&[u8]) -> boo
     let _ = to.shutdown(Shutdown::Write);
 }
 
-/// nginx serving `root` with the generated rules, as our own process.
-pub(crate) fn start_nginx(root: &Path, work: &Path) -> Option<Process> {
-    let Some(bin) = ["/usr/sbin/nginx", "/usr/bin/nginx"]
-        .into_iter()
-        .find(|p| Path::new(p).is_file())
-    else {
+/// nginx serving `root` with the generated rules, as our own process (`eggcat_testkit::nginx`,
+/// which the download checks' tests run too).
+pub(crate) fn start_nginx(root: &Path, work: &Path) -> Option<Nginx> {
+    let Some(bin) = eggcat_testkit::nginx::binary() else {
         skip("nginx is not installed (Debian package `nginx`)");
         return None;
     };
-    let port = free_port();
-    std::fs::create_dir_all(work).unwrap();
-    let w = work.display();
-    let conf = format!(
-        "daemon off;\nmaster_process off;\npid {w}/nginx.pid;\nerror_log {w}/error.log;\n\
-         events {{}}\nhttp {{\n  access_log off;\n  client_body_temp_path {w}/body;\n  proxy_temp_path {w}/proxy;\n  \
-         fastcgi_temp_path {w}/fastcgi;\n  uwsgi_temp_path {w}/uwsgi;\n  scgi_temp_path {w}/scgi;\n  \
-         server {{\n    listen 127.0.0.1:{port};\n    root {root};\n    include {root}/.eggcat/nginx.conf;\n  }}\n}}\n",
-        root = root.display()
-    );
-    std::fs::write(work.join("nginx.conf"), conf).unwrap();
-    let child = Command::new(bin)
-        .arg("-p")
-        .arg(work)
-        .arg("-c")
-        .arg(work.join("nginx.conf"))
-        .arg("-e")
-        .arg(work.join("error.log"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("nginx starts");
-    let mut process = Process { child, port };
-    wait_or_report(&mut process, "nginx", &work.join("error.log"));
-    Some(process)
+    let root = root.display();
+    Some(Nginx::start(&bin, work, |port| {
+        format!(
+            "  server {{\n    listen 127.0.0.1:{port};\n    root {root};\n    \
+             include {root}/.eggcat/nginx.conf;\n  }}"
+        )
+    }))
 }
 
 /// Caddy serving `root` with the generated rules, as our own process.

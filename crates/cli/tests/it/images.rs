@@ -340,7 +340,7 @@ fn registries_that_hang_do_not_hold_a_check_past_its_budget() {
         assert_eq!(f.status, ImageStatus::Unknown, "{f:?}");
         assert_eq!(
             f.detail.as_deref(),
-            Some("not asked yet: the time budget for registries ran out"),
+            Some("not asked yet: the checks' time budget (`[images] budget`) ran out"),
             "the deadline cut every request"
         );
     }

@@ -9,7 +9,7 @@ use eggcat_catalog::paths;
 use eggcat_server::{App, AppOptions, ServeOptions, Server};
 
 use crate::conformance::{Body, Host, checks, run};
-use crate::hosts::{Process, request, start_caddy, start_nginx};
+use crate::hosts::{request, start_caddy, start_nginx};
 use crate::support::*;
 
 const CACHE: &str = "public, max-age=60";
@@ -203,9 +203,7 @@ fn eggcat_serve_passes_the_conformance_table() {
 fn nginx_with_the_generated_rules_passes_the_conformance_table() {
     let tmp = tempfile::tempdir().unwrap();
     let files = tree(tmp.path());
-    let Some(nginx): Option<Process> =
-        start_nginx(&tmp.path().join("out"), &tmp.path().join("nginx"))
-    else {
+    let Some(nginx) = start_nginx(&tmp.path().join("out"), &tmp.path().join("nginx")) else {
         return;
     };
     conforms(Host::Nginx, nginx.port, &files);
