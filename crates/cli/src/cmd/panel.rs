@@ -377,7 +377,8 @@ fn update_table(report: &Value, colour: bool) -> String {
 
 /// The report for people: one line per egg (state, id, name, catalog egg), then what each
 /// egg that needs it has: the versions since with their changes (`!` marks a breaking one),
-/// the changes that reset servers' values, the local edits, the reason or why.
+/// the changes that reset servers' values and how many servers use the egg (which, or why
+/// that is not known), the local edits, the reason or why.
 fn table(report: &Value, colour: bool) -> String {
     let paint = |state: &str| -> String {
         let code = match state {
@@ -442,6 +443,9 @@ fn table(report: &Value, colour: bool) -> String {
                 r.as_str().unwrap_or("")
             ));
         }
+        if let Some(servers) = e.get("servers") {
+            lines.push(eggcat_panel::servers_in_words(servers));
+        }
         for ed in e["edits"].as_array().into_iter().flatten() {
             lines.push(format!(
                 "edited: {} (catalog {}, panel {})",
@@ -484,5 +488,8 @@ fn table(report: &Value, colour: bool) -> String {
             summary.join(", ")
         }
     ));
+    if let Some(why) = report["serversWhy"].as_str() {
+        s.push_str(&format!("{why}\n"));
+    }
     s
 }
