@@ -275,7 +275,8 @@ fn run_restore(a: RestoreArgs) -> Result<ExitCode> {
 }
 
 /// The update's report for people: one line per egg (outcome, state, id, name), then what was
-/// taken, kept, in conflict or needs consent, and why an egg was left or failed.
+/// taken, kept, in conflict or needs consent, the servers an update that breaks or removes
+/// touches, and why an egg was left or failed.
 fn update_table(report: &Value, colour: bool) -> String {
     let paint = |outcome: &str| -> String {
         let code = match outcome {
@@ -326,6 +327,12 @@ fn update_table(report: &Value, colour: bool) -> String {
             for x in list(key) {
                 lines.push(format!("{label}: {x}"));
             }
+        }
+        // A needs-consent egg's `why` names its servers already.
+        if let Some(servers) = e.get("servers")
+            && e["outcome"] != "needs-consent"
+        {
+            lines.push(eggcat_panel::servers_in_words(servers));
         }
         for c in e["conflicts"].as_array().into_iter().flatten() {
             lines.push(format!(

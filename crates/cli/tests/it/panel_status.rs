@@ -193,6 +193,7 @@ fn status_update_and_restore_for_a_behind_egg_exit_for_cron() {
     assert_eq!(out.status.code(), Some(1), "{table}");
     assert!(table.contains("needs-consent"), "{table}");
     assert!(table.contains("--accept-breaking old-egg"), "{table}");
+    assert!(table.contains(&using), "{table}");
     assert!(table.contains("(dry run: nothing written)"), "{table}");
     assert_eq!(
         req("GET", &path, &json!(null))["description"],
