@@ -1,8 +1,9 @@
 //! The client of a Pelican panel's application API that `eggcat panel` uses (issue 37): list the
-//! panel's eggs (`GET /api/application/eggs`) and export each (`GET
-//! /api/application/eggs/{id}/export?format=json`), as Pelican answers them (its routes,
-//! `EggTransformer` and the `{"object", "attributes"}` envelope, `app/Exceptions/Handler.php`'s
-//! error bodies; `../shared/panels-src/pelican-api/`).
+//! panel's eggs with the servers that use each (`GET /api/application/eggs?include=servers`, one
+//! request) and export each (`GET /api/application/eggs/{id}/export?format=json`), as Pelican
+//! answers them (its routes, `EggTransformer` with its includes and the `{"object",
+//! "attributes"}` envelope, `app/Exceptions/Handler.php`'s error bodies;
+//! `../shared/panels-src/pelican-api/`).
 //!
 //! IO, above the pure crates: what the answers mean for the catalog (`eggcat_panels::standing`)
 //! is not decided here. Safe by default: https only (plain http to a loopback address only, for
@@ -154,8 +155,80 @@ pub struct PanelEgg {
     pub id: u64,
     pub uuid: String,
     pub name: String,
-    /// Every attribute, as the panel sent them.
+    /// The servers that use it, as far as the key may tell.
+    pub servers: Servers,
+    /// Every attribute, as the panel sent them (the `relationships` of the include too).
     pub attributes: Value,
+}
+
+/// The servers that use an egg, from the `servers` include of the list of eggs.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Servers {
+    /// Every server of the egg (none is a known zero).
+    Known(Vec<PanelServer>),
+    /// Not known: the key may not read servers. Pelican's `EggTransformer::includeServers`
+    /// asks `BaseTransformer::authorize` for the `server` resource (`AdminAcl::READ` of an
+    /// application key, root admin for an account key) and answers a null resource without it
+    /// (`{"object": "null_resource", "attributes": null}`), never an error and never a list.
+    NotPermitted,
+}
+
+/// The permission a key needs for the servers of an egg to be known, as the panel's key form
+/// names it (the `server` resource of `AdminAcl`, read).
+pub const SERVERS_READ: &str = "Servers: Read";
+
+/// One server that uses an egg (`ServerTransformer`'s attributes that eggcat shows).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct PanelServer {
+    pub id: u64,
+    pub uuid: String,
+    pub name: String,
+}
+
+impl Servers {
+    /// The servers as the reports give them: `[{"id", "uuid", "name"}]`, or `null` when not
+    /// known.
+    pub fn to_json(&self) -> Value {
+        match self {
+            Servers::Known(list) => list
+                .iter()
+                .map(|s| serde_json::json!({"id": s.id, "uuid": s.uuid, "name": s.name}))
+                .collect(),
+            Servers::NotPermitted => Value::Null,
+        }
+    }
+}
+
+/// How many servers use an egg and which, in the reports' words, from a report's `servers`
+/// (`[{"id", "uuid", "name"}]`, or `null` when not known): "3 servers use this egg: A (id 4),
+/// ..." (the first ten named), "no server uses this egg", or that they are not known and why.
+pub fn servers_in_words(servers: &Value) -> String {
+    const NAMED: usize = 10;
+    let Some(list) = servers.as_array() else {
+        return format!(
+            "the servers that use this egg are not known (the key may not read servers: \"{SERVERS_READ}\")"
+        );
+    };
+    let mut names: Vec<String> = list
+        .iter()
+        .take(NAMED)
+        .map(|s| format!("{} (id {})", s["name"].as_str().unwrap_or(""), s["id"]))
+        .collect();
+    if list.len() > NAMED {
+        names.push(format!("and {} more", list.len() - NAMED));
+    }
+    match list.len() {
+        0 => "no server uses this egg".to_owned(),
+        1 => format!("1 server uses this egg: {}", names.join(", ")),
+        n => format!("{n} servers use this egg: {}", names.join(", ")),
+    }
+}
+
+/// Why the servers of the eggs are not known, in the reports' words (naming the permission).
+pub fn servers_not_known_why() -> String {
+    format!(
+        "the servers that use each egg are not known: the key may not read servers (Pelican answers the list of eggs without them); give the application API key the permission \"{SERVERS_READ}\" to see them"
+    )
 }
 
 /// A client of one panel.
@@ -222,9 +295,12 @@ impl Client {
         &self.config.url
     }
 
-    /// Every egg on the panel.
+    /// Every egg on the panel, each with the servers that use it (the `servers` include, in the
+    /// same request).
     pub async fn eggs(&self) -> Result<Vec<PanelEgg>, PanelError> {
-        let body = self.get("/api/application/eggs", LIST).await?;
+        let body = self
+            .get("/api/application/eggs?include=servers", LIST)
+            .await?;
         let what = || "the list of eggs".to_owned();
         let list: Value = serde_json::from_slice(&body).map_err(|e| PanelError::Malformed {
             what: what(),
@@ -255,6 +331,12 @@ impl Client {
                         id,
                         uuid: uuid.to_owned(),
                         name: name.to_owned(),
+                        servers: servers(&a["relationships"]["servers"]).map_err(|why| {
+                            PanelError::Malformed {
+                                what: what(),
+                                why: format!("egg {id}: {why}"),
+                            }
+                        })?,
                         attributes: a.clone(),
                     }),
                     _ => Err(PanelError::Malformed {
@@ -415,6 +497,46 @@ impl Client {
             source = s.source();
         }
         PanelError::Transport(text)
+    }
+}
+
+/// The `servers` include of one egg (PanelSerializer's envelope): a list of `server` items, or
+/// the null resource a key without server read gets. Anything else (no include at all, an item
+/// without an id, a uuid and a name) is no answer of Pelican's, and says why.
+fn servers(include: &Value) -> Result<Servers, String> {
+    match include["object"].as_str() {
+        Some("null_resource") => Ok(Servers::NotPermitted),
+        Some("list") => {
+            let items = include["data"]
+                .as_array()
+                .ok_or("the servers include has no `data` list")?;
+            let mut list = items
+                .iter()
+                .map(|item| {
+                    let a = &item["attributes"];
+                    match (
+                        item["object"].as_str(),
+                        a["id"].as_u64(),
+                        a["uuid"].as_str(),
+                        a["name"].as_str(),
+                    ) {
+                        (Some("server"), Some(id), Some(uuid), Some(name)) => Ok(PanelServer {
+                            id,
+                            uuid: uuid.to_owned(),
+                            name: name.to_owned(),
+                        }),
+                        _ => Err(format!(
+                            "a server is no server with an id, a uuid and a name: {item}"
+                        )),
+                    }
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            list.sort_by_key(|s| s.id);
+            Ok(Servers::Known(list))
+        }
+        _ => Err(format!(
+            "no servers include (`relationships.servers`), which Pelican sends when asked: {include}"
+        )),
     }
 }
 

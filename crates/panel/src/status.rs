@@ -13,6 +13,13 @@
 //! nearest taken as the version the edits were made on. A catalog without older files leaves
 //! the current file only: an egg edited on an older version then reads "edited locally" with
 //! upstream's changes since among its edits, and `baseKnown: false` says so.
+//!
+//! Servers: the list of eggs comes with the servers that use each (the `servers` include), and
+//! an egg behind says which (`servers`, beside `resetsServerValues`: whose values an update
+//! that removes or renames a variable deletes). A key that may not read servers gets no list
+//! from Pelican: the report then says the servers are not known and why (`serversKnown:
+//! false`, `serversWhy` naming the permission), and each egg's `servers` is `null`, never an
+//! empty list.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,7 +28,7 @@ use eggcat_panels::standing::{self, FieldEdit, Standing, VersionFile};
 use futures_util::StreamExt;
 use serde_json::{Value, json};
 
-use crate::{Client, PanelError};
+use crate::{Client, PanelError, Servers};
 
 /// The states, as `--json` and the table name them.
 pub const STATES: [&str; 8] = [
@@ -372,6 +379,7 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
                 .collect();
             (Value::Array(list), resets)
         };
+        let servers = || egg.servers.to_json();
         let edits_json = |edits: &[FieldEdit]| -> Value {
             edits
                 .iter()
@@ -386,6 +394,7 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
                 item["has"] = version(has);
                 item["since"] = list;
                 item["resetsServerValues"] = json!(resets);
+                item["servers"] = servers();
             }
             Standing::EditedLocally { edits } => {
                 item["state"] = json!("edited-locally");
@@ -398,6 +407,7 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
                 item["has"] = version(base);
                 item["since"] = list;
                 item["resetsServerValues"] = json!(resets);
+                item["servers"] = servers();
                 item["edits"] = edits_json(&edits);
                 item["baseKnown"] = json!(true);
             }
@@ -413,6 +423,7 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
                     item["has"] = version(has);
                     item["since"] = list;
                     item["resetsServerValues"] = json!(resets);
+                    item["servers"] = servers();
                 }
             }
             Standing::Unknown { why } => {
@@ -427,12 +438,15 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
         let n = out.iter().filter(|e| e["state"] == state).count();
         counts.insert(state.to_owned(), json!(n));
     }
-    Ok(json!({
-        "panel": panel.url(),
-        "catalog": catalog.url(),
-        "counts": counts,
-        "eggs": out,
-    }))
+    let mut report = json!({"panel": panel.url(), "catalog": catalog.url()});
+    let known = !eggs.iter().any(|e| e.servers == Servers::NotPermitted);
+    report["serversKnown"] = json!(known);
+    if !known {
+        report["serversWhy"] = json!(crate::servers_not_known_why());
+    }
+    report["counts"] = Value::Object(counts);
+    report["eggs"] = Value::Array(out);
+    Ok(report)
 }
 
 /// The path in the catalog of a URL `history.json` gives (absolute under the catalog's

@@ -6,7 +6,8 @@
 //!
 //! Safe by default: an egg with a conflict is left as it is unless a side is chosen; an update
 //! that carries a breaking change or takes away a variable the panel's egg has (the database
-//! deletes every server's value of it) is left unless the admin consented for that egg; before
+//! deletes every server's value of it) is left unless the admin consented for that egg, and
+//! says which servers use the egg (`servers`, from `status`; how many in its `why`); before
 //! any write the panel's export is saved ([`crate::backups`]); the write is Pelican's own import
 //! endpoint; afterwards the egg is exported again and compared with what was meant. A refused
 //! key or a panel asking to slow down stops the writes there: the eggs before are done, that
@@ -243,18 +244,26 @@ async fn one(
         .collect();
     e["breaking"] = json!(breaking);
     e["removesVariables"] = json!(removed);
-    if (!breaking.is_empty() || !removed.is_empty()) && !names(item, &options.accept_breaking) {
+    let touches = !breaking.is_empty() || !removed.is_empty();
+    if touches {
+        // The servers it touches (`status`'s, from the list of eggs; null when the key may not
+        // read servers).
+        e["servers"] = item.get("servers").cloned().unwrap_or(Value::Null);
+    }
+    if touches && !names(item, &options.accept_breaking) {
+        let removes = format!(
+            "removes {} (every server's value of it is deleted with it)",
+            removed.join(", ")
+        );
         e["outcome"] = json!("needs-consent");
         e["why"] = json!(format!(
-            "the update {}: every server of this egg loses its value of a removed variable; run again with --accept-breaking {slug} to write it",
+            "the update {}; {}; run again with --accept-breaking {slug} to write it",
             match (breaking.is_empty(), removed.is_empty()) {
-                (false, false) => format!(
-                    "carries breaking changes and removes {}",
-                    removed.join(", ")
-                ),
+                (false, false) => format!("carries breaking changes and {removes}"),
                 (false, true) => "carries breaking changes".to_owned(),
-                _ => format!("removes {}", removed.join(", ")),
-            }
+                _ => removes,
+            },
+            crate::servers_in_words(&e["servers"])
         ));
         return Ok(());
     }

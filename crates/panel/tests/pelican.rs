@@ -11,7 +11,7 @@ use std::net::TcpListener;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use eggcat_panel::{Client, Config, Key, PanelError};
+use eggcat_panel::{Client, Config, Key, PanelError, PanelServer, Servers};
 use pelican_api::{Harness, key};
 use serde_json::json;
 
@@ -19,6 +19,8 @@ const ADMIN: &str = "papp_fixture0001fixtureapplicationtokenvalue0001";
 /// An application key without the eggs permission.
 const NO_EGGS: &str = "papp_noeggs00001noeggstokenvalue000000000000001";
 const FLOOD: &str = "papp_floodkey001floodtokenvalue0000000000000001";
+/// An application key that may read eggs and not servers.
+const EGGS_ONLY: &str = "papp_eggsonly001eggsonlytokenvalue00000000000001";
 
 /// `../shared/panels-src`, or `None` (one line) when the corpus or PHP is missing.
 fn panels_src() -> Option<PathBuf> {
@@ -57,11 +59,12 @@ fn client(url: &str, token: &str) -> Client {
 async fn lists_and_exports_the_eggs_and_names_what_a_key_lacks() {
     let Some(src) = panels_src() else { return };
     let keys = json!({"rate_limit": 5, "keys": [
-        key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+        key(ADMIN, 2, json!({"egg": 3, "server": 1}), "00000000-0000-4000-8000-000000000100", true),
         key(NO_EGGS, 2, json!({"server": 3}), "00000000-0000-4000-8000-000000000106", true),
         key(FLOOD, 2, json!({"egg": 1}), "00000000-0000-4000-8000-000000000105", true),
+        key(EGGS_ONLY, 2, json!({"egg": 1}), "00000000-0000-4000-8000-000000000107", true),
     ]});
-    let harness = Harness::start(&src, &keys, true);
+    let harness = Harness::start_with_servers(&src, &keys);
     let admin = client(&harness.url(), ADMIN);
     let eggs = admin.eggs().await.unwrap();
     assert_eq!(eggs.len(), 1);
@@ -69,6 +72,18 @@ async fn lists_and_exports_the_eggs_and_names_what_a_key_lacks() {
         (eggs[0].id, eggs[0].uuid.as_str(), eggs[0].name.as_str()),
         (100, "00000000-0000-4000-8000-000000000300", "Fixture Egg")
     );
+    // The fixture's server, in the same request; a key that may not read servers is told
+    // apart from an egg no server uses.
+    assert_eq!(
+        eggs[0].servers,
+        Servers::Known(vec![PanelServer {
+            id: 100,
+            uuid: "00000000-0000-4000-8000-000000000400".to_owned(),
+            name: "Fixture Server".to_owned(),
+        }])
+    );
+    let eggs = client(&harness.url(), EGGS_ONLY).eggs().await.unwrap();
+    assert_eq!(eggs[0].servers, Servers::NotPermitted);
     let export = admin.export(100).await.unwrap();
     assert_eq!(export["meta"]["version"], "PLCN_v3");
     assert_eq!(export["uuid"], eggs[0].uuid.as_str());
@@ -160,6 +175,15 @@ async fn a_failing_panel_is_an_error_never_an_answer() {
     ));
     let err = client(&not_pelican, key).eggs().await.unwrap_err();
     assert!(matches!(err, PanelError::Malformed { .. }), "{err:?}");
+    // A list without the servers include Pelican sends when asked: no count made up.
+    let no_include = fake(Some(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: 87\r\n\r\n{\"object\":\"list\",\"data\":[{\"object\":\"egg\",\"attributes\":{\"id\":1,\"uuid\":\"u\",\"name\":\"n\"}}]}",
+    ));
+    let err = client(&no_include, key).eggs().await.unwrap_err();
+    assert!(
+        matches!(&err, PanelError::Malformed { why, .. } if why.contains("no servers include")),
+        "{err:?}"
+    );
     let silent = fake(None);
     let key_file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(key_file.path(), key).unwrap();

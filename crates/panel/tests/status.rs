@@ -444,3 +444,181 @@ async fn a_catalog_answer_that_is_not_json_is_an_error_not_a_state() {
         "{err}"
     );
 }
+
+/// Eggs behind say which servers use them (the `servers` include, in the one request that
+/// lists the eggs), beside the changes that reset those servers' values: eggs with none, two
+/// and three servers, behind unedited and behind with local edits, each listed as constructed
+/// (`php api.php add-server`, on Pelican's own tables). An egg that is not behind carries no
+/// list. A key that may not read servers gets the same states, and the servers "not known",
+/// with the permission named: never a count of zero.
+#[tokio::test]
+async fn an_egg_behind_says_which_servers_use_it_or_that_the_key_may_not_tell() {
+    let Some(src) = panels_src() else { return };
+    const EGGS_ONLY: &str = "papp_eggsonly001eggsonlytokenvalue00000000000001";
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, json!({"egg": 3, "server": 1}), "00000000-0000-4000-8000-000000000100", true),
+        key(EGGS_ONLY, 2, json!({"egg": 1}), "00000000-0000-4000-8000-000000000107", true),
+    ]});
+    let h = Harness::start_with_servers(&src, &keys);
+    let files: Files = Arc::default();
+    let catalog_url = catalog_server(files.clone());
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/_index.json".to_owned(),
+        (200, "[]".to_owned()),
+    );
+    let seed = export(&h, 100);
+    let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
+    // (slug, state, servers): behind, behind with an edit (tags), up to date.
+    let eggs = [
+        ("none", "behind", 0),
+        ("two", "behind", 2),
+        ("three", "behind", 3),
+        ("edited-two", "behind-and-edited", 2),
+        ("edited-none", "behind-and-edited", 0),
+        ("current", "up-to-date", 2),
+    ];
+    let mut want = BTreeMap::new();
+    for (n, (slug, state, count)) in eggs.into_iter().enumerate() {
+        let mut v1 = seed.clone();
+        v1["uuid"] = json!(format!("00000000-0000-4000-8000-{:012}", 600 + n));
+        v1["name"] = json!(format!("Egg {slug}"));
+        v1["meta"]["update_url"] = json!(format!("{catalog_url}/api/v1/eggs/{slug}/pelican.json"));
+        let id = import(&h, &v1);
+        let e1 = export(&h, id);
+        let mut v2 = e1.clone();
+        v2["description"] = json!("version 2");
+        v2["variables"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|v| v["env_variable"] != "HIDDEN_TOKEN");
+        import(&h, &v2);
+        let e2 = export(&h, id);
+        match state {
+            "behind" => {
+                import(&h, &e1);
+            }
+            "behind-and-edited" => {
+                let mut edited = e1.clone();
+                edited["tags"] = json!(["modrinth_plugins"]);
+                import(&h, &edited);
+            }
+            _ => {}
+        }
+        let version_url =
+            |v: &str| format!("{catalog_url}/api/v1/eggs/{slug}/versions/{v}/pelican.json");
+        let history = json!({"slug": slug, "versions": [
+            {"commit": "b".repeat(40), "date": "2026-10-06T00:00:00.000Z", "subject": "v2",
+             "breaking": true, "changes": [
+                {"kind": "variable_removed", "text": "variable HIDDEN_TOKEN removed", "breaking": true}],
+             "pelicanUpdateCheckMd5": {"sqlite": md5(&e2), "mariadb": "0".repeat(32), "postgresql": md5(&e2)},
+             "pelicanJson": version_url("b")},
+            {"commit": "a".repeat(40), "date": "2026-09-01T00:00:00.000Z", "subject": "v1",
+             "breaking": false, "changes": [],
+             "pelicanUpdateCheckMd5": {"sqlite": md5(&e1), "mariadb": "0".repeat(32), "postgresql": md5(&e1)},
+             "pelicanJson": version_url("a")}
+        ]});
+        {
+            let mut f = files.lock().unwrap();
+            let path = |p: &str| format!("/api/v1/eggs/{slug}/{p}");
+            f.insert(path("history.json"), (200, history.to_string()));
+            f.insert(path("pelican.json"), (200, e2.to_string()));
+            f.insert(path("versions/b/pelican.json"), (200, e2.to_string()));
+            f.insert(path("versions/a/pelican.json"), (200, e1.to_string()));
+        }
+        // The servers, after the imports: a behind egg's have values of the variable the
+        // update would remove.
+        let servers: Vec<Value> = (1..=count)
+            .map(|k| {
+                let jar = format!("{slug}-{k}.jar");
+                h.add_server(
+                    id,
+                    &format!("{slug} server {k}"),
+                    &[("SERVER_JARFILE", jar.as_str())],
+                )
+            })
+            .collect();
+        want.insert(id, (slug, state, servers));
+    }
+    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let run = |token: &'static str| {
+        let catalog = &catalog;
+        let url = h.url();
+        async move {
+            let key_file = tempfile::NamedTempFile::new().unwrap();
+            std::fs::write(key_file.path(), token).unwrap();
+            let client =
+                Client::new(Config::new(&url, Key::from_file(key_file.path()).unwrap())).unwrap();
+            let report = status(&client, catalog).await.unwrap();
+            check_schema(&report, "panel-status");
+            report
+        }
+    };
+    let egg = |report: &Value, id: u64| -> Value {
+        report["eggs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("egg {id} in {report:#}"))
+    };
+
+    let report = run(ADMIN).await;
+    assert_eq!(report["serversKnown"], true, "{report:#}");
+    assert!(report.get("serversWhy").is_none(), "{report:#}");
+    for (&id, (slug, state, servers)) in &want {
+        let e = egg(&report, id);
+        assert_eq!(e["state"], *state, "{slug}: {e:#}");
+        if *state == "up-to-date" {
+            assert!(e.get("servers").is_none(), "{slug}: {e:#}");
+            continue;
+        }
+        assert_eq!(
+            e["resetsServerValues"],
+            json!(["variable HIDDEN_TOKEN removed"]),
+            "{slug}"
+        );
+        assert_eq!(e["servers"], json!(servers), "{slug}: {e:#}");
+    }
+    // The counts and names as constructed, spelled out once.
+    let three = want.values().find(|(s, _, _)| *s == "three").unwrap();
+    let names: Vec<&str> = three
+        .2
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["three server 1", "three server 2", "three server 3"]
+    );
+    assert_eq!(
+        eggcat_panel::servers_in_words(&json!(three.2)),
+        format!(
+            "3 servers use this egg: three server 1 (id {}), three server 2 (id {}), three server 3 (id {})",
+            three.2[0]["id"], three.2[1]["id"], three.2[2]["id"]
+        )
+    );
+    let none = want.values().find(|(s, _, _)| *s == "none").unwrap();
+    assert_eq!(none.2, Vec::<Value>::new());
+    assert_eq!(
+        eggcat_panel::servers_in_words(&json!([])),
+        "no server uses this egg"
+    );
+
+    // A key that may read eggs but not servers: the same states, the servers not known.
+    let report = run(EGGS_ONLY).await;
+    assert_eq!(report["serversKnown"], false, "{report:#}");
+    let why = report["serversWhy"].as_str().unwrap();
+    assert!(why.contains("\"Servers: Read\""), "{why}");
+    for (&id, (slug, state, _)) in &want {
+        let e = egg(&report, id);
+        assert_eq!(e["state"], *state, "{slug}: {e:#}");
+        if *state != "up-to-date" {
+            assert_eq!(e["servers"], Value::Null, "{slug}: not known, not none");
+        }
+    }
+    assert!(
+        eggcat_panel::servers_in_words(&Value::Null).contains("\"Servers: Read\""),
+        "the words for an egg name the permission too"
+    );
+}

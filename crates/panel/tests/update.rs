@@ -2,9 +2,11 @@
 //! loopback harness, SQLite) and a catalog on loopback serving `history.json`, the current
 //! `pelican.json` and each version's file (`pelicanJson`): eggs behind unedited, behind with
 //! local edits, in conflict with upstream, behind an update that removes a variable, and one
-//! whose current file Pelican refuses; a key that may not write; a panel that times out before
-//! or after its write (a proxy in front of it holds the import or its answer). What each egg
-//! becomes is read back from the panel's own export.
+//! whose current file Pelican refuses; the last with servers on Pelican's own tables, whose
+//! values of the variable it removes go with it; a key that may not write; a panel that times
+//! out before or after its write (a proxy in front of it holds the import or its answer). What
+//! each egg becomes is read back from the panel's own export, and what its servers hold from
+//! the panel's `servers` include.
 
 #[path = "../../panels/tests/support/pelican_api.rs"]
 mod pelican_api;
@@ -126,14 +128,17 @@ struct Scene {
     conflict: Egg,
     removes: Egg,
     refused: Egg,
+    /// The servers of `removes` (`{"id", "uuid", "name"}`), each with its own SERVER_JARFILE
+    /// and HIDDEN_TOKEN.
+    servers: Vec<Value>,
 }
 
 fn scene(src: &std::path::Path) -> Scene {
     let keys = json!({"rate_limit": 1000, "keys": [
-        key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+        key(ADMIN, 2, json!({"egg": 3, "server": 1}), "00000000-0000-4000-8000-000000000100", true),
         key(READ_ONLY, 2, json!({"egg": 1}), "00000000-0000-4000-8000-000000000101", true),
     ]});
-    let h = Harness::start(src, &keys, true);
+    let h = Harness::start_with_servers(src, &keys);
     let files: Files = Arc::default();
     let catalog_url = catalog_server(files.clone());
     // Pelican's fixture egg is from no catalog: it is looked up by uuid in the index.
@@ -229,6 +234,21 @@ fn scene(src: &std::path::Path) -> Scene {
         },
         described,
     );
+    let servers = ["Survival", "Creative"]
+        .iter()
+        .map(|name| {
+            let jar = format!("{}.jar", name.to_lowercase());
+            let token = format!("{name} token");
+            h.add_server(
+                removes.id,
+                name,
+                &[
+                    ("SERVER_JARFILE", jar.as_str()),
+                    ("HIDDEN_TOKEN", token.as_str()),
+                ],
+            )
+        })
+        .collect();
     Scene {
         h,
         catalog_url,
@@ -237,7 +257,30 @@ fn scene(src: &std::path::Path) -> Scene {
         conflict,
         removes,
         refused,
+        servers,
     }
+}
+
+/// Each server of egg `id` with its environment, as the panel's `servers` include gives them.
+fn environments(h: &Harness, id: u64) -> Vec<(String, Value)> {
+    let answer = h.request(
+        "GET",
+        &format!("/api/application/eggs/{id}?include=servers"),
+        Some(ADMIN),
+        b"",
+    );
+    answer.json()["attributes"]["relationships"]["servers"]["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let a = &s["attributes"];
+            (
+                a["name"].as_str().unwrap().to_owned(),
+                a["container"]["environment"].clone(),
+            )
+        })
+        .collect()
 }
 
 fn outcome(report: &Value, id: u64) -> &Value {
@@ -294,6 +337,24 @@ async fn update_merges_keeps_edits_asks_consent_and_restore_puts_back() {
             .contains("--accept-breaking removes"),
         "{dry:#}"
     );
+    // Which servers it touches, and how many in its why.
+    let removes_plan = outcome(&dry, s.removes.id);
+    assert_eq!(
+        removes_plan["servers"],
+        json!(s.servers),
+        "{removes_plan:#}"
+    );
+    let why = removes_plan["why"].as_str().unwrap();
+    assert!(
+        why.contains(&format!(
+            "2 servers use this egg: Survival (id {}), Creative (id {})",
+            s.servers[0]["id"], s.servers[1]["id"]
+        )),
+        "{why}"
+    );
+    assert!(why.contains("removes HIDDEN_TOKEN"), "{why}");
+    // An update that neither breaks nor removes does not list them.
+    assert!(outcome(&dry, s.plain.id).get("servers").is_none());
     let edited_plan = outcome(&dry, s.edited.id);
     assert_eq!(edited_plan["state"], "behind-and-edited");
     assert_eq!(
@@ -389,6 +450,30 @@ async fn update_merges_keeps_edits_asks_consent_and_restore_puts_back() {
         .map(|v| v["env_variable"].clone())
         .collect();
     assert_eq!(vars, [json!("SERVER_JARFILE")]);
+    assert_eq!(
+        outcome(&report, s.removes.id)["servers"],
+        json!(s.servers),
+        "the servers it touched"
+    );
+    // Its servers kept their value of the variable that stayed; the one removed went with
+    // every server's value of it, as consented.
+    let after: Vec<(String, Value, Value)> = environments(&s.h, s.removes.id)
+        .into_iter()
+        .map(|(name, env)| {
+            (
+                name,
+                env["SERVER_JARFILE"].clone(),
+                env["HIDDEN_TOKEN"].clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        after,
+        [
+            ("Survival".to_owned(), json!("survival.jar"), Value::Null),
+            ("Creative".to_owned(), json!("creative.jar"), Value::Null)
+        ]
+    );
 
     // Restore puts the export saved before back (`exported_at` aside), saving the current one.
     let edited_saved = backups.list(Some(s.edited.id)).unwrap().pop().unwrap();
@@ -402,6 +487,16 @@ async fn update_merges_keeps_edits_asks_consent_and_restore_puts_back() {
     b.as_object_mut().unwrap().remove("exported_at");
     assert_eq!(a, b, "identical but for exported_at");
     assert_eq!(backups.list(Some(s.edited.id)).unwrap().len(), 2);
+    // Restoring the egg whose update removed a variable gives the variable back, not the
+    // servers' values of it: they were deleted with it, and each server has the default now.
+    let removes_saved = backups.list(Some(s.removes.id)).unwrap().pop().unwrap();
+    let restored = restore(&panel, &backups, &removes_saved).await.unwrap();
+    assert_eq!(restored["holds"], true, "{restored:#}");
+    let tokens: Vec<Value> = environments(&s.h, s.removes.id)
+        .into_iter()
+        .map(|(_, env)| env["HIDDEN_TOKEN"].clone())
+        .collect();
+    assert_eq!(tokens, [json!("internal"), json!("internal")]);
 }
 
 #[tokio::test]
@@ -412,6 +507,28 @@ async fn a_key_that_may_not_write_loses_nothing_and_names_the_permission() {
     let catalog = Catalog::new(&s.catalog_url, None, Duration::from_secs(20), 4).unwrap();
     let data = tempfile::tempdir().unwrap();
     let backups = Backups::new(data.path(), panel.url());
+    // The key may not read servers either: an update that removes a variable says the servers
+    // it touches are not known, and why; never that none does.
+    let dry = update(
+        &panel,
+        &catalog,
+        &backups,
+        &Options {
+            dry_run: true,
+            ..Options::default()
+        },
+    )
+    .await
+    .unwrap();
+    let removes = outcome(&dry, s.removes.id);
+    assert_eq!(removes["outcome"], "needs-consent", "{dry:#}");
+    assert_eq!(removes["servers"], Value::Null, "{removes:#}");
+    let why = removes["why"].as_str().unwrap();
+    assert!(
+        why.contains("are not known") && why.contains("\"Servers: Read\""),
+        "{why}"
+    );
+    check_schema(&dry, "panel-update");
     let report = update(&panel, &catalog, &backups, &Options::default())
         .await
         .unwrap();

@@ -2,12 +2,15 @@
 //! Pelican's own wire snapshots: its tests of the API (`../shared/panels-src/pelican-api/tests/
 //! Integration/Api/Fixtures`) replay the data `BuildsTestFixture.php` builds and compare each
 //! answer with a committed JSON snapshot. Here the harness is served by `php -S` on loopback,
-//! on an SQLite database Pelican's migrations made, with that data; index, view and import must
-//! equal the snapshots (timestamps aside: the fixture freezes the clock at 2026-01-01), the
-//! import replaying the very YAML Pelican's `test_import_egg` sends. Then what the harness
-//! answers where the snapshots say nothing, each from the Pelican file that decides it: the
-//! export, the key permissions (`AdminAcl`), the error bodies (`Handler.php`) and the throttle.
-//! These are what `eggcat panel` is tested against, so each is checked here.
+//! on an SQLite database Pelican's migrations made, with that data (the egg, and the server of
+//! it with what it stands on); index, view, view with the `servers` and `variables` includes
+//! and import must equal the snapshots (timestamps aside: the fixture freezes the clock at
+//! 2026-01-01), the import replaying the very YAML Pelican's `test_import_egg` sends. Then what
+//! the harness answers where the snapshots say nothing, each from the Pelican file that decides
+//! it: the includes for a key that may not read servers (`EggTransformer::includeServers`),
+//! servers the tests add and what an import does to their values, the export, the key
+//! permissions (`AdminAcl`), the error bodies (`Handler.php`) and the throttle. These are what
+//! `eggcat panel` is tested against, so each is checked here.
 
 mod support;
 
@@ -23,9 +26,10 @@ const PHP_PACKAGES: &[&str] = &[
     "Illuminate/Validation",
 ];
 
-/// The fixture's application key (BuildsTestFixture: identifier and token).
+/// The fixture's application key (BuildsTestFixture: identifier and token; read and write on
+/// eggs and servers, among others).
 const ADMIN_KEY: &str = "papp_fixture0001fixtureapplicationtokenvalue0001";
-/// A key that may read eggs but not write them.
+/// A key that may read eggs but not write them, and may not read servers.
 const READ_KEY: &str = "papp_readonly001readonlytokenvalue00000000000001";
 /// An account key of a user who is no admin.
 const USER_KEY: &str = "pacc_plainuser01plainusertokenvalue00000000000001";
@@ -80,14 +84,14 @@ fn the_api_harness_answers_as_pelicans_own_snapshots() {
     }
     let panels_src = dir.join("../panels-src");
     let keys = json!({"rate_limit": RATE_LIMIT, "keys": [
-        key(ADMIN_KEY, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+        key(ADMIN_KEY, 2, json!({"egg": 3, "server": 3}), "00000000-0000-4000-8000-000000000100", true),
         key(READ_KEY, 2, json!({"egg": 1}), "00000000-0000-4000-8000-000000000103", true),
         key(USER_KEY, 1, json!({}), "00000000-0000-4000-8000-000000000104", false),
         key(FLOOD_KEY, 2, json!({"egg": 1}), "00000000-0000-4000-8000-000000000105", true),
     ]});
-    let harness = Harness::start(&panels_src, &keys, true);
-    // Index, view, import: equal to Pelican's snapshots, key order aside (as its
-    // assertMatchesJsonSnapshot compares), `{}` and `[]` told apart, timestamps aside.
+    let harness = Harness::start_with_servers(&panels_src, &keys);
+    // Index, view, view with includes, import: equal to Pelican's snapshots, key order aside
+    // (as its assertMatchesJsonSnapshot compares), `{}` and `[]` told apart, timestamps aside.
     for (path, name) in [
         (
             "/api/application/eggs",
@@ -96,6 +100,10 @@ fn the_api_harness_answers_as_pelicans_own_snapshots() {
         (
             "/api/application/eggs/100",
             "EggFixtureTest__test_view__1.json",
+        ),
+        (
+            "/api/application/eggs/100?include=servers,variables",
+            "EggFixtureTest__test_view_with_all_includes__1.json",
         ),
     ] {
         let answer = harness.request("GET", path, Some(ADMIN_KEY), b"");
@@ -106,6 +114,8 @@ fn the_api_harness_answers_as_pelicans_own_snapshots() {
             "GET {path} against {name}"
         );
     }
+    includes_and_servers(&harness, &panels_src);
+
     let yaml = pelican_import_yaml(&panels_src);
     assert!(yaml.starts_with("meta:\n  version: PLCN_v3\n"), "{yaml}");
     let import = |key| {
@@ -306,5 +316,116 @@ fn the_api_harness_answers_as_pelicans_own_snapshots() {
     assert!(
         !log.contains("api.php:") && !log.contains("PHP Fatal") && !log.contains("PHP Warning"),
         "the harness logged errors:\n{log}"
+    );
+}
+
+/// What the snapshots do not show of the includes: a key without "Servers: Read" gets the null
+/// resource for `servers` (`EggTransformer::includeServers` returns `$this->null()`,
+/// `PanelSerializer::null()` serializes it) and the variables all the same; the index includes
+/// per egg; servers the tests add are listed with their values; and Pelican's import, which
+/// deletes the variables a file no longer has, takes every server's value of them with them
+/// (the database's cascade), so that a variable given back comes back with its default.
+fn includes_and_servers(harness: &Harness, panels_src: &Path) {
+    let all = snapshot(
+        panels_src,
+        "EggFixtureTest__test_view_with_all_includes__1.json",
+    );
+    let answer = harness.request(
+        "GET",
+        "/api/application/eggs/100?include=servers,variables",
+        Some(READ_KEY),
+        b"",
+    );
+    assert_eq!(answer.status, 200);
+    let relationships = &answer.json()["attributes"]["relationships"];
+    assert_eq!(
+        relationships["servers"],
+        json!({"object": "null_resource", "attributes": null})
+    );
+    assert_eq!(
+        timestamps_aside(&relationships["variables"]),
+        timestamps_aside(&all["attributes"]["relationships"]["variables"])
+    );
+    // Spaces and unknown names are Fractal's to ignore; the order is the transformer's.
+    let answer = harness.request(
+        "GET",
+        "/api/application/eggs/100?include=%20variables,,unknown,servers",
+        Some(ADMIN_KEY),
+        b"",
+    );
+    assert_eq!(
+        timestamps_aside(&answer.json()),
+        timestamps_aside(&all),
+        "the includes in another order"
+    );
+    let second = harness.add_server(100, "Second Server", &[("SERVER_JARFILE", "second.jar")]);
+    assert_eq!(
+        second,
+        json!({"id": 101, "uuid": "00000000-0000-4000-8000-000000000401", "name": "Second Server"})
+    );
+    let servers = |key: &str| -> Vec<Value> {
+        let index = harness.request(
+            "GET",
+            "/api/application/eggs?include=servers",
+            Some(key),
+            b"",
+        );
+        assert_eq!(index.status, 200);
+        let eggs = index.json()["data"].as_array().unwrap().clone();
+        assert_eq!(eggs.len(), 1);
+        eggs[0]["attributes"]["relationships"]["servers"]["data"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+    };
+    let listed = servers(ADMIN_KEY);
+    let names: Vec<&Value> = listed.iter().map(|s| &s["attributes"]["name"]).collect();
+    assert_eq!(names, [&json!("Fixture Server"), &json!("Second Server")]);
+    assert_eq!(
+        listed[1]["attributes"]["container"]["environment"],
+        json!({"HIDDEN_TOKEN": "internal", "SERVER_JARFILE": "second.jar",
+               "STARTUP": "java -jar {{SERVER_JARFILE}}",
+               "P_SERVER_UUID": "00000000-0000-4000-8000-000000000401"})
+    );
+    assert_eq!(servers(READ_KEY), Vec::<Value>::new(), "a null resource");
+    // The egg without SERVER_JARFILE, then with it again: each server's value is gone.
+    let export = |key| {
+        harness
+            .request(
+                "GET",
+                "/api/application/eggs/100/export?format=json",
+                Some(key),
+                b"",
+            )
+            .json()
+    };
+    let file = export(ADMIN_KEY);
+    let mut without = file.clone();
+    without["variables"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|v| v["env_variable"] != "SERVER_JARFILE");
+    for body in [&without, &file] {
+        let answer = harness.request(
+            "POST",
+            "/api/application/eggs/import",
+            Some(ADMIN_KEY),
+            body.to_string().as_bytes(),
+        );
+        assert_eq!(
+            answer.status,
+            201,
+            "{}",
+            String::from_utf8_lossy(&answer.body)
+        );
+    }
+    let jars: Vec<Value> = servers(ADMIN_KEY)
+        .iter()
+        .map(|s| s["attributes"]["container"]["environment"]["SERVER_JARFILE"].clone())
+        .collect();
+    assert_eq!(
+        jars,
+        [json!("server.jar"), json!("server.jar")],
+        "custom.jar and second.jar went with the variable"
     );
 }

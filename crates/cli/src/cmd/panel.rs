@@ -275,7 +275,8 @@ fn run_restore(a: RestoreArgs) -> Result<ExitCode> {
 }
 
 /// The update's report for people: one line per egg (outcome, state, id, name), then what was
-/// taken, kept, in conflict or needs consent, and why an egg was left or failed.
+/// taken, kept, in conflict or needs consent, the servers an update that breaks or removes
+/// touches, and why an egg was left or failed.
 fn update_table(report: &Value, colour: bool) -> String {
     let paint = |outcome: &str| -> String {
         let code = match outcome {
@@ -327,6 +328,12 @@ fn update_table(report: &Value, colour: bool) -> String {
                 lines.push(format!("{label}: {x}"));
             }
         }
+        // A needs-consent egg's `why` names its servers already.
+        if let Some(servers) = e.get("servers")
+            && e["outcome"] != "needs-consent"
+        {
+            lines.push(eggcat_panel::servers_in_words(servers));
+        }
         for c in e["conflicts"].as_array().into_iter().flatten() {
             lines.push(format!(
                 "conflict: {} (was {}, panel {}, upstream {})",
@@ -377,7 +384,8 @@ fn update_table(report: &Value, colour: bool) -> String {
 
 /// The report for people: one line per egg (state, id, name, catalog egg), then what each
 /// egg that needs it has: the versions since with their changes (`!` marks a breaking one),
-/// the changes that reset servers' values, the local edits, the reason or why.
+/// the changes that reset servers' values and how many servers use the egg (which, or why
+/// that is not known), the local edits, the reason or why.
 fn table(report: &Value, colour: bool) -> String {
     let paint = |state: &str| -> String {
         let code = match state {
@@ -442,6 +450,9 @@ fn table(report: &Value, colour: bool) -> String {
                 r.as_str().unwrap_or("")
             ));
         }
+        if let Some(servers) = e.get("servers") {
+            lines.push(eggcat_panel::servers_in_words(servers));
+        }
         for ed in e["edits"].as_array().into_iter().flatten() {
             lines.push(format!(
                 "edited: {} (catalog {}, panel {})",
@@ -484,5 +495,8 @@ fn table(report: &Value, colour: bool) -> String {
             summary.join(", ")
         }
     ));
+    if let Some(why) = report["serversWhy"].as_str() {
+        s.push_str(&format!("{why}\n"));
+    }
     s
 }

@@ -49,10 +49,10 @@ fn run(args: &[&str], key: Option<&str>) -> Output {
 fn status_update_and_restore_for_a_behind_egg_exit_for_cron() {
     let Some(src) = php_ready() else { return };
     let keys = json!({"rate_limit": 1000, "keys": [
-        key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+        key(ADMIN, 2, json!({"egg": 3, "server": 1}), "00000000-0000-4000-8000-000000000100", true),
         key(NO_EGGS, 2, json!({"server": 3}), "00000000-0000-4000-8000-000000000106", true),
     ]});
-    let h = Harness::start(&src, &keys, true);
+    let h = Harness::start_with_servers(&src, &keys);
     let req = |method: &str, path: &str, body: &Value| {
         h.request(method, path, Some(ADMIN), body.to_string().as_bytes())
             .json()
@@ -78,6 +78,10 @@ fn status_update_and_restore_for_a_behind_egg_exit_for_cron() {
     req("POST", "/api/application/eggs/import", &v2);
     let e2 = req("GET", &path, &json!(null));
     req("POST", "/api/application/eggs/import", &e1);
+    let servers: Vec<Value> = ["Lobby", "Games"]
+        .iter()
+        .map(|name| h.add_server(id, name, &[]))
+        .collect();
     let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
     let history = json!({"versions": [
         {"commit": "b".repeat(40), "date": "2026-10-06T00:00:00.000Z", "subject": "Rename the port",
@@ -126,6 +130,8 @@ fn status_update_and_restore_for_a_behind_egg_exit_for_cron() {
         egg["resetsServerValues"],
         json!(["variable SERVER_PORT renamed to PORT"])
     );
+    assert_eq!(egg["servers"], json!(servers));
+    assert_eq!(report["serversKnown"], true);
     assert_eq!(
         report["counts"]["not-from-this-catalog"], 1,
         "the fixture egg"
@@ -146,6 +152,11 @@ fn status_update_and_restore_for_a_behind_egg_exit_for_cron() {
         table.contains("resets every server's value: variable SERVER_PORT renamed to PORT"),
         "{table}"
     );
+    let using = format!(
+        "2 servers use this egg: Lobby (id {}), Games (id {})",
+        servers[0]["id"], servers[1]["id"]
+    );
+    assert!(table.contains(&using), "{table}");
     assert!(!table.contains(ADMIN));
     // A key without the eggs permission: exit 2, the permission named, no state, no key.
     let out = run(&base, Some(NO_EGGS));
@@ -182,6 +193,7 @@ fn status_update_and_restore_for_a_behind_egg_exit_for_cron() {
     assert_eq!(out.status.code(), Some(1), "{table}");
     assert!(table.contains("needs-consent"), "{table}");
     assert!(table.contains("--accept-breaking old-egg"), "{table}");
+    assert!(table.contains(&using), "{table}");
     assert!(table.contains("(dry run: nothing written)"), "{table}");
     assert_eq!(
         req("GET", &path, &json!(null))["description"],

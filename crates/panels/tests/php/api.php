@@ -1,8 +1,11 @@
 <?php
 // Pelican's application API for eggs, on loopback, for the tests of `eggcat panel` (issue 37,
 // section 5): `php -S 127.0.0.1:PORT api.php` serves it; `php api.php setup` makes its tables
-// first (Pelican's migrations) and, with EGGCAT_API_FIXTURE=1, the egg of Pelican's own API
-// fixture (tests/Integration/Api/Fixtures/BuildsTestFixture.php).
+// first (Pelican's migrations: the eggs' and the servers', migrations.php) and, with
+// EGGCAT_API_FIXTURE=1, the egg of Pelican's own API fixture
+// (tests/Integration/Api/Fixtures/BuildsTestFixture.php), with EGGCAT_API_SERVERS=1 as well the
+// fixture's server and what it stands on (api_servers.php); `php api.php add-server EGG NAME
+// [ENV=VALUE ...]` then puts another server of an egg on the panel.
 //
 // Environment: EGGCAT_PANELS_SRC (../shared/panels-src), EGGCAT_DB (boot.php; SQLite must be a
 // file here: each request is a run of this script), EGGCAT_API_KEYS (the keys, api_stand_ins.php,
@@ -12,14 +15,17 @@
 // The data path is Pelican's own code, run unchanged: EggImporterService::fromContent (import),
 // EggExporterService::handle (export), the Egg model, and from ../shared/panels-src/pelican-api
 // AdminAcl::check, EggTransformer::transform (with BaseTransformer) and PanelSerializer (the
-// `{"object", "attributes"}` envelope), on the stand-ins of api_stand_ins.php. What is written
-// here, from the files named at each step, is the HTTP layer Laravel, Sanctum and Fractal give
-// Pelican: the routes (routes/api-application.php: index, view, export, import, delete by id
-// and by uuid), the middleware in the order Laravel runs them (bootstrap/app.php's `api` and
-// `application-api` groups with RouteServiceProvider's `throttle:api.application`, sorted by
-// Laravel's middleware priority: authentication, then the throttle, then the route's bindings),
-// the requests' permissions (app/Http/Requests/Api/Application/Eggs/*: read for index, view and
-// export, write for import; delete uses GetEggRequest, read) and the error bodies
+// `{"object", "attributes"}` envelope), with EggTransformer's includes (`servers`, `variables`:
+// EggVariableTransformer, and api_servers.php's ServerTransformer), on the stand-ins of
+// api_stand_ins.php. What is written here, from the files named at each step, is the HTTP layer
+// Laravel, Sanctum and Fractal give Pelican: the routes (routes/api-application.php: index, view,
+// export, import, delete by id and by uuid), the middleware in the order Laravel runs them
+// (bootstrap/app.php's `api` and `application-api` groups with RouteServiceProvider's
+// `throttle:api.application`, sorted by Laravel's middleware priority: authentication, then the
+// throttle, then the route's bindings), the requests' permissions
+// (app/Http/Requests/Api/Application/Eggs/*: read for index, view and export, write for import;
+// delete uses GetEggRequest, read), the includes asked for (ApplicationApiController's `include`,
+// served as league/fractal's Scope does: see eggcat_api_transform) and the error bodies
 // (app/Exceptions/Handler.php: `{"errors": [{"code", "status", "detail"}]}`, with `meta` for
 // validation errors). Validation messages are the validator's keys (`validation.in`): Debian's
 // Laravel has no language files.
@@ -31,17 +37,22 @@ foreach ([
     'pelican-api/app/Services/Acl/Api/AdminAcl.php',
     'pelican-api/app/Transformers/Api/Application/BaseTransformer.php',
     'pelican-api/app/Transformers/Api/Application/EggTransformer.php',
+    'pelican-api/app/Transformers/Api/Application/EggVariableTransformer.php',
     'pelican-api/app/Extensions/League/Fractal/Serializers/PanelSerializer.php',
 ] as $file) {
     require_once "$src/$file";
 }
+require __DIR__ . '/api_servers.php';
 
 use App\Enums\EggFormat;
 use App\Extensions\League\Fractal\Serializers\PanelSerializer;
 use App\Models\ApiKey;
 use App\Models\Egg;
 use App\Services\Acl\Api\AdminAcl;
+use App\Transformers\Api\Application\BaseTransformer;
 use App\Transformers\Api\Application\EggTransformer;
+use League\Fractal\Resource\Collection;
+use League\Fractal\Resource\NullResource;
 
 /** An HTTP error as Pelican's Handler renders it: the exception's class name, status, detail. */
 final class EggcatHttpError extends Exception
@@ -119,10 +130,78 @@ function eggcat_api_egg(string $column, string $value): Egg
     return $egg ?? throw new EggcatHttpError(404, 'NotFoundHttpException', 'The requested resource could not be found on the server.');
 }
 
-/** One egg in Fractal's item envelope: Pelican's transformer and serializer. */
-function eggcat_api_item(Egg $egg): array
+/**
+ * The includes a request asks for (ApplicationApiController: `include`, a list, or words
+ * separated by commas, each trimmed, the empty ones dropped), by name: Fractal's Manager takes
+ * `name:modifier(...)` as `name` (Pelican's include methods read no modifier). A nested include
+ * (`servers.user`) would run the included transformer's own includes, which the harness does
+ * not have: it is refused (a 500, logged) rather than answered without them.
+ */
+function eggcat_api_includes(array $query): array
 {
-    return (new PanelSerializer())->item(Egg::RESOURCE_NAME, (new EggTransformer())->transform($egg));
+    $input = $query['include'] ?? [];
+    $names = [];
+    foreach (is_array($input) ? $input : explode(',', $input) as $include) {
+        $name = explode(':', trim((string) $include))[0];
+        if (str_contains($name, '.')) {
+            throw new RuntimeException("include=$name: nested includes are not served by the harness");
+        }
+        if ($name !== '') {
+            $names[] = $name;
+        }
+    }
+    return $names;
+}
+
+/**
+ * One model through its transformer with the includes asked for, as league/fractal's Scope runs
+ * a transformer (Fractal is not in Debian; what it does here is what Pelican's snapshots show of
+ * it): the model's `transform()`, then each include the transformer makes available and the
+ * request asks for, in the transformer's order (EggTransformer: servers, config, script,
+ * variables), through its `include<Name>` method (`config` and `script` have none: PHP's error,
+ * a 500, as Pelican's own EggFixtureTest says). The resource that method returns is serialized
+ * by PanelSerializer: a Collection as `collection()` of its items, each through its own
+ * transformer (no includes of its own: see eggcat_api_includes), a NullResource (the key may not
+ * read the included resource: BaseTransformer::authorize) as `null()`. PanelSerializer's
+ * `mergeIncludes` puts them under `relationships`, beside the attributes.
+ */
+function eggcat_api_transform(BaseTransformer $transformer, $model, array $includes): array
+{
+    $serializer = new PanelSerializer();
+    $data = $transformer->transform($model);
+    $included = [];
+    foreach ($transformer->getAvailableIncludes() as $name) {
+        if (!in_array($name, $includes, true)) {
+            continue;
+        }
+        $method = 'include' . str_replace(' ', '', ucwords(str_replace(['_', '-'], ' ', $name)));
+        $resource = $transformer->$method($model);
+        $included[$name] = match (true) {
+            $resource instanceof Collection => $serializer->collection(
+                $resource->getResourceKey(),
+                array_map(fn ($item) => eggcat_api_transform($resource->getTransformer(), $item, []), [...$resource->getData()]),
+            ),
+            $resource instanceof NullResource => $serializer->null(),
+        };
+    }
+    return $included === [] ? $data : $serializer->mergeIncludes($data, $included);
+}
+
+/**
+ * The request as the transformers see it (BaseTransformer::fromRequest): its user, who holds
+ * the key it came with (api_stand_ins.php's EggcatApiUser).
+ */
+function eggcat_api_request(ApiKey $key): Illuminate\Http\Request
+{
+    $request = new Illuminate\Http\Request();
+    $request->setUserResolver(fn () => new EggcatApiUser($key));
+    return $request;
+}
+
+/** One egg in Fractal's item envelope: Pelican's transformer and serializer. */
+function eggcat_api_item(Egg $egg, EggTransformer $transformer, array $includes): array
+{
+    return (new PanelSerializer())->item(Egg::RESOURCE_NAME, eggcat_api_transform($transformer, $egg, $includes));
 }
 
 /**
@@ -194,13 +273,16 @@ function eggcat_api_handle(string $method, string $uri, array $headers, string $
         if (!$rootAccount && !AdminAcl::check($key, Egg::RESOURCE_NAME, $permission)) {
             throw new EggcatHttpError(403, 'AuthorizationException', 'This action is unauthorized.');
         }
-        // The controller (EggController).
+        // The controller (EggController), whose constructor (ApplicationApiController) parses
+        // the includes, for every action.
+        $includes = eggcat_api_includes($query);
+        $transformer = EggTransformer::fromRequest(eggcat_api_request($key));
         switch ($action) {
             case 'index':
-                $items = Egg::all()->map(fn ($e) => (new EggTransformer())->transform($e))->all();
+                $items = Egg::all()->map(fn ($e) => eggcat_api_transform($transformer, $e, $includes))->all();
                 return $json(200, (new PanelSerializer())->collection(Egg::RESOURCE_NAME, $items), $limits);
             case 'view':
-                return $json(200, eggcat_api_item($egg), $limits);
+                return $json(200, eggcat_api_item($egg, $transformer, $includes), $limits);
             case 'export':
                 // ExportEggRequest: `format` nullable|string|in:yaml,json.
                 $validator = app('validator')->make($query, ['format' => 'nullable|string|in:yaml,json']);
@@ -216,7 +298,7 @@ function eggcat_api_handle(string $method, string $uri, array $headers, string $
             case 'import':
                 $importer = new App\Services\Eggs\Sharing\EggImporterService(Illuminate\Database\Capsule\Manager::connection());
                 $imported = $importer->fromContent($body);
-                return $json(201, eggcat_api_item($imported), $limits);
+                return $json(201, eggcat_api_item($imported, $transformer, $includes), $limits);
             case 'delete':
                 $egg->delete();
                 return [204, $limits, ''];
@@ -276,16 +358,41 @@ function eggcat_api_fixture(): void
 }
 
 if (PHP_SAPI === 'cli') {
-    // `php api.php setup`: the tables, and the fixture when asked.
-    if (($argv[1] ?? '') !== 'setup') {
-        fwrite(STDERR, "usage: php api.php setup (or serve it with php -S)\n");
-        exit(2);
+    $command = $argv[1] ?? '';
+    if ($command === 'setup') {
+        // The tables, and the fixture when asked. An SQLite file is written without waiting
+        // for the disk (a test's database, made anew each run): the migrations then take a
+        // fraction of a second instead of several.
+        $db = Illuminate\Database\Capsule\Manager::connection();
+        if ($db->getDriverName() === 'sqlite') {
+            $db->statement('PRAGMA synchronous = OFF');
+        }
+        eggcat_migrate([], array_merge(EGGCAT_EGG_TABLES, EGGCAT_SERVER_TABLES));
+        $fixture = getenv('EGGCAT_API_FIXTURE') === '1';
+        $servers = getenv('EGGCAT_API_SERVERS') === '1';
+        if ($servers && !$fixture) {
+            fwrite(STDERR, "api.php setup: EGGCAT_API_SERVERS=1 needs EGGCAT_API_FIXTURE=1 (the fixture's server is of the fixture's egg)\n");
+            exit(2);
+        }
+        if ($fixture) {
+            eggcat_api_fixture();
+        }
+        if ($servers) {
+            eggcat_api_fixture_servers();
+        }
+        exit(0);
     }
-    eggcat_migrate();
-    if (getenv('EGGCAT_API_FIXTURE') === '1') {
-        eggcat_api_fixture();
+    if ($command === 'add-server' && count($argv) >= 4 && ctype_digit($argv[2])) {
+        $values = [];
+        foreach (array_slice($argv, 4) as $pair) {
+            [$env, $value] = explode('=', $pair, 2) + [1 => ''];
+            $values[$env] = $value;
+        }
+        echo json_encode(eggcat_api_add_server((int) $argv[2], $argv[3], $values)), "\n";
+        exit(0);
     }
-    exit(0);
+    fwrite(STDERR, "usage: php api.php setup | php api.php add-server EGG NAME [ENV=VALUE ...] (or serve it with php -S)\n");
+    exit(2);
 }
 
 $headers = array_change_key_case(getallheaders(), CASE_LOWER);

@@ -1,13 +1,58 @@
 <?php
-// Stand-ins for the few classes of Pelican's application API that Debian lacks (Fractal, Sanctum),
-// each doing only what the egg routes need of it, so that Pelican's own AdminAcl, transformers
-// and serializer (../shared/panels-src/pelican-api) run unchanged on top (api.php).
+// Stand-ins for the few classes of Pelican's application API that Debian lacks (Fractal, Sanctum,
+// webmozart/assert) or panels-src does not hold (the User model), each doing only what the egg
+// routes need of it, so that Pelican's own AdminAcl, transformers and serializer
+// (../shared/panels-src/pelican-api) run unchanged on top (api.php).
 
 namespace League\Fractal {
-    // league/fractal's base of the transformers: the egg routes without `include` call none of
-    // its methods; the includes (servers, variables) are not served by the harness.
+    // league/fractal's base of the transformers (0.20, what Pelican's composer.lock pins is not
+    // in panels-src): what Pelican's include methods call of it, `collection()` and `null()`,
+    // which only make the resources, and `getAvailableIncludes()`, which api.php's Scope reads.
     abstract class TransformerAbstract
     {
+        public function getAvailableIncludes(): array
+        {
+            return $this->availableIncludes;
+        }
+
+        protected function collection($data, $transformer, ?string $resourceKey = null): Resource\Collection
+        {
+            return new Resource\Collection($data, $transformer, $resourceKey);
+        }
+
+        protected function null(): Resource\NullResource
+        {
+            return new Resource\NullResource();
+        }
+    }
+}
+
+namespace League\Fractal\Resource {
+    // league/fractal's resources: the data, its transformer and its key (`object` in the
+    // envelope); a NullResource is serialized by the serializer's `null()`.
+    final class Collection
+    {
+        public function __construct(private $data, private $transformer, private ?string $resourceKey) {}
+        public function getData() { return $this->data; }
+        public function getTransformer() { return $this->transformer; }
+        public function getResourceKey(): ?string { return $this->resourceKey; }
+    }
+
+    final class NullResource
+    {
+    }
+}
+
+namespace Webmozart\Assert {
+    // webmozart/assert, which BaseTransformer::makeTransformer calls: the one assertion it uses.
+    final class Assert
+    {
+        public static function subclassOf($value, string $class): void
+        {
+            if (!is_subclass_of($value, $class)) {
+                throw new \InvalidArgumentException("Expected a sub-class of $class. Got: " . (is_string($value) ? $value : get_debug_type($value)));
+            }
+        }
     }
 }
 
@@ -65,7 +110,28 @@ namespace App\Models {
     }
 }
 
+namespace App\Models {
+    // Pelican's User model (app/Models/User.php, not in panels-src) as two data migrations of
+    // `users` query it (2017_01_12_135449 reads every user, 2024_08_01_114538 the root admins):
+    // on an empty table when they run, so a model on `users` is all they need.
+    class User extends \Illuminate\Database\Eloquent\Model
+    {
+    }
+}
+
 namespace {
+    /**
+     * The user a request is made by, as BaseTransformer::authorize asks it (Pelican's User with
+     * Sanctum's HasApiTokens): the key the request came with, and whether the user is a root
+     * admin (the `root_admin` the test gives the key's user, which Pelican reads from its roles).
+     */
+    final class EggcatApiUser
+    {
+        public function __construct(private App\Models\ApiKey $key) {}
+        public function currentAccessToken(): App\Models\ApiKey { return $this->key; }
+        public function isRootAdmin(): bool { return (bool) ($this->key->user['root_admin'] ?? false); }
+    }
+
     if (!function_exists('str')) {
         // Laravel 9's `str()` helper (Illuminate/Support/helpers.php), which Egg::getKebabName
         // calls for the export's file name; Debian's Laravel 8 has `Str::of`, its body.

@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 /// An application key on the harness: the bearer token (identifier and secret), its type
-/// (1 account, 2 application), its permissions (`{"egg": 1 read, 2 write, 3 both}`), and its
-/// user's uuid and whether that user is an admin.
+/// (1 account, 2 application), its permissions (`{"egg": 1 read, 2 write, 3 both}`, and so for
+/// `"server"`, which the `servers` include asks for), and its user's uuid and whether that user
+/// is an admin.
 pub fn key(token: &str, key_type: u8, permissions: Value, uuid: &str, admin: bool) -> Value {
     json!({"identifier": &token[..16], "token": &token[16..], "key_type": key_type,
            "permissions": permissions, "user": {"uuid": uuid, "admin": admin, "root_admin": admin}})
@@ -26,6 +27,10 @@ pub struct Harness {
     pub port: u16,
     _dir: tempfile::TempDir,
     pub log: PathBuf,
+    /// `api.php` and the environment it runs in (the panels' source, the database, the keys,
+    /// the state folder), for its other commands (`add-server`).
+    script: PathBuf,
+    env: Vec<(&'static str, std::ffi::OsString)>,
 }
 
 impl Drop for Harness {
@@ -57,16 +62,33 @@ impl Answer {
 }
 
 impl Harness {
-    /// Makes the harness's database (SQLite, a file: Pelican's migrations, and with `fixture`
-    /// the egg of Pelican's API fixture), writes `keys` (`{"rate_limit", "keys": [key(..)]}`)
-    /// and serves it on a free loopback port.
+    /// Makes the harness's database (SQLite, a file: Pelican's migrations of the eggs' and the
+    /// servers' tables, and with `fixture` the egg of Pelican's API fixture), writes `keys`
+    /// (`{"rate_limit", "keys": [key(..)]}`) and serves it on a free loopback port.
     pub fn start(panels_src: &Path, keys: &Value, fixture: bool) -> Harness {
         Harness::start_on(panels_src, keys, fixture, None)
+    }
+
+    /// As [`Harness::start`] with the fixture, and the fixture's server too (BuildsTestFixture:
+    /// server 100 of egg 100, its owner, node and allocations, its variables' values), so that
+    /// [`Harness::add_server`] can put more servers on the panel.
+    pub fn start_with_servers(panels_src: &Path, keys: &Value) -> Harness {
+        Harness::start_full(panels_src, keys, true, true, None)
     }
 
     /// As [`Harness::start`], on the database `db` names (`boot.php`'s EGGCAT_DB: a MariaDB
     /// or PostgreSQL database the test made) instead of an SQLite file.
     pub fn start_on(panels_src: &Path, keys: &Value, fixture: bool, db: Option<Value>) -> Harness {
+        Harness::start_full(panels_src, keys, fixture, false, db)
+    }
+
+    fn start_full(
+        panels_src: &Path,
+        keys: &Value,
+        fixture: bool,
+        servers: bool,
+        db: Option<Value>,
+    ) -> Harness {
         let dir = tempfile::tempdir().unwrap();
         let sqlite = dir.path().join("panel.sqlite");
         std::fs::write(&sqlite, b"").unwrap();
@@ -74,18 +96,19 @@ impl Harness {
         let keys_file = dir.path().join("keys.json");
         std::fs::write(&keys_file, keys.to_string()).unwrap();
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../panels/tests/php/api.php");
-        let env = |cmd: &mut Command| {
-            cmd.env("EGGCAT_PANELS_SRC", panels_src)
-                .env("EGGCAT_DB", db.to_string())
-                .env("EGGCAT_API_KEYS", &keys_file)
-                .env("EGGCAT_API_STATE", dir.path());
-        };
+        let env = vec![
+            ("EGGCAT_PANELS_SRC", panels_src.as_os_str().to_owned()),
+            ("EGGCAT_DB", db.to_string().into()),
+            ("EGGCAT_API_KEYS", keys_file.into_os_string()),
+            ("EGGCAT_API_STATE", dir.path().as_os_str().to_owned()),
+        ];
         let mut setup = Command::new("php");
-        env(&mut setup);
+        setup.envs(env.iter().cloned());
         let out = setup
             .arg(&script)
             .arg("setup")
             .env("EGGCAT_API_FIXTURE", if fixture { "1" } else { "0" })
+            .env("EGGCAT_API_SERVERS", if servers { "1" } else { "0" })
             .output()
             .expect("php runs");
         assert!(
@@ -102,7 +125,7 @@ impl Harness {
             .port();
         let log = dir.path().join("server.log");
         let mut serve = Command::new("php");
-        env(&mut serve);
+        serve.envs(env.iter().cloned());
         let child = serve
             .arg("-S")
             .arg(format!("127.0.0.1:{port}"))
@@ -116,6 +139,8 @@ impl Harness {
             port,
             _dir: dir,
             log,
+            script,
+            env,
         };
         let began = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
@@ -127,6 +152,29 @@ impl Harness {
             std::thread::sleep(Duration::from_millis(20));
         }
         harness
+    }
+
+    /// Puts a server of egg `egg` named `name` on the panel (`php api.php add-server`: the
+    /// fixture's owner and node, an allocation of its own, a value of each of the egg's
+    /// variables, `values` where given and the default elsewhere); the harness must have been
+    /// started [`Harness::start_with_servers`]. Its `{"id", "uuid", "name"}`.
+    pub fn add_server(&self, egg: u64, name: &str, values: &[(&str, &str)]) -> Value {
+        let out = Command::new("php")
+            .envs(self.env.iter().cloned())
+            .arg(&self.script)
+            .arg("add-server")
+            .arg(egg.to_string())
+            .arg(name)
+            .args(values.iter().map(|(env, value)| format!("{env}={value}")))
+            .output()
+            .expect("php runs");
+        assert!(
+            out.status.success(),
+            "api.php add-server {egg} {name} failed:\n{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("add-server prints the server as JSON")
     }
 
     /// The harness's base URL (`http://127.0.0.1:PORT`).
