@@ -319,7 +319,11 @@ fn version(
     };
     v.pelican_update_check_md5 = match egg.tip {
         Some((sha256, md5)) if v.sha256.as_deref() == Some(sha256) => Some(md5.clone()),
-        _ => crate::imports::update_check_md5(&value, egg.slug, egg.uuid, egg.base_url),
+        _ => {
+            let identity = (egg.slug, egg.uuid);
+            let file = crate::imports::version_file(&value, identity, egg.base_url, "");
+            file.map(|(md5, _)| md5)
+        }
     };
     let egg = value;
     if let Some((commit, old)) = before.as_ref() {
