@@ -1,5 +1,6 @@
 //! Egg history from upstream git: which commits changed each egg file ([`walk`]), and the
-//! published `history.json` with the changes between consecutive versions ([`document`]).
+//! published `history.json` with the changes between consecutive versions ([`document`]), with
+//! the `pelican.json` of each older version Pelican imports (`versions/{sha256}/pelican.json`).
 //!
 //! Pure: the fetcher runs `git log` and `git cat-file` and hands over a [`SourceHistory`]; this
 //! module decides what a version is. It follows one file back from the tip along the branch's
@@ -11,8 +12,11 @@
 //! the file as the base has it, and a file the window does not touch is older than the history
 //! eggcat reads: no version, and a note that says so. Nothing is invented before the window.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
+use crate::paths::{self, import};
 use crate::wire::{History, Since, UpdateCheckMd5, Version, VersionEvent};
 use crate::{hex, rfc3339};
 pub use eggcat_wire::{Base, FileChange, LogCommit, SourceHistory};
@@ -211,16 +215,50 @@ pub struct EggRef<'a> {
     /// Path at the tip.
     pub path: &'a str,
     /// The uuid the egg's import files carry now, and the catalog's `base_url`: with `slug`,
-    /// what each version's [`Version::pelican_update_check_md5`] is made with.
+    /// what each version's [`Version::pelican_update_check_md5`] and file are made with.
     pub uuid: &'a str,
     pub base_url: &'a str,
     /// The hex SHA-256 of the egg's file at the tip and the hashes of the `pelican.json` files
-    /// the build made of it: a version with that file takes them (no second conversion).
+    /// the build made of it: a version with that file takes them, and names the egg's
+    /// `pelican.json` as its file (no second conversion, no second file).
     pub tip: Option<(&'a str, &'a UpdateCheckMd5)>,
 }
 
-/// The history document of the egg at `egg.path`.
-pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
+impl EggRef<'_> {
+    /// The absolute URL of the egg's `pelican.json`: the file of the versions with the tip's
+    /// content.
+    pub fn tip_url(&self) -> String {
+        format!(
+            "{}/{}",
+            self.base_url,
+            paths::egg_file(self.slug, import::PELICAN_JSON)
+        )
+    }
+
+    /// The path and absolute URL of the file of an older version with the upstream file's
+    /// `sha256`.
+    pub fn version_file(&self, sha256: &str) -> (String, String) {
+        let path = paths::version_pelican_json(self.slug, sha256);
+        let url = format!("{}/{path}", self.base_url);
+        (path, url)
+    }
+}
+
+/// A published file: its path under the output root and its bytes.
+pub type File = (String, Vec<u8>);
+
+/// What the versions of one document made of Pelican's files, by the upstream file's SHA-256:
+/// each content converted once (versions of the same content share hashes and file), the
+/// files to publish in the order made.
+#[derive(Default)]
+struct Made {
+    by_sha256: HashMap<String, Option<(UpdateCheckMd5, String)>>,
+    files: Vec<File>,
+}
+
+/// The history document of the egg at `egg.path`, and the files it names that are not the
+/// egg's own: the `pelican.json` of each older version Pelican imports, once per content.
+pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> (History, Vec<File>) {
     let mut doc = History {
         slug: egg.slug.to_owned(),
         source: egg.source.to_owned(),
@@ -232,7 +270,7 @@ pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
         versions: Vec::new(),
     };
     if history.unavailable.is_some() {
-        return doc;
+        return (doc, Vec::new());
     }
     let (steps, cut) = walk(&history.commits, egg.path);
     let reaches_start = steps.last().is_some_and(|s| s.event == VersionEvent::Added);
@@ -247,11 +285,13 @@ pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
             .map(|egg| (base.id.clone(), egg)),
         _ => None,
     };
-    // Oldest first, so that every version is compared with the newest readable one before it.
+    // Oldest first, so that every version is compared with the newest readable one before it
+    // (and a content's file is dated by the oldest version that has it).
+    let mut made = Made::default();
     let mut versions: Vec<Version> = steps
         .iter()
         .rev()
-        .map(|step| version(history, step, &mut before, egg))
+        .map(|step| version(history, step, (&mut before, &mut made), egg))
         .collect();
     versions.reverse();
     doc.complete = reaches_start && !cut;
@@ -263,7 +303,7 @@ pub fn document(history: &SourceHistory, egg: EggRef<'_>) -> History {
     }
     doc.note = note(&steps, cut, history);
     doc.versions = versions;
-    doc
+    (doc, made.files)
 }
 
 /// An RFC 3339 date of a commit time.
@@ -272,11 +312,12 @@ fn date(unix: i64) -> String {
 }
 
 /// One version, its changes counted from `before` (the newest readable version before it),
-/// which it then replaces when it can be read.
+/// which it then replaces when it can be read; its hashes and file from what `made` holds of
+/// its content, or converted and added there.
 fn version(
     history: &SourceHistory,
     step: &Step,
-    before: &mut Option<(String, Value)>,
+    (before, made): (&mut Option<(String, Value)>, &mut Made),
     egg: EggRef<'_>,
 ) -> Version {
     let commit = &history.commits[step.commit];
@@ -297,6 +338,7 @@ fn version(
         breaking: false,
         changes: Vec::new(),
         pelican_update_check_md5: None,
+        pelican_json: None,
     };
     let Some(oid) = &step.oid else {
         return v;
@@ -309,7 +351,8 @@ fn version(
         );
         return v;
     };
-    v.sha256 = Some(hex(&sha2_256(bytes)));
+    let sha256 = hex(&sha2_256(bytes));
+    v.sha256 = Some(sha256.clone());
     let value = match eggcat_diff::load(&step.path, bytes) {
         Ok(value) => value,
         Err(e) => {
@@ -317,10 +360,8 @@ fn version(
             return v;
         }
     };
-    v.pelican_update_check_md5 = match egg.tip {
-        Some((sha256, md5)) if v.sha256.as_deref() == Some(sha256) => Some(md5.clone()),
-        _ => crate::imports::update_check_md5(&value, egg.slug, egg.uuid, egg.base_url),
-    };
+    let file = pelican_file(&sha256, &value, commit.time, egg, made);
+    (v.pelican_update_check_md5, v.pelican_json) = file.unzip();
     let egg = value;
     if let Some((commit, old)) = before.as_ref() {
         v.changes = eggcat_diff::diff(old, &egg);
@@ -330,6 +371,39 @@ fn version(
     }
     *before = Some((commit.id.clone(), egg));
     v
+}
+
+/// The hashes and the URL of the `pelican.json` of a version whose upstream file has `sha256`
+/// and reads as `value`, first committed (as far as the document goes) at `time`: the tip's
+/// (its hashes, the egg's `pelican.json`) for the tip's content; else what `made` holds for the
+/// content; else converted once, its file added to `made` under `versions/{sha256}/` with the
+/// commit's date as its `exported_at`. `None` where Pelican imports no such file.
+fn pelican_file(
+    sha256: &str,
+    value: &Value,
+    time: i64,
+    egg: EggRef<'_>,
+    made: &mut Made,
+) -> Option<(UpdateCheckMd5, String)> {
+    match egg.tip {
+        Some((tip, md5)) if tip == sha256 => return Some((md5.clone(), egg.tip_url())),
+        _ => {}
+    }
+    if let Some(known) = made.by_sha256.get(sha256) {
+        return known.clone();
+    }
+    let ms = u64::try_from(time).unwrap_or(0).saturating_mul(1000);
+    let exported_at = crate::imports::atom_time(ms);
+    let identity = (egg.slug, egg.uuid);
+    let file = crate::imports::version_file(value, identity, egg.base_url, &exported_at).map(
+        |(md5, bytes)| {
+            let (path, url) = egg.version_file(sha256);
+            made.files.push((path, bytes));
+            (md5, url)
+        },
+    );
+    made.by_sha256.insert(sha256.to_owned(), file.clone());
+    file
 }
 
 /// Why the history is partial, when it is: cut at [`MAX_VERSIONS`], older than the window of
@@ -567,7 +641,7 @@ mod tests {
             depth: "the newest commit of the branch".to_owned(),
             ..SourceHistory::default()
         };
-        let doc = document(&history, egg_ref("egg-a.json"));
+        let doc = document(&history, egg_ref("egg-a.json")).0;
         assert!(!doc.complete);
         assert_eq!(doc.versions.len(), 1);
         assert_eq!(doc.versions[0].event, VersionEvent::Changed);
@@ -587,7 +661,7 @@ mod tests {
                 "the file is older than the history eggcat reads (the newest commit of the branch, back to 2020-09-13): its earlier versions are not listed"
             )
         );
-        let untouched = document(&history, egg_ref("egg-b.json"));
+        let untouched = document(&history, egg_ref("egg-b.json")).0;
         assert!(untouched.versions.is_empty() && !untouched.complete);
         assert_eq!(untouched.since, doc.since);
         assert_eq!(
@@ -640,7 +714,7 @@ mod tests {
             commit_url: Some("https://example.org/c/{commit}".to_owned()),
             ..SourceHistory::default()
         };
-        let doc = document(&history, egg_ref("egg-a.yaml"));
+        let doc = document(&history, egg_ref("egg-a.yaml")).0;
         assert!(doc.complete, "{:?}", doc.note);
         let v = &doc.versions;
         assert_eq!(v.len(), 4);
@@ -670,7 +744,7 @@ mod tests {
             commits,
             ..SourceHistory::default()
         };
-        let doc = document(&history, egg_ref("egg-a.json"));
+        let doc = document(&history, egg_ref("egg-a.json")).0;
         assert!(!doc.complete);
         assert!(doc.note.unwrap().contains("newest 100"));
     }
@@ -689,7 +763,7 @@ mod tests {
             blobs: HashMap::from([("o1".to_owned(), egg(old)), ("o2".to_owned(), egg(new))]),
             ..SourceHistory::default()
         };
-        let mut doc = document(&history, egg_ref("egg-a.json"));
+        let mut doc = document(&history, egg_ref("egg-a.json")).0;
         doc.versions.swap_remove(0).changes.swap_remove(0)
     }
 
@@ -728,7 +802,7 @@ mod tests {
             unavailable: Some("a plain folder has no history".to_owned()),
             ..SourceHistory::default()
         };
-        let doc = document(&history, egg_ref("egg-a.json"));
+        let doc = document(&history, egg_ref("egg-a.json")).0;
         assert!(doc.versions.is_empty() && !doc.complete);
         assert_eq!(doc.note.as_deref(), Some("a plain folder has no history"));
     }

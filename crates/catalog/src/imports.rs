@@ -91,22 +91,26 @@ fn previous(e: &EggToConvert<'_>, reuse: &Reuse<'_>) -> Option<EggImports> {
 
 /// `exported_at` of the import files: when this content was first indexed, in the form the
 /// panels write it (Carbon's `toAtomString`, `2026-01-01T00:00:00+00:00`). It changes only with
-/// the content, so unchanged eggs keep byte-identical files.
-fn atom_time(ms: u64) -> String {
+/// the content, so unchanged eggs keep byte-identical files. An older version's file takes the
+/// date of its commit in the same form ([`version_file`]).
+pub(crate) fn atom_time(ms: u64) -> String {
     let full = rfc3339(ms);
     format!("{}+00:00", &full[..19])
 }
 
-/// The hashes Pelican's update check computes for the eggs imported from `egg`'s `pelican.json`
-/// files ([`eggcat_panels::update_check_md5`]), per database order, with the identity and URLs
-/// `slug` and `uuid` give them under `base_url`; `None` when eggcat writes no such file or
-/// Pelican refuses it (not importable). History documents carry one per version.
-pub(crate) fn update_check_md5(
+/// What eggcat would have published of `egg` (an upstream egg, parsed, at some version) for
+/// Pelican: the hashes Pelican's update check computes for the eggs imported from its
+/// `pelican.json` files ([`eggcat_panels::update_check_md5`]), per database order, and the
+/// bytes of `pelican.json` (SQLite's order), with the identity and URLs `slug` and `uuid` give
+/// them under `base_url` and `exported_at` as given. `None` when eggcat writes no such file or
+/// Pelican refuses it (not importable). History documents carry the hashes of each version and
+/// publish the file of each older one: one conversion gives both.
+pub(crate) fn version_file(
     egg: &Value,
-    slug: &str,
-    uuid: &str,
+    (slug, uuid): (&str, &str),
     base_url: &str,
-) -> Option<UpdateCheckMd5> {
+    exported_at: &str,
+) -> Option<(UpdateCheckMd5, Vec<u8>)> {
     let url = |name: &str| format!("{base_url}/{}", paths::egg_file(slug, name));
     let json_urls = PerDatabase::from_fn(|db| url(db.pelican_json_name()));
     let (yaml_url, ptdl_url) = (url(import::PELICAN_YAML), url(import::PTERODACTYL_JSON));
@@ -115,18 +119,19 @@ pub(crate) fn update_check_md5(
         pelican_yaml_url: &yaml_url,
         pelican_json_urls: PerDatabase::from_fn(|db| json_urls.get(db).as_str()),
         pterodactyl_url: &ptdl_url,
-        exported_at: "",
+        exported_at,
     };
-    let v = eggcat_panels::variants(egg, &target);
+    let mut v = eggcat_panels::variants(egg, &target);
     if !v.pelican.importable {
         return None;
     }
     let md5 = |db: Database| eggcat_panels::update_check_md5(v.pelican_json.get(db).as_ref()?);
-    Some(UpdateCheckMd5 {
+    let hashes = UpdateCheckMd5 {
         sqlite: md5(Database::Sqlite)?,
         mariadb: md5(Database::MariaDb)?,
         postgresql: md5(Database::PostgreSql)?,
-    })
+    };
+    Some((hashes, v.pelican_json.sqlite.take()?))
 }
 
 /// The update-check hashes of the `pelican.json` files `made` holds for the egg at `slug`:

@@ -122,6 +122,7 @@ fn version(commit: &str, date: &str, event: VersionEvent, changes: Vec<Change>) 
         breaking: eggcat_diff::any_breaking(&changes),
         changes,
         pelican_update_check_md5: None,
+        pelican_json: None,
     }
 }
 

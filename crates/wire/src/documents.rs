@@ -741,6 +741,16 @@ pub struct Version {
     /// eggcat before issue 37.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pelican_update_check_md5: Option<UpdateCheckMd5>,
+    /// Absolute URL of the `pelican.json` (SQLite's order) whose hash `sqlite` of
+    /// `pelicanUpdateCheckMd5` is: for the version whose file is the egg's current one, the
+    /// egg's `pelican.json`; for an older one, its own file under `versions/{sha256}/` (the
+    /// `sha256` of the upstream file: versions of the same content share it), the same bytes
+    /// `pelican.json` had at that version but `exported_at`. The base of a three-way merge.
+    /// Absent where `pelicanUpdateCheckMd5` is, and where a document kept from an earlier build
+    /// names a file that build's snapshot could not give back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schemars", schemars(url))]
+    pub pelican_json: Option<String>,
 }
 
 /// `pelicanUpdateCheckMd5` of a version: per database order, lowercase hex MD5 (docs/panels.md,

@@ -163,6 +163,18 @@ pub fn history(slug: &str) -> String {
 /// The file name of an egg's history under `api/v1/eggs/{slug}/`.
 pub const HISTORY: &str = "history.json";
 
+/// The folder, under `api/v1/eggs/{slug}/`, of the import files of an egg's older versions.
+pub const VERSIONS_DIR: &str = "versions";
+
+/// Where the `pelican.json` (SQLite's order) of an older version of an egg is published, by the
+/// hex SHA-256 of the upstream file at that version: versions of the same content share it.
+pub fn version_pelican_json(slug: &str, sha256: &str) -> String {
+    format!(
+        "{EGGS_DIR}/{slug}/{VERSIONS_DIR}/{sha256}/{}",
+        import::PELICAN_JSON
+    )
+}
+
 /// The web page of one egg.
 pub fn egg_page(slug: &str) -> String {
     format!("eggs/{slug}/index.html")
@@ -288,6 +300,10 @@ mod tests {
         assert_eq!(
             egg_file("a-b", import::PELICAN_YAML),
             "api/v1/eggs/a-b/pelican.yaml"
+        );
+        assert_eq!(
+            version_pelican_json("a-b", "0f"),
+            "api/v1/eggs/a-b/versions/0f/pelican.json"
         );
         assert_eq!(media_type(INDEX), "application/json");
         assert_eq!(media_type("api/v1/eggs/x/pelican.yaml"), "application/yaml");

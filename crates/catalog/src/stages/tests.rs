@@ -783,3 +783,4 @@ fn every_version_carries_the_update_check_hash_of_the_file_published_at_it() {
         "PostgreSQL imports pelican.json"
     );
 }
+mod versions;

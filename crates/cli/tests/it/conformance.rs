@@ -135,6 +135,11 @@ pub(crate) fn checks(files: &BTreeMap<String, Vec<u8>>, cache_control: &str) -> 
             format!("/api/v1/eggs/{slug}"),
             format!("/api/v1/eggs/{slug}.json"),
             format!("/api/v1/eggs/{slug}/pelican.yaml"),
+            // An older version's file (issue 37), whatever its content's hash.
+            format!(
+                "/api/v1/eggs/{slug}/versions/{}/pelican.json",
+                "0".repeat(64)
+            ),
             format!("/eggs/{slug}/"),
         ] {
             let mut c = problem(&target, 410);
@@ -375,6 +380,7 @@ mod the_table_cannot_pass_for_want_of_data {
                 "/api/v1/eggs/o-x",
                 "/api/v1/eggs/o-x.json",
                 "/api/v1/eggs/o-x/pelican.yaml",
+                &format!("/api/v1/eggs/o-x/versions/{}/pelican.json", "0".repeat(64)),
                 "/eggs/o-x/"
             ]
         );

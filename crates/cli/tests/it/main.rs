@@ -38,3 +38,4 @@ mod static_hosts;
 mod support;
 mod transports;
 mod validate;
+mod versions;

@@ -57,6 +57,7 @@ fn a_removed_egg_answers_410_on_every_path_until_it_comes_back() {
         "/api/v1/eggs/eggs-mumble.json",
         "/api/v1/eggs/eggs-mumble/pelican.yaml",
         "/api/v1/eggs/eggs-mumble/pterodactyl.json",
+        "/api/v1/eggs/eggs-mumble/versions/9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08/pelican.json",
         "/eggs/eggs-mumble/",
     ] {
         let r = get(&app, path, &[]);
