@@ -336,8 +336,18 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
             .buffered(catalog.in_flight)
             .collect()
             .await;
+            // An older version's file is published in SQLite's order, naming `pelican.json`;
+            // the panel's file for MariaDB names `pelican-mariadb.json` (and differs in order
+            // only, which the comparison ignores): the URL the panel's file has, not an edit.
+            let url = files
+                .first()
+                .and_then(|f| f.file.as_ref())
+                .map(|f| f["meta"]["update_url"].clone());
             for (n, file) in got {
-                if let Some(Ok(file)) = file? {
+                if let Some(Ok(mut file)) = file? {
+                    if let Some(url) = &url {
+                        file["meta"]["update_url"] = url.clone();
+                    }
                     files[n].file = Some(file);
                     older_files = true;
                 }

@@ -183,7 +183,12 @@ async fn one(
     } else {
         match item["has"]["pelicanJson"].as_str() {
             Some(url) => match catalog.json(&crate::status::catalog_path(url)).await? {
-                Some(Ok(v)) => v,
+                // In SQLite's order, naming `pelican.json`: the URL is the panel's file's, as
+                // `status` compared it.
+                Some(Ok(mut v)) => {
+                    v["meta"]["update_url"] = theirs["meta"]["update_url"].clone();
+                    v
+                }
                 _ => {
                     e["outcome"] = json!("left");
                     e["why"] = json!(format!(

@@ -21,7 +21,7 @@ use eggcat_panel::status::Catalog;
 use eggcat_panel::update::{Options, Side, exit_code, restore, update};
 use eggcat_panel::{Client, Config, Key};
 use eggcat_panels::standing::edits;
-use pelican_api::{Harness, key};
+use pelican_api::{Fault, Harness, key};
 use serde_json::{Value, json};
 use support::{ADMIN, Files, catalog_server, check_schema, export, import, panels_src};
 
@@ -564,64 +564,6 @@ const SWALLOW: u8 = 1;
 /// Passes the import on and holds the panel's answer: the panel wrote it, the client times out.
 const MUTE: u8 = 2;
 
-/// A TCP proxy on loopback in front of the harness that fails imports as `mode` says (a
-/// panel that times out before or after its write); every other request passes.
-fn proxy(panel_port: u16, mode: Arc<std::sync::atomic::AtomicU8>) -> String {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    std::thread::spawn(move || {
-        for client in listener.incoming().flatten() {
-            let mode = mode.clone();
-            std::thread::spawn(move || {
-                let mut client = client;
-                let mut raw = Vec::new();
-                let mut buf = [0u8; 8192];
-                // The head, then the body its Content-Length names.
-                let (head_end, length) = loop {
-                    let n = client.read(&mut buf).unwrap_or(0);
-                    if n == 0 {
-                        return;
-                    }
-                    raw.extend_from_slice(&buf[..n]);
-                    if let Some(at) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
-                        let head = String::from_utf8_lossy(&raw[..at]).to_ascii_lowercase();
-                        let length: usize = head
-                            .lines()
-                            .find_map(|l| l.strip_prefix("content-length:"))
-                            .map_or(0, |v| v.trim().parse().unwrap());
-                        break (at + 4, length);
-                    }
-                };
-                while raw.len() < head_end + length {
-                    let n = client.read(&mut buf).unwrap_or(0);
-                    if n == 0 {
-                        return;
-                    }
-                    raw.extend_from_slice(&buf[..n]);
-                }
-                let import = raw.starts_with(b"POST /api/application/eggs/import ");
-                let mode = mode.load(std::sync::atomic::Ordering::SeqCst);
-                if import && mode == SWALLOW {
-                    std::thread::sleep(Duration::from_secs(30));
-                    return;
-                }
-                let mut panel = std::net::TcpStream::connect(("127.0.0.1", panel_port)).unwrap();
-                panel.write_all(&raw).unwrap();
-                let mut answer = Vec::new();
-                // php -S closes the connection after its answer.
-                let _ = panel.read_to_end(&mut answer);
-                if import && mode == MUTE {
-                    std::thread::sleep(Duration::from_secs(30));
-                    return;
-                }
-                let _ = client.write_all(&answer);
-            });
-        }
-    });
-    url
-}
-
 #[tokio::test]
 async fn a_panel_that_times_out_loses_nothing_and_is_told_apart() {
     let Some(src) = panels_src() else { return };
@@ -629,10 +571,18 @@ async fn a_panel_that_times_out_loses_nothing_and_is_told_apart() {
     let mode = Arc::new(std::sync::atomic::AtomicU8::new(SWALLOW));
     let key_file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(key_file.path(), ADMIN).unwrap();
-    let mut config = Config::new(
-        &proxy(s.h.port, mode.clone()),
-        Key::from_file(key_file.path()).unwrap(),
-    );
+    let holds = mode.clone();
+    let through = pelican_api::proxy(s.h.port, move |line| {
+        if !line.starts_with("POST /api/application/eggs/import ") {
+            return Fault::Pass;
+        }
+        match holds.load(std::sync::atomic::Ordering::SeqCst) {
+            SWALLOW => Fault::Swallow,
+            MUTE => Fault::Mute,
+            _ => Fault::Pass,
+        }
+    });
+    let mut config = Config::new(&through, Key::from_file(key_file.path()).unwrap());
     config.timeout = Duration::from_secs(3);
     let panel = Client::new(config).unwrap();
     let catalog = Catalog::new(&s.catalog_url, None, Duration::from_secs(20), 4).unwrap();

@@ -7,6 +7,9 @@ mod build;
 mod cli;
 mod conformance;
 mod contract;
+#[allow(dead_code, unreachable_pub)]
+#[path = "../../../panels/tests/support/db.rs"]
+mod db;
 mod demo;
 mod diff;
 mod doc_commands;
@@ -25,8 +28,11 @@ mod http;
 mod images;
 mod messages;
 mod modules;
+mod panel_corpus;
 mod panel_status;
 mod panels;
+#[path = "../../../panels/tests/support/pelican_api.rs"]
+mod pelican_api;
 mod publish;
 mod publish_failures;
 mod publish_site;

@@ -5,21 +5,18 @@
 //! promises. The classification of every state is `crates/panel/tests/status.rs`'s, the merge
 //! of every kind of egg `crates/panel/tests/update.rs`'s.
 
-#[path = "../../../panels/tests/support/pelican_api.rs"]
-mod pelican_api;
-
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::process::{Command, Output};
 
-use pelican_api::{Harness, key};
+use crate::pelican_api::{Harness, key};
 use serde_json::{Value, json};
 
 const ADMIN: &str = "papp_fixture0001fixtureapplicationtokenvalue0001";
 const NO_EGGS: &str = "papp_noeggs00001noeggstokenvalue000000000000001";
 
-fn php_ready() -> Option<std::path::PathBuf> {
+pub(crate) fn php_ready() -> Option<std::path::PathBuf> {
     let dir = eggcat_testkit::corpus()?;
     let php = Command::new("php")
         .arg("--version")

@@ -10,7 +10,7 @@
 // Environment: EGGCAT_PANELS_SRC (../shared/panels-src), EGGCAT_DB (boot.php; SQLite must be a
 // file here: each request is a run of this script), EGGCAT_API_KEYS (the keys, api_stand_ins.php,
 // and `rate_limit`, requests per minute per user, Pelican's default 256) and EGGCAT_API_STATE (a
-// folder for the rate limiter's counts).
+// folder for the rate limiter's counts and the `public` disk, where the eggs' icons are kept).
 //
 // The data path is Pelican's own code, run unchanged: EggImporterService::fromContent (import),
 // EggExporterService::handle (export), the Egg model, and from ../shared/panels-src/pelican-api
@@ -395,8 +395,19 @@ if (PHP_SAPI === 'cli') {
     exit(2);
 }
 
+// The `public` disk, where Pelican keeps the eggs' icons (EggImporterService saves a file's
+// icon there, EggExporterService reads it back): boot.php's disk is in memory, and each
+// request is a run of this script, so it is kept in the state folder between requests.
+$disk = Illuminate\Support\Facades\Storage::disk('public');
+$icons = (getenv('EGGCAT_API_STATE') ?: sys_get_temp_dir()) . '/public-disk.json';
+$disk->files = is_file($icons) ? array_map('base64_decode', json_decode(file_get_contents($icons), true)) : [];
+$before = $disk->files;
 $headers = array_change_key_case(getallheaders(), CASE_LOWER);
 [$status, $out, $text] = eggcat_api_handle($_SERVER['REQUEST_METHOD'], $_SERVER['REQUEST_URI'], $headers, file_get_contents('php://input'));
+if ($disk->files !== $before) {
+    file_put_contents("$icons.tmp", json_encode(array_map('base64_encode', $disk->files)));
+    rename("$icons.tmp", $icons);
+}
 http_response_code($status);
 foreach ($out as $name => $value) {
     header("$name: $value");

@@ -227,6 +227,91 @@ impl Harness {
     }
 }
 
+/// What a [`proxy`] does with one request.
+pub enum Fault {
+    /// Passes it on, and the answer back.
+    Pass,
+    /// Holds it without passing it on (30 s): the panel never sees it, the client times out.
+    Swallow,
+    /// Passes it on and holds the panel's answer (30 s): the panel did it, the client times out.
+    Mute,
+    /// Answers this status itself (a proxy in front of the panel that fails: `502`).
+    Answer(u16),
+}
+
+/// A TCP proxy on loopback in front of the harness on `panel_port`, doing with each request
+/// what `decide` says from its request line (`GET /api/application/eggs/7/export?format=json
+/// HTTP/1.1`): a panel behind a reverse proxy that fails one request, or times out before or
+/// after its write. Its address, `http://127.0.0.1:PORT`.
+pub fn proxy(panel_port: u16, decide: impl Fn(&str) -> Fault + Send + Sync + 'static) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let decide = std::sync::Arc::new(decide);
+    std::thread::spawn(move || {
+        for client in listener.incoming().flatten() {
+            let decide = decide.clone();
+            std::thread::spawn(move || relay(client, panel_port, &*decide));
+        }
+    });
+    url
+}
+
+fn relay(mut client: TcpStream, panel_port: u16, decide: &dyn Fn(&str) -> Fault) {
+    let mut raw = Vec::new();
+    let mut buf = [0u8; 8192];
+    // The head, then the body its Content-Length names.
+    let (head_end, length) = loop {
+        let n = client.read(&mut buf).unwrap_or(0);
+        if n == 0 {
+            return;
+        }
+        raw.extend_from_slice(&buf[..n]);
+        if let Some(at) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&raw[..at]).to_ascii_lowercase();
+            let length: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .map_or(0, |v| v.trim().parse().unwrap_or(0));
+            break (at + 4, length);
+        }
+    };
+    while raw.len() < head_end + length {
+        let n = client.read(&mut buf).unwrap_or(0);
+        if n == 0 {
+            return;
+        }
+        raw.extend_from_slice(&buf[..n]);
+    }
+    let line =
+        String::from_utf8_lossy(&raw[..raw.windows(2).position(|w| w == b"\r\n").unwrap_or(0)])
+            .into_owned();
+    let fault = decide(&line);
+    match fault {
+        Fault::Swallow => return std::thread::sleep(Duration::from_secs(30)),
+        Fault::Answer(status) => {
+            let body = format!(
+                "{{\"errors\":[{{\"code\":\"BadGateway\",\"status\":\"{status}\",\"detail\":\"the proxy in front of the panel failed\"}}]}}"
+            );
+            let _ = write!(
+                client,
+                "HTTP/1.1 {status} Proxy\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+                body.len()
+            );
+            return;
+        }
+        Fault::Pass | Fault::Mute => {}
+    }
+    let mut panel = TcpStream::connect(("127.0.0.1", panel_port)).unwrap();
+    panel.write_all(&raw).unwrap();
+    let mut answer = Vec::new();
+    // php -S closes the connection after its answer.
+    let _ = panel.read_to_end(&mut answer);
+    if matches!(fault, Fault::Mute) {
+        return std::thread::sleep(Duration::from_secs(30));
+    }
+    let _ = client.write_all(&answer);
+}
+
 /// A chunked body, joined.
 fn dechunk(mut raw: &[u8]) -> Vec<u8> {
     let mut out = Vec::new();
