@@ -14,7 +14,7 @@
 mod ptero_api;
 mod support;
 
-use eggcat_panels::variants;
+use eggcat_panels::{pterodactyl_api, variants};
 use ptero_api::{Answer, Harness, key};
 use serde_json::{Value, json};
 
@@ -473,5 +473,66 @@ fn the_harness_answers_pterodactyls_own_api_tests() {
     assert!(
         !log.contains("ptero_api.php:"),
         "no request failed in the harness: {log}"
+    );
+}
+
+/// `eggcat_panels::pterodactyl_api::from_file` (what `eggcat panel status` expects a Pterodactyl
+/// panel to show of an egg imported from the catalog's `pterodactyl.json`) against the panel's
+/// own answer: every corpus egg whose `pterodactyl.json` Pterodactyl imports, imported by
+/// Pterodactyl's EggImporterService (spread over the four nests) and read back through the API
+/// (`?include=variables,config,script`), differs from its file in no field.
+#[test]
+fn every_corpus_egg_reads_back_from_the_api_as_its_file() {
+    let Some(dir) = support::corpus() else { return };
+    if !support::php_ready(PHP_PACKAGES) {
+        return;
+    }
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, all(3), "00000000-0000-4000-8000-000000000101", true),
+    ]});
+    let h = Harness::start(&dir.join("../panels-src"), &keys);
+    let files: Vec<(String, Vec<u8>)> = support::eggs(&dir)
+        .into_iter()
+        .filter_map(|egg| {
+            let v = support::with(&egg.rel, |t| variants(&egg.value, t));
+            let file = v.pterodactyl_json.filter(|_| v.pterodactyl.importable)?;
+            Some((egg.rel, file))
+        })
+        .collect();
+    assert!(files.len() > 600, "{} importable eggs", files.len());
+    // Spread over the four nests: the importer loads the target nest's eggs and their
+    // variables at each import (`Nest::with('eggs', 'eggs.variables')`), so one nest of 600
+    // eggs costs four times the time.
+    let chunks: Vec<&[(String, Vec<u8>)]> = files.chunks(files.len().div_ceil(4)).collect();
+    let mut data = Vec::new();
+    for (nest, chunk) in (1u64..).zip(&chunks) {
+        let bytes: Vec<&[u8]> = chunk.iter().map(|(_, f)| f.as_slice()).collect();
+        let ids = h.import_all(nest, &bytes);
+        assert_eq!(ids.len(), chunk.len());
+        let a = h.get(
+            &format!("/api/application/nests/{nest}/eggs?include=variables,config,script"),
+            Some(ADMIN),
+        );
+        assert_eq!(a.status, 200, "{}", String::from_utf8_lossy(&a.body));
+        let list = a.json();
+        data.extend(list["data"].as_array().unwrap().iter().cloned());
+    }
+    assert_eq!(data.len(), files.len());
+    let mut mismatches = Vec::new();
+    for (datum, (rel, file)) in data.iter().zip(&files) {
+        let file: Value = serde_json::from_slice(file).unwrap();
+        let panel = pterodactyl_api::from_api(&datum["attributes"]).unwrap();
+        for d in pterodactyl_api::differences(&pterodactyl_api::from_file(&file), &panel) {
+            mismatches.push(format!(
+                "{rel}: {}: file {:?}, panel {:?}",
+                d.field, d.base, d.panel
+            ));
+        }
+    }
+    assert!(
+        mismatches.is_empty(),
+        "{} fields differ:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
     );
 }

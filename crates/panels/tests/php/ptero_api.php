@@ -2,7 +2,7 @@
 // Pterodactyl's application API for nests and eggs, on loopback, for the tests of `eggcat panel
 // status` on a Pterodactyl panel (issue 37, section 6): `php -S 127.0.0.1:PORT ptero_api.php`
 // serves it; `php ptero_api.php setup` makes its tables, the nests Pterodactyl's NestSeeder
-// makes, the users and the application keys; `import NEST FILE`, `update EGG FILE` and `edit
+// makes, the users and the application keys; `import NEST FILE...`, `update EGG FILE` and `edit
 // EGG JSON` change its eggs as an admin does (Admin -> Nests: Import Egg, an egg's Update Egg,
 // the egg's and its variables' forms).
 //
@@ -60,6 +60,10 @@ final class EggcatPteroServerTransformer extends Pterodactyl\Transformers\Api\Ap
 class_alias(EggcatPteroServerTransformer::class, 'Pterodactyl\Transformers\Api\Application\ServerTransformer');
 
 use Illuminate\Database\Capsule\Manager as Capsule;
+
+// A test's database: SQLite need not wait for the disk at each commit (what is stored is the
+// same; a crash of the machine mid-test loses a database the test would not reuse).
+Capsule::connection()->statement('PRAGMA synchronous = OFF');
 use League\Fractal\Resource\Collection;
 use League\Fractal\Resource\Item;
 use League\Fractal\Resource\NullResource;
@@ -459,16 +463,23 @@ function eggcat_ptero_edit(int $id, array $edit): void
 }
 
 if (PHP_SAPI === 'cli') {
-    $usage = "usage: php ptero_api.php setup | import NEST FILE | update EGG FILE | edit EGG JSON (or serve it with php -S)\n";
+    $usage = "usage: php ptero_api.php setup | import NEST FILE... | update EGG FILE | edit EGG JSON (or serve it with php -S)\n";
     try {
         switch ($argv[1] ?? '') {
             case 'setup':
                 eggcat_ptero_setup(json_decode(file_get_contents(getenv('EGGCAT_API_KEYS')), true)['keys'] ?? []);
                 break;
             case 'import':
-                // EggShareController::import: Admin -> Nests -> Import Egg.
+                // EggShareController::import: Admin -> Nests -> Import Egg, once per file (the
+                // new eggs' ids, one a line).
                 $importer = new Pterodactyl\Services\Eggs\Sharing\EggImporterService(Capsule::connection(), new Pterodactyl\Services\Eggs\EggParserService());
-                echo $importer->handle(eggcat_ptero_upload($argv[3]), (int) $argv[2])->id, "\n";
+                foreach (array_slice($argv, 3) as $path) {
+                    try {
+                        echo $importer->handle(eggcat_ptero_upload($path), (int) $argv[2])->id, "\n";
+                    } catch (Throwable $e) {
+                        throw new RuntimeException("$path: " . get_class($e) . ': ' . $e->getMessage(), 0, $e);
+                    }
+                }
                 break;
             case 'update':
                 // EggShareController::update: the egg's page, Egg File, Update Egg.

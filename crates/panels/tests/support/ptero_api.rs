@@ -173,6 +173,18 @@ impl Harness {
             .unwrap_or_else(|e| panic!("Import Egg refused: {e}"))
     }
 
+    /// Import Egg of every file into `nest`, in one run of PHP: the new eggs' ids, in order.
+    pub fn import_all(&self, nest: u64, files: &[&[u8]]) -> Vec<u64> {
+        let paths: Vec<PathBuf> = files.iter().map(|f| self.file(f)).collect();
+        let mut args = vec!["import".to_owned(), nest.to_string()];
+        args.extend(paths.iter().map(|p| p.display().to_string()));
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        self.php(&args)
+            .lines()
+            .map(|l| l.trim().parse().expect("an egg id"))
+            .collect()
+    }
+
     /// The egg's page, Egg File, Update Egg: Pterodactyl's EggUpdateImporterService.
     pub fn update(&self, egg: u64, file: &[u8]) {
         let path = self.file(file);
