@@ -469,6 +469,30 @@ fn the_harness_answers_pterodactyls_own_api_tests() {
     assert_eq!(a.status, 429);
     assert_eq!(a.json()["errors"][0]["code"], "ThrottleRequestsException");
     assert!(a.header("retry-after").is_some());
+    // What the importer does to a file's oddities, as `pterodactyl_api::from_file` expects it:
+    // empty denylist entries dropped with their keys kept (`{"1": "a.txt"}`), empty `files`
+    // shown as `{}`, a `false` kept in `logs`.
+    let mut odd: Value = serde_json::from_slice(&files[0].1).unwrap();
+    odd["file_denylist"] = json!(["", "a.txt", "0"]);
+    odd["config"]["files"] = json!("{}");
+    odd["config"]["logs"] = json!("{\"custom\": false}");
+    let id = h.import(2, odd.to_string().as_bytes());
+    let a = h
+        .get(
+            &format!("/api/application/nests/2/eggs/{id}?include=variables"),
+            Some(ADMIN),
+        )
+        .json();
+    assert_eq!(
+        a["attributes"]["config"]["file_denylist"],
+        json!({"1": "a.txt"})
+    );
+    assert_eq!(a["attributes"]["config"]["files"], json!({}));
+    let panel = pterodactyl_api::from_api(&a["attributes"]).unwrap();
+    assert_eq!(
+        pterodactyl_api::differences(&pterodactyl_api::from_file(&odd), &panel),
+        []
+    );
     let log = std::fs::read_to_string(&h.log).unwrap();
     assert!(
         !log.contains("ptero_api.php:"),
