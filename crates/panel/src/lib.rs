@@ -19,6 +19,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub mod backups;
+pub mod pterodactyl;
+pub mod pterodactyl_status;
 pub mod status;
 pub mod update;
 
@@ -106,7 +108,7 @@ pub enum PanelError {
     )]
     Unauthenticated { code: String, detail: String },
     #[error(
-        "the key may not {needs} (403 {code}: {detail}): give the application API key the permission \"{permission}\" in the panel (Pelican's AdminAcl)"
+        "the key may not {needs} (403 {code}: {detail}): give the application API key the permission \"{permission}\" in the panel (AdminAcl)"
     )]
     Forbidden {
         /// What the route does (`list the eggs`, `export an egg`, `import an egg`).
@@ -144,7 +146,7 @@ pub enum PanelError {
     Timeout(Duration),
     #[error("cannot reach the panel: {0}")]
     Transport(String),
-    #[error("the panel's answer to {what} is not what Pelican sends: {why}")]
+    #[error("the panel's answer to {what} is not an answer of its application API: {why}")]
     Malformed { what: String, why: String },
 }
 

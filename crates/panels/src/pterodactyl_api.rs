@@ -237,6 +237,49 @@ pub fn differences(catalog: &Value, panel: &Value) -> Vec<FieldEdit> {
     out
 }
 
+/// Which of several candidates (catalog eggs with the egg's name and author) a panel's egg is,
+/// from its [`differences`] with each.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Choice<'a> {
+    /// The nearest candidate (fewest differing fields). `by_content`: nearer than another
+    /// candidate, which its content ruled out. `same_as`: candidates as near that are the same
+    /// egg in every compared field (their differences are the same), such as a Pelican egg and
+    /// its Pterodactyl twin upstream.
+    One {
+        slug: &'a str,
+        differs: Vec<FieldEdit>,
+        by_content: bool,
+        same_as: Vec<&'a str>,
+    },
+    /// Candidates as near as each other that differ from each other: which one the egg came
+    /// from cannot be told. Every candidate, nearest first, with its differences.
+    Ambiguous(Vec<(&'a str, Vec<FieldEdit>)>),
+}
+
+/// The candidate a panel's egg is, given its differences with each (`(slug, differences)`, at
+/// least one): the nearest, when the nearest are one egg; else ambiguous.
+pub fn choose<'a>(mut candidates: Vec<(&'a str, Vec<FieldEdit>)>) -> Choice<'a> {
+    candidates.sort_by(|a, b| (a.1.len(), a.0).cmp(&(b.1.len(), b.0)));
+    let nearest = candidates.first().map_or(0, |c| c.1.len());
+    let ties: Vec<&(&str, Vec<FieldEdit>)> = candidates
+        .iter()
+        .take_while(|c| c.1.len() == nearest)
+        .collect();
+    if ties.iter().all(|c| c.1 == ties[0].1) {
+        let same_as = ties[1..].iter().map(|c| c.0).collect();
+        let by_content = candidates.len() > ties.len();
+        let (slug, differs) = candidates.swap_remove(0);
+        Choice::One {
+            slug,
+            differs,
+            by_content,
+            same_as,
+        }
+    } else {
+        Choice::Ambiguous(candidates)
+    }
+}
+
 /// The names the catalog's index may give an egg whose `name` is `name`: the display name
 /// (whitespace runs made one space, trimmed; docs/catalog-format.md, "Display name"), and that
 /// name with ` (Pterodactyl)` (the twin of a Pelican egg in a file named for Pterodactyl).
@@ -379,6 +422,72 @@ mod tests {
         let mut none = api();
         none["relationships"]["variables"] = json!({"object": "null_resource", "attributes": null});
         assert!(from_api(&none).is_err());
+    }
+
+    #[test]
+    fn the_nearest_candidate_is_the_egg_and_twins_are_one() {
+        let edit = |f: &str, c: &str, p: &str| FieldEdit {
+            field: f.to_owned(),
+            base: Some(json!(c)),
+            panel: Some(json!(p)),
+        };
+        // One candidate: that one, however far.
+        let one = choose(vec![("a", vec![edit("startup", "x", "y")])]);
+        assert!(matches!(
+            one,
+            Choice::One {
+                slug: "a",
+                by_content: false,
+                ..
+            }
+        ));
+        // The nearer of two that differ: by content.
+        let near = choose(vec![
+            (
+                "b",
+                vec![edit("startup", "x", "y"), edit("description", "1", "2")],
+            ),
+            ("a", vec![edit("description", "3", "2")]),
+        ]);
+        assert!(matches!(
+            near,
+            Choice::One {
+                slug: "a",
+                by_content: true,
+                ..
+            }
+        ));
+        // Twins (the same differences): the first, the other named.
+        let twins = choose(vec![
+            ("b", vec![edit("startup", "x", "y")]),
+            ("a", vec![edit("startup", "x", "y")]),
+        ]);
+        let Choice::One {
+            slug: "a",
+            same_as,
+            by_content: false,
+            ..
+        } = twins
+        else {
+            panic!("{twins:?}")
+        };
+        assert_eq!(same_as, ["b"]);
+        // As near, different: ambiguous, nearest first.
+        let amb = choose(vec![
+            ("a", vec![edit("startup", "x", "y")]),
+            ("b", vec![edit("description", "1", "2")]),
+            (
+                "c",
+                vec![edit("startup", "x", "y"), edit("description", "1", "2")],
+            ),
+        ]);
+        let Choice::Ambiguous(list) = amb else {
+            panic!("{amb:?}")
+        };
+        assert_eq!(
+            list.iter().map(|c| c.0).collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        );
     }
 
     #[test]
