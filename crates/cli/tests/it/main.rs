@@ -25,6 +25,7 @@ mod http;
 mod images;
 mod messages;
 mod modules;
+mod panel_pterodactyl;
 mod panel_status;
 mod panels;
 mod publish;
