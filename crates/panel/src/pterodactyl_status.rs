@@ -100,15 +100,6 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
                 _ => None,
             })
             .collect();
-        let panel_fields = match from_api(&egg.attributes) {
-            Ok(v) => v,
-            Err(why) => {
-                item["state"] = json!("unknown");
-                item["why"] = json!(why);
-                out.push(item);
-                continue;
-            }
-        };
         if matching.is_empty() {
             // A candidate the catalog wrote no pterodactyl.json for: its egg document says
             // whether it has this name and author.
@@ -146,6 +137,18 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
             out.push(item);
             continue;
         }
+        let panel_fields = match from_api(&egg.attributes) {
+            Ok(v) => v,
+            Err(why) => {
+                item["state"] = json!("unknown");
+                item["why"] = json!(why);
+                if let [(slug, _)] = matching[..] {
+                    item["slug"] = json!(slug);
+                }
+                out.push(item);
+                continue;
+            }
+        };
         let compared: Vec<(&str, Vec<FieldEdit>)> = matching
             .iter()
             .map(|(s, f)| (s.as_str(), differences(&from_file(f), &panel_fields)))

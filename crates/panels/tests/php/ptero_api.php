@@ -63,7 +63,9 @@ use Illuminate\Database\Capsule\Manager as Capsule;
 
 // A test's database: SQLite need not wait for the disk at each commit (what is stored is the
 // same; a crash of the machine mid-test loses a database the test would not reuse).
-Capsule::connection()->statement('PRAGMA synchronous = OFF');
+if (Capsule::connection()->getDriverName() === 'sqlite') {
+    Capsule::connection()->statement('PRAGMA synchronous = OFF');
+}
 use League\Fractal\Resource\Collection;
 use League\Fractal\Resource\Item;
 use League\Fractal\Resource\NullResource;
@@ -273,7 +275,7 @@ function eggcat_ptero_handle(string $method, string $uri, array $headers, string
         if ($method !== 'GET' && $method !== 'HEAD') {
             throw new EggcatPteroError(405, 'MethodNotAllowedHttpException', "The $method method is not supported for route $route. Supported methods: GET, HEAD.");
         }
-        [[, $action, $resource], $parameters] = $match;
+        [[, $action, $acl], $parameters] = $match;
         // auth:sanctum.
         $user = eggcat_ptero_authenticate($headers);
         if ($user === null) {
@@ -309,7 +311,7 @@ function eggcat_ptero_handle(string $method, string $uri, array $headers, string
         }
         // ApplicationApiRequest::authorize (an AuthorizationException, which Laravel renders
         // as an AccessDeniedHttpException with its message).
-        if ($key->key_type !== ApiKey::TYPE_ACCOUNT && !AdminAcl::check($key, $resource, AdminAcl::READ)) {
+        if ($key->key_type !== ApiKey::TYPE_ACCOUNT && !AdminAcl::check($key, $acl, AdminAcl::READ)) {
             throw new EggcatPteroError(403, 'AccessDeniedHttpException', 'This action is unauthorized.');
         }
         // The controllers.
