@@ -20,6 +20,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub mod backups;
+pub mod pterodactyl;
+pub mod pterodactyl_status;
 pub mod status;
 pub mod update;
 
@@ -107,7 +109,7 @@ pub enum PanelError {
     )]
     Unauthenticated { code: String, detail: String },
     #[error(
-        "the key may not {needs} (403 {code}: {detail}): give the application API key the permission \"{permission}\" in the panel (Pelican's AdminAcl)"
+        "the key may not {needs} (403 {code}: {detail}): give the application API key the permission \"{permission}\" in the panel (AdminAcl)"
     )]
     Forbidden {
         /// What the route does (`list the eggs`, `export an egg`, `import an egg`).
@@ -145,7 +147,7 @@ pub enum PanelError {
     Timeout(Duration),
     #[error("cannot reach the panel: {0}")]
     Transport(String),
-    #[error("the panel's answer to {what} is not what Pelican sends: {why}")]
+    #[error("the panel's answer to {what} is not an answer of its application API: {why}")]
     Malformed { what: String, why: String },
 }
 

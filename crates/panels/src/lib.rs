@@ -16,6 +16,7 @@ pub mod merge;
 pub mod pelican;
 pub mod php;
 pub mod pterodactyl;
+pub mod pterodactyl_api;
 pub mod standing;
 mod uuid;
 pub mod yaml;

@@ -1,5 +1,6 @@
 //! `eggcat panel status`: where each egg of a Pelican panel stands against a served eggcat
-//! catalog (`eggcat_panel::status`); `eggcat panel update`: brings the behind eggs up to date
+//! catalog (`eggcat_panel::status`), or of a Pterodactyl panel (`pterodactyl.rs`,
+//! `eggcat_panel::pterodactyl_status`); `eggcat panel update`: brings the behind eggs up to date
 //! keeping the panel's edits (`eggcat_panel::update`); `eggcat panel restore`: puts a saved
 //! export back. Each prints a table for people (colour only on a terminal) or `--json`, and
 //! exits with a code for cron and monitoring (docs/guides/panel-status.md).
@@ -11,12 +12,17 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use eggcat_panel::backups::Backups;
+use eggcat_panel::pterodactyl::{Kind, detect};
 use eggcat_panel::status::{Catalog, status};
 use eggcat_panel::update::{Options, Side, restore, update};
 use eggcat_panel::{Client, Config, Key};
 use serde_json::Value;
 
-/// Check a Pelican panel's eggs against an eggcat catalog.
+mod pterodactyl;
+
+use pterodactyl::PanelKind;
+
+/// Check a Pelican (or Pterodactyl) panel's eggs against an eggcat catalog.
 #[derive(Debug, clap::Args)]
 pub(crate) struct Args {
     #[command(subcommand)]
@@ -27,11 +33,13 @@ pub(crate) struct Args {
 enum Sub {
     /// For every egg on the panel: the catalog egg it comes from and whether it is up to date,
     /// behind (and what changed since), edited locally, both, the same egg in another order,
-    /// removed upstream, not from this catalog, or unknown (and why).
+    /// removed upstream, not from this catalog, or unknown (and why). On a Pterodactyl panel:
+    /// up to date, differs (the fields, and the file to upload with Update Egg), ambiguous, not
+    /// from this catalog, or unknown.
     ///
-    /// Exit status: 0 nothing to update; 1 some egg is behind or removed upstream; 2 an error
-    /// (the panel or the catalog cannot be read, the key is refused); 3 some egg's state is
-    /// unknown (none behind).
+    /// Exit status: 0 nothing to update; 1 some egg is behind or removed upstream (Pterodactyl:
+    /// differs); 2 an error (the panel or the catalog cannot be read, the key is refused); 3
+    /// some egg's state is unknown (or ambiguous) and none is behind.
     Status(StatusArgs),
     /// Brings the eggs that are behind up to date and keeps the panel's own edits: a three-way
     /// merge per field and per variable (the version the panel came from, the catalog's current
@@ -85,6 +93,9 @@ struct StatusArgs {
     /// The eggcat catalog's address (what `eggcat serve` or a static host serves).
     #[arg(long, value_name = "URL")]
     catalog: String,
+    /// Which panel --panel is: found from its answers (auto), or named.
+    #[arg(long, value_name = "KIND", value_enum, default_value = "auto")]
+    panel_kind: PanelKind,
 }
 
 #[derive(Debug, clap::Args)]
@@ -178,14 +189,31 @@ fn data_dir(given: Option<&PathBuf>) -> Result<PathBuf> {
 fn run_status(a: StatusArgs) -> Result<ExitCode> {
     let (client, timeout, in_flight) = connect(&a.panel)?;
     let catalog = Catalog::new(&a.catalog, a.panel.ca_file.as_deref(), timeout, in_flight)?;
-    let report = runtime()?.block_on(status(&client, &catalog))?;
+    let rt = runtime()?;
+    let pterodactyl = match a.panel_kind {
+        PanelKind::Auto => rt.block_on(detect(&client))? == Kind::Pterodactyl,
+        PanelKind::Pelican => false,
+        PanelKind::Pterodactyl => true,
+    };
+    let (report, code) = if pterodactyl {
+        let report = rt.block_on(eggcat_panel::pterodactyl_status::status(&client, &catalog))?;
+        let code = eggcat_panel::pterodactyl_status::exit_code(&report);
+        (report, code)
+    } else {
+        let report = rt.block_on(status(&client, &catalog))?;
+        let code = eggcat_panel::status::exit_code(&report);
+        (report, code)
+    };
     let mut out = std::io::stdout().lock();
+    let colour = std::io::stdout().is_terminal();
     if a.panel.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
+    } else if pterodactyl {
+        write!(out, "{}", pterodactyl::table(&report, colour))?;
     } else {
-        write!(out, "{}", table(&report, std::io::stdout().is_terminal()))?;
+        write!(out, "{}", table(&report, colour))?;
     }
-    Ok(ExitCode::from(eggcat_panel::status::exit_code(&report)))
+    Ok(ExitCode::from(code))
 }
 
 fn run_update(a: UpdateArgs) -> Result<ExitCode> {

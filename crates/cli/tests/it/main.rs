@@ -29,6 +29,7 @@ mod images;
 mod messages;
 mod modules;
 mod panel_corpus;
+mod panel_pterodactyl;
 mod panel_status;
 mod panels;
 #[path = "../../../panels/tests/support/pelican_api.rs"]
