@@ -230,7 +230,9 @@ fn run_update(a: UpdateArgs) -> Result<ExitCode> {
         accept_breaking: a.accept_breaking,
         only: a.egg,
     };
-    let report = runtime()?.block_on(update(&client, &catalog, &backups, &options))?;
+    let rt = runtime()?;
+    pelican_only(&rt, &client, "update")?;
+    let report = rt.block_on(update(&client, &catalog, &backups, &options))?;
     let mut out = std::io::stdout().lock();
     if a.panel.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
@@ -242,6 +244,18 @@ fn run_update(a: UpdateArgs) -> Result<ExitCode> {
         )?;
     }
     Ok(ExitCode::from(eggcat_panel::update::exit_code(&report)))
+}
+
+/// Refuses a Pterodactyl panel for a command that writes: its application API has no export
+/// and no import (docs/guides/panel-status.md, section 9).
+fn pelican_only(rt: &tokio::runtime::Runtime, client: &Client, what: &str) -> Result<()> {
+    if rt.block_on(detect(client))? == Kind::Pterodactyl {
+        bail!(
+            "{} is a Pterodactyl panel, whose application API has no export and no import: eggcat cannot {what} its eggs; `eggcat panel status` names, for each egg that differs, the catalog file to upload with the egg's Update Egg",
+            client.url()
+        );
+    }
+    Ok(())
 }
 
 fn run_restore(a: RestoreArgs) -> Result<ExitCode> {
@@ -265,6 +279,8 @@ fn run_restore(a: RestoreArgs) -> Result<ExitCode> {
         }
         return Ok(ExitCode::SUCCESS);
     }
+    let rt = runtime()?;
+    pelican_only(&rt, &client, "restore")?;
     let egg = a.egg.context("--egg names the egg to restore")?;
     let chosen = match &a.at {
         Some(at) => saved.iter().find(|s| &s.time == at).with_context(|| {
@@ -277,7 +293,7 @@ fn run_restore(a: RestoreArgs) -> Result<ExitCode> {
             )
         })?,
     };
-    let report = runtime()?.block_on(restore(&client, &backups, chosen))?;
+    let report = rt.block_on(restore(&client, &backups, chosen))?;
     if a.panel.json {
         writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else if report["holds"] == true {

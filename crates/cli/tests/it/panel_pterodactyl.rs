@@ -160,6 +160,28 @@ fn status_on_a_pterodactyl_panel_names_the_file_to_upload() {
             "the key shows"
         );
     }
+    // `panel update` and `restore` write through Pelican's import, which Pterodactyl's API
+    // lacks: refused (2) with what to do instead, nothing written.
+    let data = tempfile::tempdir().unwrap();
+    for cmd in [
+        vec!["panel", "update", "--catalog", catalog_url.as_str()],
+        vec!["panel", "restore", "--egg", "1"],
+    ] {
+        let mut args = cmd.clone();
+        args.extend([
+            "--panel",
+            base[3],
+            "--data-dir",
+            data.path().to_str().unwrap(),
+        ]);
+        let out = run(&args, Some(ADMIN));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd:?}: {stderr}");
+        assert!(
+            stderr.contains("is a Pterodactyl panel") && stderr.contains("Update Egg"),
+            "{cmd:?}: {stderr}"
+        );
+    }
     // Update Egg with that file: up to date, exit 0.
     h.update(id, &file);
     let out = run(&[&base[..], &["--json"]].concat(), Some(ADMIN));
