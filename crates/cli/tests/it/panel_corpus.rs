@@ -14,9 +14,9 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use eggcat_panels::standing::edits;
 use serde_json::{Value, json};
@@ -116,60 +116,6 @@ fn edit(export: &Value) -> Value {
         first["rules"] = json!(rules);
     }
     v
-}
-
-/// Every egg file of the shared repositories: (repository, path inside it), issue templates
-/// aside.
-fn egg_files(shared: &Path) -> Vec<(String, String)> {
-    fn walk(dir: &Path, rel: &str, out: &mut Vec<String>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let e = e.unwrap();
-            let name = e.file_name().into_string().unwrap();
-            let path = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
-            if e.file_type().unwrap().is_dir() {
-                if !name.starts_with('.') {
-                    walk(&e.path(), &path, out);
-                }
-            } else if eggcat_catalog::is_egg_file_name(&name) {
-                out.push(path);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    let mut repos: Vec<String> = std::fs::read_dir(shared)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    repos.sort();
-    for repo in repos {
-        let mut files = Vec::new();
-        walk(&shared.join(&repo), "", &mut files);
-        files.sort();
-        out.extend(files.into_iter().map(|f| (repo.clone(), f)));
-    }
-    out
-}
-
-/// Kills the server when dropped.
-struct Serve(Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < limit, "never: {what}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 /// The served catalog's JSON at `path`, or its status.
@@ -332,12 +278,16 @@ fn status_update_and_restore_on_the_corpus_on_pelicans_own_code() {
     let tmp = tempfile::tempdir().unwrap();
     // The repositories: one commit with the older versions and the eggs removed since, one
     // with the corpus as it is.
-    let files = egg_files(&shared);
+    // Every egg file, the issue templates under `.github/` aside.
+    let files: Vec<(String, String)> = shared_egg_files(&shared)
+        .into_iter()
+        .filter(|(_, rel)| !rel.starts_with('.'))
+        .collect();
     let mut repos: BTreeMap<String, Repo> = BTreeMap::new();
     for (name, _) in &files {
         repos.entry(name.clone()).or_insert_with(|| {
             let dir = tmp.path().join("repos").join(name);
-            copy(&shared.join(name), &dir);
+            copy_dir(&shared.join(name), &dir);
             Repo::init(&dir, "main")
         });
     }
@@ -366,17 +316,7 @@ fn status_update_and_restore_on_the_corpus_on_pelicans_own_code() {
     std::fs::write(&config, text).unwrap();
     let port = free_port();
     let catalog = format!("http://127.0.0.1:{port}");
-    let _serve = Serve(
-        Command::new(env!("CARGO_BIN_EXE_eggcat"))
-            .args(["serve", "--refresh", "2s", "--listen"])
-            .arg(format!("127.0.0.1:{port}"))
-            .arg("--config")
-            .arg(&config)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _serve = Serve::start(&config, port, "2s");
     wait_until(
         "the first build is served",
         Duration::from_secs(300),
@@ -711,20 +651,6 @@ fn one_panel(panel: &Panel<'_>, catalog: &str, tmp: &Path) {
             was.as_object_mut().unwrap().remove("exported_at");
             now.as_object_mut().unwrap().remove("exported_at");
             assert_eq!(was, now, "{}: restore {slug}", panel.name);
-        }
-    }
-}
-
-/// Copies the folder `src` to `dst`.
-fn copy(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let to = dst.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), to).unwrap();
         }
     }
 }

@@ -1,36 +1,8 @@
 //! The ten real upstream repositories of ../shared/upstream, as git repositories, built whole.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 
 use crate::support::*;
-
-/// Every egg-like file of the shared data: (repo, path inside it).
-fn egg_files(root: &Path) -> BTreeSet<(String, String)> {
-    fn walk(dir: &Path, rel: &str, repo: &str, out: &mut BTreeSet<(String, String)>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let e = e.unwrap();
-            let name = e.file_name().into_string().unwrap();
-            let path = if rel.is_empty() {
-                name.clone()
-            } else {
-                format!("{rel}/{name}")
-            };
-            if e.file_type().unwrap().is_dir() {
-                walk(&e.path(), &path, repo, out);
-            } else if eggcat_catalog::is_egg_file_name(&name) {
-                out.insert((repo.to_owned(), path));
-            }
-        }
-    }
-    let mut out = BTreeSet::new();
-    for e in std::fs::read_dir(root).unwrap() {
-        let e = e.unwrap();
-        let repo = e.file_name().into_string().unwrap();
-        walk(&e.path(), "", &repo, &mut out);
-    }
-    out
-}
 
 #[test]
 fn the_ten_shared_repositories() {
@@ -43,7 +15,7 @@ fn the_ten_shared_repositories() {
     let clock = Clock::new(1_763_000_000_000);
     let out = build(&data, sources.clone(), &clock);
 
-    let files = egg_files(&shared);
+    let files = shared_egg_files(&shared);
     let (hidden, expected): (BTreeSet<_>, BTreeSet<_>) =
         files.into_iter().partition(|(_, p)| p.starts_with('.'));
     assert_eq!(

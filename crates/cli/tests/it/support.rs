@@ -39,7 +39,7 @@ pub(crate) fn repo_from(src: &Path, dst: &Path) -> Repo {
     repo
 }
 
-fn copy_dir(src: &Path, dst: &Path) {
+pub(crate) fn copy_dir(src: &Path, dst: &Path) {
     std::fs::create_dir_all(dst).unwrap();
     for entry in std::fs::read_dir(src).unwrap() {
         let entry = entry.unwrap();
@@ -446,4 +446,73 @@ pub(crate) fn egg_yaml(name: &str) -> String {
 /// upstreams may differ in.
 pub(crate) fn is_build_report(path: &str) -> bool {
     path == "api/v1/_status.json" || path == "status/index.html"
+}
+
+/// Every egg-like file of the shared data (`shared`: one folder per repository): (repository,
+/// path inside it), the issue templates under `.github/` included.
+pub(crate) fn shared_egg_files(shared: &Path) -> std::collections::BTreeSet<(String, String)> {
+    fn walk(
+        dir: &Path,
+        rel: &str,
+        repo: &str,
+        out: &mut std::collections::BTreeSet<(String, String)>,
+    ) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let e = e.unwrap();
+            let name = e.file_name().into_string().unwrap();
+            let path = if rel.is_empty() {
+                name.clone()
+            } else {
+                format!("{rel}/{name}")
+            };
+            if e.file_type().unwrap().is_dir() {
+                walk(&e.path(), &path, repo, out);
+            } else if eggcat_catalog::is_egg_file_name(&name) {
+                out.insert((repo.to_owned(), path));
+            }
+        }
+    }
+    let mut out = std::collections::BTreeSet::new();
+    for e in std::fs::read_dir(shared).unwrap() {
+        let e = e.unwrap();
+        let repo = e.file_name().into_string().unwrap();
+        walk(&e.path(), "", &repo, &mut out);
+    }
+    out
+}
+
+/// `eggcat serve` (the binary) of `config` on 127.0.0.1:`port`, rebuilding every `refresh`;
+/// killed when dropped (a failed assertion must not leave it running).
+pub(crate) struct Serve(std::process::Child);
+
+impl Serve {
+    pub(crate) fn start(config: &Path, port: u16, refresh: &str) -> Serve {
+        Serve(
+            std::process::Command::new(env!("CARGO_BIN_EXE_eggcat"))
+                .args(["serve", "--refresh", refresh, "--listen"])
+                .arg(format!("127.0.0.1:{port}"))
+                .arg("--config")
+                .arg(config)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn()
+                .unwrap(),
+        )
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Waits until `done` holds, at most `limit` (then fails, naming `what`).
+pub(crate) fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !done() {
+        assert!(started.elapsed() < limit, "never: {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }

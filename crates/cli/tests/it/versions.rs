@@ -4,8 +4,7 @@
 //! once the egg is removed upstream, its older version's file answered `410` like the egg's
 //! other paths.
 
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use eggcat_catalog::wire::History;
 
@@ -21,25 +20,6 @@ fn paper(startup: &str) -> String {
     let mut egg: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     egg["startup"] = startup.into();
     serde_json::to_string_pretty(&egg).unwrap()
-}
-
-/// Kills the server when dropped (a failed assertion must not leave it running).
-struct Serve(Child);
-
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Waits (at most 60 s: a first build on a busy machine) until `done` holds.
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < Duration::from_secs(60), "never: {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
 }
 
 #[test]
@@ -58,22 +38,14 @@ fn serve_answers_each_versions_pelican_json_at_the_url_history_json_names() {
     );
     std::fs::write(&config, text).unwrap();
     let port = free_port();
-    let _serve = Serve(
-        Command::new(env!("CARGO_BIN_EXE_eggcat"))
-            .args(["serve", "--refresh", "1s", "--listen"])
-            .arg(format!("127.0.0.1:{port}"))
-            .arg("--config")
-            .arg(&config)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _serve = Serve::start(&config, port, "1s");
     let history_path = "/api/v1/eggs/eggs-paper/history.json";
     let served = |path: &str| {
         crate::hosts::request(port, "GET", path, &[], b"").is_ok_and(|a| a.status == 200)
     };
-    wait_until("the catalog is served", || served(history_path));
+    wait_until("the catalog is served", Duration::from_secs(60), || {
+        served(history_path)
+    });
     let history: History = serde_json::from_slice(&get(port, history_path).body).unwrap();
     let base = format!("http://127.0.0.1:{port}");
     let urls: Vec<&str> = history
@@ -102,7 +74,9 @@ fn serve_answers_each_versions_pelican_json_at_the_url_history_json_names() {
     repo.remove("games/egg-paper.json");
     repo.commit("Remove Paper");
     let older_path = older.strip_prefix(&base).unwrap().to_owned();
-    wait_until("the removed egg's version file is gone", || {
-        crate::hosts::request(port, "GET", &older_path, &[], b"").is_ok_and(|a| a.status == 410)
-    });
+    wait_until(
+        "the removed egg's version file is gone",
+        Duration::from_secs(60),
+        || crate::hosts::request(port, "GET", &older_path, &[], b"").is_ok_and(|a| a.status == 410),
+    );
 }
