@@ -300,35 +300,49 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
             Some(Ok(v)) => Some(v),
             _ => None,
         };
-        // The versions with an import file, newest first; the current file is the first.
-        let mut files: Vec<VersionFile> = Vec::new();
-        let mut at: Vec<usize> = Vec::new();
+        // The versions to compare with, newest first. The current file comes first, its hash
+        // made from its bytes: an egg unchanged within the history's window has no version in
+        // `history.json`, and the newest version may have no hash. Then every older version
+        // with a hash. `at[n]` is version n's index in `history.json`, where it has one (an
+        // older version always does).
+        let current_md5 = current
+            .as_ref()
+            .and_then(|c| eggcat_panels::update_check_md5(c.to_string().as_bytes()));
+        let mut files: Vec<VersionFile> = vec![VersionFile {
+            md5: current_md5.clone(),
+            file: current,
+        }];
+        let mut at: Vec<Option<usize>> = vec![versions.iter().position(|v| {
+            current_md5.is_some()
+                && v["pelicanUpdateCheckMd5"][database].as_str() == current_md5.as_deref()
+        })];
         for (i, v) in versions.iter().enumerate() {
-            if let Some(md5) = v["pelicanUpdateCheckMd5"][database].as_str() {
+            if let Some(md5) = v["pelicanUpdateCheckMd5"][database].as_str()
+                && Some(md5) != current_md5.as_deref()
+                && at[0].is_none_or(|c| i > c)
+            {
                 files.push(VersionFile {
                     md5: Some(md5.to_owned()),
                     file: None,
                 });
-                at.push(i);
+                at.push(Some(i));
             }
         }
-        if let (Some(first), Some(current)) = (files.first_mut(), current) {
-            first.file = Some(current);
-        }
         // An egg that matches no version's hash is edited: the older versions' files, where the
-        // catalog publishes them (`pelicanJson`), tell which version it came from.
+        // catalog publishes them (`pelicanJson`), tell which version it came from. The one
+        // found is certain only when the history reaches back to the egg's first version and
+        // every older file could be read: an egg older than the history read would otherwise
+        // be taken for the nearest version the catalog knows, upstream's old values for edits.
         let hash = eggcat_panels::update_check_md5(export.to_string().as_bytes());
-        let mut older_files = false;
+        let mut base_known = history["complete"] == true;
         if !files.iter().any(|f| f.md5.is_some() && f.md5 == hash) {
-            let urls: Vec<(usize, String)> = at
-                .iter()
-                .enumerate()
-                .skip(1)
-                .filter_map(|(n, &i)| {
-                    let url = versions[i]["pelicanJson"].as_str()?;
-                    Some((n, catalog_path(url)))
-                })
-                .collect();
+            let mut urls: Vec<(usize, String)> = Vec::new();
+            for (n, i) in at.iter().enumerate().skip(1) {
+                match i.and_then(|i| versions[i]["pelicanJson"].as_str()) {
+                    Some(url) => urls.push((n, catalog_path(url))),
+                    None => base_known = false,
+                }
+            }
             let got: Vec<_> = futures_util::stream::iter(
                 urls.iter()
                     .map(|(n, path)| async move { (*n, catalog.json(path).await) }),
@@ -349,14 +363,15 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
                         file["meta"]["update_url"] = url.clone();
                     }
                     files[n].file = Some(file);
-                    older_files = true;
+                } else {
+                    base_known = false;
                 }
             }
         }
         item["importFile"] = json!(file_name);
         let result = standing::standing(&export, &files);
         let version = |n: usize| -> Value {
-            let v = versions[at[n]];
+            let v = versions[at[n].expect("an older version is in history.json")];
             let mut out =
                 json!({"commit": v["commit"], "date": v["date"], "subject": v["subject"]});
             if v["pelicanJson"].is_string() {
@@ -366,7 +381,7 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
         };
         // The versions since version `n` (of `files`), with their changes.
         let since = |n: usize| -> (Value, Vec<Value>) {
-            let list: Vec<Value> = versions[..at[n]]
+            let list: Vec<Value> = versions[..at[n].expect("an older version is in history.json")]
                 .iter()
                 .map(|v| {
                     json!({"commit": v["commit"], "date": v["date"], "subject": v["subject"],
@@ -409,7 +424,7 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
             Standing::EditedLocally { edits } => {
                 item["state"] = json!("edited-locally");
                 item["edits"] = edits_json(&edits);
-                item["baseKnown"] = json!(older_files);
+                item["baseKnown"] = json!(base_known);
             }
             Standing::BehindAndEdited { base, edits } => {
                 let (list, resets) = since(base);
@@ -419,7 +434,7 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
                 item["resetsServerValues"] = json!(resets);
                 item["servers"] = servers();
                 item["edits"] = edits_json(&edits);
-                item["baseKnown"] = json!(true);
+                item["baseKnown"] = json!(base_known);
             }
             Standing::OtherOrder { has, reason } => {
                 item["state"] = json!(if has == 0 {

@@ -62,7 +62,7 @@ fn left_because(item: &Value) -> String {
         "up-to-date" => "up to date".to_owned(),
         "same-egg-other-order" => "up to date in substance (another order)".to_owned(),
         "edited-locally" if item["baseKnown"] == false => {
-            "edited, and the version it came from is unknown (the catalog publishes no older version's file): left as it is".to_owned()
+            "edited, and the version it came from is not certain (the catalog's history does not reach back to the egg's first version, or publishes no older version's file): left as it is".to_owned()
         }
         "edited-locally" => {
             "the current version with local edits: nothing to take from upstream, the edits stay"
@@ -180,6 +180,12 @@ async fn one(
     // of Pelican's own check); an edited one needs the file of the version it came from.
     let base = if item["state"] == "behind" {
         ours.clone()
+    } else if item["baseKnown"] == false {
+        e["outcome"] = json!("left");
+        e["why"] = json!(
+            "the version its edits were made on is not certain (the catalog's history does not reach back to the egg's first version, or an older version's file could not be read): a merge from a guessed base could keep upstream's old values as edits"
+        );
+        return Ok(());
     } else {
         match item["has"]["pelicanJson"].as_str() {
             Some(url) => match catalog.json(&crate::status::catalog_path(url)).await? {
@@ -303,8 +309,18 @@ async fn one(
         }
         return Ok(());
     }
-    // What the panel holds now, against what was meant.
-    let after = panel.export(id).await?;
+    // What the panel holds now, against what was meant. The import was accepted: a failure
+    // to read the egg back does not make it unwritten.
+    let after = match panel.export(id).await {
+        Ok(after) => after,
+        Err(err) => {
+            e["outcome"] = json!("updated");
+            e["why"] = json!(format!(
+                "the panel accepted the import, but reading the egg back to check it failed ({err}): `eggcat panel status` tells what it holds"
+            ));
+            return Ok(());
+        }
+    };
     let differs = standing::edits(&file, &after);
     if differs.is_empty() {
         e["outcome"] = json!("updated");

@@ -622,3 +622,116 @@ async fn an_egg_behind_says_which_servers_use_it_or_that_the_key_may_not_tell() 
         "the words for an egg name the permission too"
     );
 }
+
+/// The history eggcat reads is a window (`history_depth`): an egg unchanged within it has no
+/// version in `history.json`, and an egg imported long ago may be older than every version
+/// listed. Unedited and unchanged: up to date (its current file's hash made from the file).
+/// Edited, or older than the window: the version the edits were made on is not certain
+/// (`baseKnown: false`), and `update` leaves the egg rather than guess.
+#[tokio::test]
+async fn the_history_window_never_turns_into_unknown_or_a_guessed_base() {
+    let Some(src) = panels_src() else { return };
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, json!({"egg": 3, "server": 1}), "00000000-0000-4000-8000-000000000100", true),
+    ]});
+    let h = Harness::start(&src, &keys, true);
+    let files: Files = Arc::default();
+    let catalog_url = catalog_server(files.clone());
+    let seed = export(&h, 100);
+    let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
+    let mut ids = BTreeMap::new();
+    for (n, slug) in ["quiet", "quiet-edited", "ancient"].into_iter().enumerate() {
+        let mut v = seed.clone();
+        v["uuid"] = json!(format!("00000000-0000-4000-8000-{:012}", 960 + n));
+        v["name"] = json!(slug);
+        v["meta"]["update_url"] = json!(format!("{catalog_url}/api/v1/eggs/{slug}/pelican.json"));
+        let id = import(&h, &v);
+        let current = export(&h, id);
+        let history = if slug == "ancient" {
+            // The panel has a version older than the window; the one version listed is the
+            // current file's.
+            let mut old = current.clone();
+            old["description"] = json!("a description from before the window");
+            import(&h, &old);
+            json!({"slug": slug, "complete": false, "versions": [
+                {"commit": "c".repeat(40), "date": "2026-10-06T00:00:00.000Z", "subject": "now",
+                 "breaking": false, "changes": [],
+                 "pelicanUpdateCheckMd5": {"sqlite": md5(&current), "mariadb": md5(&current), "postgresql": md5(&current)},
+                 "pelicanJson": format!("{catalog_url}/api/v1/eggs/{slug}/pelican.json")}]})
+        } else {
+            if slug == "quiet-edited" {
+                let mut edited = current.clone();
+                edited["tags"] = json!(["modrinth_plugins"]);
+                import(&h, &edited);
+            }
+            json!({"slug": slug, "complete": false, "versions": []})
+        };
+        let mut f = files.lock().unwrap();
+        f.insert(
+            format!("/api/v1/eggs/{slug}/history.json"),
+            (200, history.to_string()),
+        );
+        f.insert(
+            format!("/api/v1/eggs/{slug}/pelican.json"),
+            (200, current.to_string()),
+        );
+        ids.insert(slug, id);
+    }
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/_index.json".to_owned(),
+        (200, "[]".to_owned()),
+    );
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), ADMIN).unwrap();
+    let client = Client::new(Config::new(
+        &h.url(),
+        Key::from_file(key_file.path()).unwrap(),
+    ))
+    .unwrap();
+    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let report = status(&client, &catalog).await.unwrap();
+    let egg = |slug: &str| {
+        report["eggs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["id"] == ids[slug])
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(egg("quiet")["state"], "up-to-date", "{report:#}");
+    let edited = egg("quiet-edited");
+    assert_eq!(edited["state"], "edited-locally", "{edited:#}");
+    assert_eq!(edited["baseKnown"], false, "{edited:#}");
+    let ancient = egg("ancient");
+    assert_eq!(ancient["state"], "edited-locally", "{ancient:#}");
+    assert_eq!(ancient["baseKnown"], false, "{ancient:#}");
+    check_schema(&report, "panel-status");
+    // update takes neither for a merge from a guessed base: both left, nothing written.
+    let data = tempfile::tempdir().unwrap();
+    let backups = eggcat_panel::backups::Backups::new(data.path(), client.url());
+    let before = export(&h, ids["ancient"]);
+    let updated = eggcat_panel::update::update(
+        &client,
+        &catalog,
+        &backups,
+        &eggcat_panel::update::Options::default(),
+    )
+    .await
+    .unwrap();
+    for slug in ["quiet-edited", "ancient"] {
+        let e = updated["eggs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["id"] == ids[slug])
+            .unwrap();
+        assert_eq!(e["outcome"], "left", "{e:#}");
+        assert!(e["why"].as_str().unwrap().contains("not certain"), "{e:#}");
+    }
+    assert_eq!(
+        eggcat_panels::standing::edits(&before, &export(&h, ids["ancient"])),
+        []
+    );
+    assert_eq!(backups.list(None).unwrap(), []);
+}

@@ -506,7 +506,7 @@ fn table(report: &Value, colour: bool) -> String {
             ));
         }
         if e["baseKnown"] == false {
-            lines.push("compared with the current version only (older versions' files are not published): edits may include upstream's changes since".to_owned());
+            lines.push("the version these edits were made on is not certain (the catalog's history does not reach back to the egg's first version, or an older version's file could not be read): the edits may include upstream's changes since, and `panel update` leaves the egg".to_owned());
         }
         for key in ["reason", "why"] {
             if let Some(t) = e[key].as_str() {
