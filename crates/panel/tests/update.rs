@@ -96,7 +96,7 @@ fn scene_egg(
     let version_url =
         |v: &str| format!("{catalog_url}/api/v1/eggs/{slug}/versions/{v}/pelican.json");
     let (kind, text, breaking) = change;
-    let history = json!({"slug": slug, "versions": [
+    let history = json!({"slug": slug, "complete": true, "versions": [
         {"commit": "b".repeat(40), "date": "2026-10-06T00:00:00.000Z", "subject": "v2",
          "breaking": breaking, "changes": [{"kind": kind, "text": text, "breaking": breaking}],
          "pelicanUpdateCheckMd5": {"sqlite": md5(&e2), "mariadb": "0".repeat(32), "postgresql": md5(&e2)},
