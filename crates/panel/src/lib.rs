@@ -84,10 +84,19 @@ pub struct Config {
     pub timeout: Duration,
     /// Requests at once, at most.
     pub in_flight: usize,
+    /// The longest wait a panel's `429` may ask (`Retry-After`) that the client waits out and
+    /// then sends the request again (at most [`RETRIES`] times); a longer one, or none, is an
+    /// error. Zero: never wait.
+    pub wait_limit: Duration,
 }
 
+/// How many times one request is sent again after a `429` that asked to wait.
+pub const RETRIES: usize = 10;
+
 impl Config {
-    /// A config with the defaults: 30 s a request, 4 requests at once.
+    /// A config with the defaults: 30 s a request, 4 requests at once, a `429`'s wait of up to
+    /// 60 s waited out (Pelican's default limit is 256 requests a minute per user: a panel with
+    /// more eggs than that answers `429` part way, and its `Retry-After` is at most a minute).
     pub fn new(url: &str, key: Key) -> Config {
         Config {
             url: url.trim_end_matches('/').to_owned(),
@@ -95,6 +104,7 @@ impl Config {
             ca_file: None,
             timeout: Duration::from_secs(30),
             in_flight: 4,
+            wait_limit: Duration::from_secs(60),
         }
     }
 }
@@ -430,18 +440,36 @@ impl Client {
         (needs, permission): (&str, &str),
         ok: u16,
     ) -> Result<Vec<u8>, PanelError> {
-        let response = request
+        let request = request
             .header("Accept", "application/json")
-            .bearer_auth(&self.config.key.0)
-            .send()
-            .await
-            .map_err(|e| self.transport(&e))?;
-        let status = response.status().as_u16();
-        let retry_after = response
-            .headers()
-            .get("retry-after")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse().ok());
+            .bearer_auth(&self.config.key.0);
+        let mut retries = 0;
+        let (status, retry_after, response) = loop {
+            // A request with a body of bytes can always be cloned.
+            let attempt = request
+                .try_clone()
+                .expect("a request that can be sent again");
+            let response = attempt.send().await.map_err(|e| self.transport(&e))?;
+            let status = response.status().as_u16();
+            let retry_after: Option<u64> = response
+                .headers()
+                .get("retry-after")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.trim().parse().ok());
+            // A throttled request never reached the controller (the throttle is middleware
+            // before it), so sending it again, an import too, does it once.
+            match retry_after {
+                Some(wait)
+                    if status == 429
+                        && retries < RETRIES
+                        && Duration::from_secs(wait) <= self.config.wait_limit =>
+                {
+                    retries += 1;
+                    tokio::time::sleep(Duration::from_secs(wait.max(1))).await;
+                }
+                _ => break (status, retry_after, response),
+            }
+        };
         let body = response
             .bytes()
             .await

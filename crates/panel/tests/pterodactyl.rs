@@ -44,11 +44,15 @@ fn keys() -> Value {
 }
 
 fn client(h: &Harness, token: &str) -> Client {
+    Client::new(client_config(h, token)).unwrap()
+}
+
+fn client_config(h: &Harness, token: &str) -> Config {
     let key_file = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(key_file.path(), token).unwrap();
     let mut config = Config::new(&h.url(), Key::from_file(key_file.path()).unwrap());
     config.timeout = Duration::from_secs(20);
-    Client::new(config).unwrap()
+    config
 }
 
 /// A corpus egg in the test's catalog: its slug, its `pterodactyl.json` as eggcat publishes it
@@ -438,7 +442,11 @@ async fn refusals_and_failures_are_errors_not_states() {
         &json!({"rate_limit": 3, "keys": [key(FLOOD, 2, json!({"r_nests": 1, "r_eggs": 1}),
             "00000000-0000-4000-8000-000000000104", true)]}),
     );
-    let e = status(&client(&slow, FLOOD), &catalog).await.unwrap_err();
+    let mut never_waits = client_config(&slow, FLOOD);
+    never_waits.wait_limit = Duration::ZERO;
+    let e = status(&Client::new(never_waits).unwrap(), &catalog)
+        .await
+        .unwrap_err();
     assert!(
         matches!(
             e,

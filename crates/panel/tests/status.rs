@@ -735,3 +735,75 @@ async fn the_history_window_never_turns_into_unknown_or_a_guessed_base() {
     );
     assert_eq!(backups.list(None).unwrap(), []);
 }
+
+/// A panel whose limit is lower than the requests a run makes (Pelican's default is 256 a
+/// minute, and `status` asks for one export per egg): the `429`s' waits are waited out and the
+/// requests sent again, so the report is whole, not an error. Here a limit of 8 requests per 2
+/// seconds against 20 eggs.
+#[tokio::test]
+async fn a_panel_that_throttles_is_waited_out_not_given_up() {
+    let Some(src) = panels_src() else { return };
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, json!({"egg": 3, "server": 1}), "00000000-0000-4000-8000-000000000100", true),
+    ]});
+    let h = Harness::start(&src, &keys, true);
+    let files: Files = Arc::default();
+    let catalog_url = catalog_server(files.clone());
+    let seed = export(&h, 100);
+    let mut ids = Vec::new();
+    for n in 0..20u32 {
+        let slug = format!("t-{n}");
+        let mut v = seed.clone();
+        v["uuid"] = json!(format!("00000000-0000-4000-8000-{:012}", 980 + n));
+        v["name"] = json!(slug);
+        v["meta"]["update_url"] = json!(format!("{catalog_url}/api/v1/eggs/{slug}/pelican.json"));
+        let id = import(&h, &v);
+        let file = export(&h, id);
+        let mut f = files.lock().unwrap();
+        f.insert(
+            format!("/api/v1/eggs/{slug}/history.json"),
+            (
+                200,
+                json!({"slug": slug, "complete": true, "versions": []}).to_string(),
+            ),
+        );
+        f.insert(
+            format!("/api/v1/eggs/{slug}/pelican.json"),
+            (200, file.to_string()),
+        );
+        ids.push(id);
+    }
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/_index.json".to_owned(),
+        (200, "[]".to_owned()),
+    );
+    // The limit comes down once the panel is set up (the harness reads its keys per request).
+    let state = h.log.parent().unwrap();
+    let mut slow = keys.clone();
+    slow["rate_limit"] = json!(8);
+    slow["rate_window"] = json!(2);
+    std::fs::write(state.join("keys.json"), slow.to_string()).unwrap();
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), ADMIN).unwrap();
+    let client = Client::new(Config::new(
+        &h.url(),
+        Key::from_file(key_file.path()).unwrap(),
+    ))
+    .unwrap();
+    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let report = status(&client, &catalog).await.unwrap();
+    for id in &ids {
+        let e = report["eggs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["id"] == *id)
+            .unwrap();
+        assert_eq!(e["state"], "up-to-date", "{e:#}");
+    }
+    let throttled = std::fs::read_to_string(state.join("throttled.log")).unwrap_or_default();
+    assert!(
+        throttled.lines().count() > 0,
+        "the panel never said 429: nothing was tested"
+    );
+}

@@ -9,7 +9,8 @@
 //
 // Environment: EGGCAT_PANELS_SRC (../shared/panels-src), EGGCAT_DB (boot.php; SQLite must be a
 // file here: each request is a run of this script), EGGCAT_API_KEYS (the keys, api_stand_ins.php,
-// and `rate_limit`, requests per minute per user, Pelican's default 256) and EGGCAT_API_STATE (a
+// `rate_limit`, requests per window per user, Pelican's default 256, and `rate_window`, the
+// window in seconds, Laravel's minute unless a test makes it shorter) and EGGCAT_API_STATE (a
 // folder for the rate limiter's counts and the `public` disk, where the eggs' icons are kept).
 //
 // The data path is Pelican's own code, run unchanged: EggImporterService::fromContent (import),
@@ -101,16 +102,18 @@ function eggcat_api_invalid(Illuminate\Validation\ValidationException $e): Eggca
  * ThrottleRequests with RouteServiceProvider's `api.application` limiter: `rate_limit`
  * requests a minute per user (its uuid); the headers Laravel sets.
  */
-function eggcat_api_throttle(array $user, int $limit): array
+function eggcat_api_throttle(array $user, int $limit, int $window = 60): array
 {
     $dir = getenv('EGGCAT_API_STATE') ?: sys_get_temp_dir();
     $file = fopen("$dir/throttle-" . md5($user['uuid']), 'c+');
     flock($file, LOCK_EX);
     $now = time();
-    $hits = array_values(array_filter(json_decode(stream_get_contents($file) ?: '[]', true), fn ($t) => $t > $now - 60));
+    $hits = array_values(array_filter(json_decode(stream_get_contents($file) ?: '[]', true), fn ($t) => $t > $now - $window));
     if (count($hits) >= $limit) {
         flock($file, LOCK_UN);
-        $retry = max(1, $hits[0] + 60 - $now);
+        $retry = max(1, $hits[0] + $window - $now);
+        // Counted for the tests (how many requests the limit turned away).
+        file_put_contents("$dir/throttled.log", "$now\n", FILE_APPEND);
         throw new EggcatHttpError(429, 'ThrottleRequestsException', 'Too Many Attempts.', [
             'Retry-After' => $retry, 'X-RateLimit-Limit' => $limit, 'X-RateLimit-Remaining' => 0,
         ]);
@@ -261,7 +264,7 @@ function eggcat_api_handle(string $method, string $uri, array $headers, string $
             }
         }
         $config = json_decode(file_get_contents(getenv('EGGCAT_API_KEYS')), true);
-        $limits = eggcat_api_throttle($key->user, $config['rate_limit'] ?? 256);
+        $limits = eggcat_api_throttle($key->user, $config['rate_limit'] ?? 256, $config['rate_window'] ?? 60);
         // SubstituteBindings.
         $egg = $column === null ? null : eggcat_api_egg($column, $parameter);
         // AuthenticateApplicationUser.
