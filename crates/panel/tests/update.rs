@@ -362,7 +362,7 @@ async fn update_merges_keeps_edits_asks_consent_and_restore_puts_back() {
         json!([
             "tags",
             "features",
-            "docker_images",
+            "docker_images.Java 17",
             "variables.SERVER_JARFILE.default_value",
             "variables.SERVER_JARFILE.rules"
         ]),

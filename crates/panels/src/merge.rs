@@ -1,7 +1,9 @@
 //! The three-way merge `eggcat panel update` makes of a panel's egg (issue 37, §3): the
 //! version the panel came from as the base, the catalog's current file as theirs, the panel's
-//! export as ours, per field (top-level keys; `config.*` and `meta.*` each their own) and per
-//! variable (by `env_variable`, each of its fields). A field only the admin changed keeps the
+//! export as ours, per field (top-level keys; each key of `config`, `meta`, `docker_images` and
+//! `startup_commands` its own field; `tags` and `features` as sets, where what either side
+//! added is in and what either removed is out, never a conflict) and per variable (by
+//! `env_variable`, each of its fields). A field only the admin changed keeps the
 //! admin's value; a field only upstream changed takes upstream's; both changed it differently
 //! is a conflict, which keeps the panel's value unless a side is chosen. A variable one side
 //! removed is removed when the other left it as it was, else a conflict.
@@ -70,7 +72,14 @@ pub fn merge(base: &Value, ours: &Value, theirs: &Value, prefer: Option<Side>) -
                 prefer,
                 &mut m,
             ))),
-            "config" | "meta" => {
+            "tags" | "features" if lists_of_text([b.get(&key), o.get(&key), t.get(&key)]) => {
+                set(&key, b.get(&key), o.get(&key), t.get(&key), &mut m)
+            }
+            "config" | "meta" | "docker_images" | "startup_commands"
+                if [b.get(&key), o.get(&key), t.get(&key)]
+                    .iter()
+                    .all(|v| v.is_none_or(|v| v.is_object() || v.is_null())) =>
+            {
                 fn sub<'a>(
                     v: Option<&'a Value>,
                     empty: &'a Map<String, Value>,
@@ -95,7 +104,12 @@ pub fn merge(base: &Value, ours: &Value, theirs: &Value, prefer: Option<Side>) -
                         merged.insert(k, v);
                     }
                 }
-                Some(Value::Object(merged))
+                // Nothing left: as theirs has it (`null`, or absent where upstream removed it).
+                if merged.is_empty() && t.get(&key).is_none_or(Value::is_null) {
+                    t.get(&key).cloned()
+                } else {
+                    Some(Value::Object(merged))
+                }
             }
             _ => unit(&key, b.get(&key), o.get(&key), t.get(&key), prefer, &mut m),
         };
@@ -105,6 +119,65 @@ pub fn merge(base: &Value, ours: &Value, theirs: &Value, prefer: Option<Side>) -
     }
     m.file = Value::Object(out);
     m
+}
+
+/// Whether every side that has the field holds a list of texts, or nothing (`null`).
+fn lists_of_text(sides: [Option<&Value>; 3]) -> bool {
+    sides.iter().all(|v| {
+        v.is_none_or(|v| {
+            v.is_null() || v.as_array().is_some_and(|a| a.iter().all(Value::is_string))
+        })
+    })
+}
+
+/// A list of texts taken as a set (`tags`, `features`), three ways: what either side added is
+/// in, what either side removed is out; theirs' order, then what only ours added. Never a
+/// conflict: an admin's added tag and upstream's added tag are both kept. `null` is the empty
+/// set; nothing left is as theirs has it (`null`, or absent where upstream removed the field).
+fn set(
+    field: &str,
+    b: Option<&Value>,
+    o: Option<&Value>,
+    t: Option<&Value>,
+    m: &mut Merged,
+) -> Option<Value> {
+    fn items(v: Option<&Value>) -> Vec<&str> {
+        v.and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect()
+    }
+    let (bs, os, ts) = (items(b), items(o), items(t));
+    let ours_removed = |x: &&str| bs.contains(x) && !os.contains(x);
+    let mut out: Vec<&str> = Vec::new();
+    for x in ts.iter().filter(|x| !ours_removed(x)) {
+        if !out.contains(x) {
+            out.push(x);
+        }
+    }
+    for x in os.iter().filter(|x| !bs.contains(x)) {
+        if !out.contains(x) {
+            out.push(x);
+        }
+    }
+    let changed = |side: &[&str]| {
+        let mut a = side.to_vec();
+        let mut c = bs.clone();
+        a.sort_unstable();
+        c.sort_unstable();
+        a != c
+    };
+    if changed(&os) {
+        m.kept_ours.push(field.to_owned());
+    }
+    if changed(&ts) {
+        m.took_theirs.push(field.to_owned());
+    }
+    if out.is_empty() && t.is_none_or(Value::is_null) {
+        return t.cloned();
+    }
+    Some(Value::Array(out.into_iter().map(Value::from).collect()))
 }
 
 /// The keys of `t`, then those only `o` has, then those only `b` has, each once.
@@ -312,6 +385,55 @@ mod tests {
         assert_eq!(m.file["variables"][1]["default_value"], "y");
         let m = merge(&base, &ours, &theirs, Some(Side::Theirs));
         assert_eq!(m.file["variables"].as_array().unwrap().len(), 1);
+    }
+
+    #[test]
+    fn an_added_image_and_tag_survive_upstream_changing_others() {
+        let mut base = egg(json!(["a"]), "stop", vec![var("A", "1", "s")]);
+        base["docker_images"] = json!({"Java 17": "j:17", "Java 21": "j:21"});
+        base["features"] = Value::Null;
+        // The admin added an image, a tag and a feature; upstream moved Java 21 on, dropped
+        // Java 17, and added a tag of its own.
+        let mut ours = base.clone();
+        ours["docker_images"]["Local"] = json!("ghcr.io/me/local:1");
+        ours["tags"] = json!(["a", "modrinth_plugins"]);
+        ours["features"] = json!(["eula"]);
+        let mut theirs = base.clone();
+        theirs["docker_images"] = json!({"Java 21": "j:21b"});
+        theirs["tags"] = json!(["a", "upstream"]);
+        let m = merge(&base, &ours, &theirs, None);
+        assert!(m.conflicts.is_empty(), "{:?}", m.conflicts);
+        assert_eq!(
+            m.file["docker_images"],
+            json!({"Java 21": "j:21b", "Local": "ghcr.io/me/local:1"})
+        );
+        assert_eq!(m.file["tags"], json!(["a", "upstream", "modrinth_plugins"]));
+        assert_eq!(m.file["features"], json!(["eula"]));
+        assert_eq!(
+            m.kept_ours,
+            ["tags", "docker_images.Local", "features"],
+            "{m:?}"
+        );
+        assert_eq!(
+            m.took_theirs,
+            ["tags", "docker_images.Java 21", "docker_images.Java 17"]
+        );
+        // A tag the admin removed stays removed; one upstream removed goes.
+        let mut ours = base.clone();
+        ours["tags"] = json!([]);
+        let m = merge(&base, &ours, &base, None);
+        assert_eq!(m.file["tags"], json!([]));
+        // Nothing anywhere stays null.
+        let m = merge(&base, &base, &base, None);
+        assert_eq!(m.file["features"], Value::Null);
+        // Upstream dropped the images and the tags, which the admin left alone: gone.
+        let mut theirs = base.clone();
+        let t = theirs.as_object_mut().unwrap();
+        t.remove("docker_images");
+        t.remove("tags");
+        let m = merge(&base, &base, &theirs, None);
+        assert!(m.file.get("docker_images").is_none(), "{:?}", m.file);
+        assert!(m.file.get("tags").is_none(), "{:?}", m.file);
     }
 
     #[test]
