@@ -328,6 +328,15 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
                 at.push(Some(i));
             }
         }
+        // An egg imported from the egg's `pelican.yaml`, or the former `pelican-postgresql.json`
+        // (now a redirect to `pelican.json`), names that file: the same egg, compared as if it
+        // named the file of its database.
+        let export = same_egg_url(
+            export,
+            catalog.url(),
+            &slug,
+            files[0].file.as_ref().map(|f| &f["meta"]["update_url"]),
+        );
         // An egg that matches no version's hash is edited: the older versions' files, where the
         // catalog publishes them (`pelicanJson`), tell which version it came from. The one
         // found is certain only when the history reaches back to the egg's first version and
@@ -472,6 +481,29 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
     report["counts"] = Value::Object(counts);
     report["eggs"] = Value::Array(out);
     Ok(report)
+}
+
+/// `export` with its `meta.update_url` set to `file_url` (the catalog's file for the panel's
+/// database) when it names the egg's `pelican.yaml` or the former `pelican-postgresql.json` in
+/// the catalog at `catalog`: a URL of the same egg's files, no edit of the admin's.
+pub(crate) fn same_egg_url(
+    mut export: Value,
+    catalog: &str,
+    slug: &str,
+    file_url: Option<&Value>,
+) -> Value {
+    let url = export["meta"]["update_url"].as_str().unwrap_or("");
+    if let (Some(from), Some(file_url)) = (standing::from_catalog(url, catalog), file_url)
+        && from.slug == slug
+        && matches!(
+            from.file.as_str(),
+            "pelican.yaml" | "pelican-postgresql.json"
+        )
+        && file_url.is_string()
+    {
+        export["meta"]["update_url"] = file_url.clone();
+    }
+    export
 }
 
 /// The path in the catalog of a URL `history.json` gives (absolute under the catalog's

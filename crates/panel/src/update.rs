@@ -176,6 +176,15 @@ async fn one(
             return Ok(());
         }
     };
+    // Named by the egg's `pelican.yaml` or the former `pelican-postgresql.json`: the same egg;
+    // the update points it at the file for its database, as `status` compares it.
+    let exported = ours.clone();
+    let ours = crate::status::same_egg_url(
+        ours,
+        catalog.url(),
+        slug,
+        Some(&theirs["meta"]["update_url"]),
+    );
     // The base: an unedited egg is its version's file (its export is that file, the premise
     // of Pelican's own check); an edited one needs the file of the version it came from.
     let base = if item["state"] == "behind" {
@@ -293,7 +302,7 @@ async fn one(
             .is_some_and(|now| standing::edits(&file, now).is_empty());
         let untouched = now
             .as_ref()
-            .is_some_and(|now| standing::edits(&ours, now).is_empty());
+            .is_some_and(|now| standing::edits(&exported, now).is_empty());
         e["outcome"] = json!(if written { "updated" } else { "failed" });
         e["why"] = json!(if written {
             format!("the import answered with an error ({err}), but the panel holds the merged egg")

@@ -807,3 +807,124 @@ async fn a_panel_that_throttles_is_waited_out_not_given_up() {
         "the panel never said 429: nothing was tested"
     );
 }
+
+/// An egg imported from the egg's `pelican.yaml` (the page lists it) or the former
+/// `pelican-postgresql.json` names that file: the same egg as `pelican.json`, up to date when
+/// unedited, not an egg with an edited `update_url`; `update` points a behind one at the file
+/// for its database.
+#[tokio::test]
+async fn an_egg_imported_from_the_yaml_file_is_the_same_egg() {
+    let Some(src) = panels_src() else { return };
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, json!({"egg": 3, "server": 1}), "00000000-0000-4000-8000-000000000100", true),
+    ]});
+    let h = Harness::start(&src, &keys, true);
+    let files: Files = Arc::default();
+    let catalog_url = catalog_server(files.clone());
+    let seed = export(&h, 100);
+    let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
+    let mut ids = BTreeMap::new();
+    for (n, (slug, named)) in [
+        ("yaml-current", "pelican.yaml"),
+        ("pg-current", "pelican-postgresql.json"),
+        ("yaml-behind", "pelican.yaml"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let url = |name: &str| format!("{catalog_url}/api/v1/eggs/{slug}/{name}");
+        let mut v = seed.clone();
+        v["uuid"] = json!(format!("00000000-0000-4000-8000-{:012}", 990 + n));
+        v["name"] = json!(slug);
+        v["meta"]["update_url"] = json!(url("pelican.json"));
+        let id = import(&h, &v);
+        let current = export(&h, id);
+        let mut old = current.clone();
+        old["description"] = json!("the older description");
+        // The panel's egg names the other file.
+        let mut on_panel = if slug == "yaml-behind" {
+            old.clone()
+        } else {
+            current.clone()
+        };
+        on_panel["meta"]["update_url"] = json!(url(named));
+        import(&h, &on_panel);
+        let history = json!({"slug": slug, "complete": true, "versions": [
+            {"commit": "b".repeat(40), "date": "2026-10-06T00:00:00.000Z", "subject": "now",
+             "breaking": false, "changes": [{"kind": "description_changed", "text": "description changed", "breaking": false}],
+             "pelicanUpdateCheckMd5": {"sqlite": md5(&current), "mariadb": md5(&current), "postgresql": md5(&current)},
+             "pelicanJson": url("pelican.json")},
+            {"commit": "a".repeat(40), "date": "2026-09-06T00:00:00.000Z", "subject": "before",
+             "breaking": false, "changes": [],
+             "pelicanUpdateCheckMd5": {"sqlite": md5(&old), "mariadb": md5(&old), "postgresql": md5(&old)},
+             "pelicanJson": url("versions/a/pelican.json")}]});
+        let mut f = files.lock().unwrap();
+        let path = |name: &str| format!("/api/v1/eggs/{slug}/{name}");
+        f.insert(path("history.json"), (200, history.to_string()));
+        f.insert(path("pelican.json"), (200, current.to_string()));
+        f.insert(path("versions/a/pelican.json"), (200, old.to_string()));
+        ids.insert(slug, (id, url("pelican.json")));
+    }
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/_index.json".to_owned(),
+        (200, "[]".to_owned()),
+    );
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), ADMIN).unwrap();
+    let client = Client::new(Config::new(
+        &h.url(),
+        Key::from_file(key_file.path()).unwrap(),
+    ))
+    .unwrap();
+    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let report = status(&client, &catalog).await.unwrap();
+    let state = |report: &Value, slug: &str| {
+        report["eggs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["id"] == ids[slug].0)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        state(&report, "yaml-current")["state"],
+        "up-to-date",
+        "{report:#}"
+    );
+    assert_eq!(
+        state(&report, "pg-current")["state"],
+        "up-to-date",
+        "{report:#}"
+    );
+    assert_eq!(
+        state(&report, "yaml-behind")["state"],
+        "behind",
+        "{report:#}"
+    );
+    let data = tempfile::tempdir().unwrap();
+    let backups = eggcat_panel::backups::Backups::new(data.path(), client.url());
+    let updated = eggcat_panel::update::update(
+        &client,
+        &catalog,
+        &backups,
+        &eggcat_panel::update::Options::default(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        state(&updated, "yaml-behind")["outcome"],
+        "updated",
+        "{updated:#}"
+    );
+    let (id, json_url) = &ids["yaml-behind"];
+    let now = export(&h, *id);
+    assert_eq!(now["meta"]["update_url"], json!(json_url));
+    assert_eq!(now["description"], seed["description"]);
+    let again = status(&client, &catalog).await.unwrap();
+    assert_eq!(
+        state(&again, "yaml-behind")["state"],
+        "up-to-date",
+        "{again:#}"
+    );
+}
