@@ -1,6 +1,7 @@
 //! The panel's exports that `eggcat panel update` saves before it writes an egg, and that
 //! `eggcat panel restore` puts back: `{data_dir}/panel-backups/{panel}/{egg id}/{time}.json`,
-//! where `{panel}` is the panel's host and port (`panel.example.org_443`) and `{time}` the UTC
+//! where `{panel}` is the panel's host and port, and its path if it has one
+//! (`panel.example.org_443`, `example.org_443_pelican`), and `{time}` the UTC
 //! time of the save (`2026-11-29T01-30-00.123Z`: RFC 3339 with `-` for `:`, so that it sorts
 //! and is a valid file name everywhere). Each file is the export exactly as the panel sent it.
 //! Written whole or not at all (a temporary file renamed into place); never deleted by eggcat.
@@ -29,7 +30,8 @@ impl Backups {
     /// The backups of the panel at `panel_url` under `data_dir`.
     pub fn new(data_dir: &Path, panel_url: &str) -> Backups {
         let rest = panel_url.split_once("://").map_or(panel_url, |(_, r)| r);
-        let authority = rest.split('/').next().unwrap_or(rest);
+        let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+        let path = path.trim_matches('/');
         let default_port = if panel_url.starts_with("https:") {
             "443"
         } else {
@@ -39,7 +41,13 @@ impl Backups {
             Some((h, p)) if !p.contains(']') => (h, p),
             _ => (authority, default_port),
         };
-        let name: String = format!("{host}_{port}")
+        // Two panels on one host under different paths keep their backups apart.
+        let name = if path.is_empty() {
+            format!("{host}_{port}")
+        } else {
+            format!("{host}_{port}_{path}")
+        };
+        let name: String = name
             .chars()
             .map(|c| {
                 if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
@@ -136,6 +144,16 @@ mod tests {
         assert!(b.dir().ends_with("panel-backups/panel.example.org_443"));
         let local = Backups::new(tmp.path(), "http://127.0.0.1:8080/");
         assert!(local.dir().ends_with("panel-backups/127.0.0.1_8080"));
+        let under = Backups::new(tmp.path(), "https://example.org/panels/a/");
+        assert!(
+            under
+                .dir()
+                .ends_with("panel-backups/example.org_443_panels_a")
+        );
+        assert_ne!(
+            under.dir(),
+            Backups::new(tmp.path(), "https://example.org/panels/b").dir()
+        );
         assert_eq!(b.list(None).unwrap(), []);
         let first = b.save(7, b"{\"a\":1}").unwrap();
         let second = b.save(7, b"{\"a\":2}").unwrap();

@@ -589,7 +589,18 @@ fn pelican_error(body: &[u8]) -> (String, String) {
 
 /// https, or http to a loopback address; no credentials, query or fragment in it.
 pub(crate) fn check_url(url: &str) -> Result<(), PanelError> {
-    let bad = |why: &str| Err(PanelError::Config(format!("the panel URL {url:?} {why}")));
+    // The URL as shown: without what might be a secret typed into it (credentials, a query).
+    let shown = {
+        let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+        let rest = rest.rsplit_once('@').map_or(rest, |(_, host)| host);
+        let rest = rest.split(['?', '#']).next().unwrap_or(rest);
+        if scheme.is_empty() {
+            rest.to_owned()
+        } else {
+            format!("{scheme}://{rest}")
+        }
+    };
+    let bad = |why: &str| Err(PanelError::Config(format!("the panel URL {shown:?} {why}")));
     let Some((scheme, rest)) = url.split_once("://") else {
         return bad("is not an absolute URL (https://panel.example.org)");
     };
@@ -634,6 +645,15 @@ mod tests {
             "http://localhost",
         ] {
             assert!(check_url(ok).is_ok(), "{ok}");
+        }
+        // What might be a key typed into the URL is never repeated.
+        for secret in [
+            "https://ptla_secret:pw@panel.example.org",
+            "https://panel.example.org/?key=ptla_secret",
+        ] {
+            let said = check_url(secret).unwrap_err().to_string();
+            assert!(!said.contains("ptla_secret"), "{said}");
+            assert!(said.contains("panel.example.org"), "{said}");
         }
         for bad in [
             "http://panel.example.org",
