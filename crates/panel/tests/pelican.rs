@@ -212,3 +212,58 @@ fn plain_http_to_another_host_and_a_bad_ca_file_are_refused() {
     let err = Client::new(config).unwrap_err();
     assert!(err.to_string().contains("not a PEM certificate"), "{err}");
 }
+
+/// https as a panel serves it: nginx with a certificate from a test CA in front of the panel.
+/// A client that does not trust that CA refuses the connection (the certificate checked, never
+/// an answer); the panel's own CA file (`ca_file`, `--ca-file`) makes the same panel work.
+#[tokio::test]
+async fn https_is_verified_and_a_panels_own_ca_is_trusted_when_given() {
+    let Some(src) = panels_src() else { return };
+    if !eggcat_testkit::tls::tools("a panel over https") {
+        return;
+    }
+    let keys = json!({"rate_limit": 1000, "keys": [
+        key(ADMIN, 2, json!({"egg": 3}), "00000000-0000-4000-8000-000000000100", true),
+    ]});
+    let harness = Harness::start(&src, &keys, true);
+    let dir = tempfile::tempdir().unwrap();
+    let certs = eggcat_testkit::tls::certificates(dir.path(), &["localhost"]);
+    let bin = eggcat_testkit::nginx::binary().unwrap();
+    let (cert, key_file) = (certs.cert.display(), certs.key.display());
+    let panel_port = harness.port;
+    let nginx = eggcat_testkit::nginx::Nginx::start(&bin, &dir.path().join("nginx"), |port| {
+        format!(
+            "  server {{\n    listen 127.0.0.1:{port} ssl;\n    server_name localhost;\n    \
+             ssl_certificate {cert};\n    ssl_certificate_key {key_file};\n    \
+             location / {{ proxy_pass http://127.0.0.1:{panel_port}; }}\n  }}\n"
+        )
+    });
+    let url = format!("https://localhost:{}", nginx.port);
+    let with = |ca: Option<&std::path::Path>| {
+        let key_file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(key_file.path(), ADMIN).unwrap();
+        let mut config = Config::new(&url, Key::from_file(key_file.path()).unwrap());
+        config.timeout = Duration::from_secs(20);
+        config.ca_file = ca.map(std::path::Path::to_path_buf);
+        Client::new(config).unwrap()
+    };
+    let err = with(None).eggs().await.unwrap_err();
+    assert!(
+        matches!(&err, PanelError::Transport(t) if t.contains("certificate")),
+        "{err:?}"
+    );
+    let eggs = with(Some(&certs.ca)).eggs().await.unwrap();
+    assert!(eggs.iter().any(|e| e.id == 100), "{eggs:?}");
+    // The request went through nginx, over TLS, with the key.
+    assert!(
+        nginx
+            .requests()
+            .iter()
+            .any(|r| r.uri == "/api/application/eggs?include=servers"
+                && r.authorization
+                    .as_deref()
+                    .is_some_and(|a| a.starts_with("Bearer "))),
+        "{:?}",
+        nginx.requests()
+    );
+}
