@@ -10,11 +10,14 @@
 //! state as constructed; `update` must leave, as the panel's own export shows it, the merge
 //! expected for each egg (upstream's change taken, every local edit kept); `status` then says
 //! so; every `restore` gives back the export saved before (identical but for `exported_at`; on
-//! PostgreSQL, in substance).
+//! PostgreSQL, in substance). On each database, before that: a key that may not write (the
+//! permission named, nothing changed), and a panel that does not answer one import (that egg
+//! as it was, every other updated, the next run finishes it).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -25,6 +28,8 @@ use crate::pelican_api::{self, Fault, Harness, key};
 use crate::support::*;
 
 const ADMIN: &str = "papp_fixture0001fixtureapplicationtokenvalue0001";
+/// A key that may read eggs but not write them.
+const READ_ONLY: &str = "papp_readonly001readonlytokenvalue000000000000001";
 
 /// The states, each egg's by [`state_of`].
 const STATES: [&str; 8] = [
@@ -169,12 +174,12 @@ fn export(h: &Harness, id: u64) -> Value {
     .json()
 }
 
-fn eggcat(args: &[&str], data_dir: &Path) -> Output {
+fn eggcat(args: &[&str], data_dir: &Path, key: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_eggcat"))
         .args(args)
         .arg("--data-dir")
         .arg(data_dir)
-        .env("EGGCAT_PANEL_KEY", ADMIN)
+        .env("EGGCAT_PANEL_KEY", key)
         .output()
         .unwrap()
 }
@@ -399,6 +404,7 @@ fn status_update_and_restore_on_the_corpus_on_pelicans_own_code() {
 
     let keys = json!({"rate_limit": 100000, "keys": [
         key(ADMIN, 2, json!({"egg": 3, "server": 1}), "00000000-0000-4000-8000-000000000100", true),
+        key(READ_ONLY, 2, json!({"egg": 1, "server": 1}), "00000000-0000-4000-8000-000000000101", true),
     ]});
     // SQLite: every egg; MariaDB and PostgreSQL: one in four, by the seeded rule.
     let sample: Vec<&CatalogEgg> = eggs.iter().filter(|e| hash(&e.slug) % 4 == 1).collect();
@@ -489,8 +495,16 @@ fn one_panel(panel: &Panel<'_>, catalog: &str, tmp: &Path) {
             }
         }
     }
+    // And, when asked, holds the next import without passing it on (a panel that times out).
+    let swallow_next_import = Arc::new(AtomicBool::new(false));
     let fails = failing.clone();
+    let swallow = swallow_next_import.clone();
     let through = pelican_api::proxy(h.port, move |line| {
+        if line.starts_with("POST /api/application/eggs/import ")
+            && swallow.swap(false, Ordering::SeqCst)
+        {
+            return Fault::Swallow;
+        }
         let failing = fails.lock().unwrap();
         match failing
             .iter()
@@ -538,8 +552,8 @@ fn one_panel(panel: &Panel<'_>, catalog: &str, tmp: &Path) {
     }
     // update: every behind egg brought up to date, every local edit kept.
     let data = tmp.join(format!("panel-data-{}", panel.name));
-    let out = eggcat(
-        &[
+    let update = |key: &str, extra: &[&str]| -> (Option<i32>, Value) {
+        let mut args = vec![
             "panel",
             "update",
             "--json",
@@ -549,12 +563,79 @@ fn one_panel(panel: &Panel<'_>, catalog: &str, tmp: &Path) {
             catalog,
             "--accept-breaking",
             "all",
-        ],
-        &data,
+        ];
+        args.extend(extra);
+        let out = eggcat(&args, &data, key);
+        let report = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{}: {}", panel.name, String::from_utf8_lossy(&out.stderr)));
+        (out.status.code(), report)
+    };
+    let unchanged = |what: &str| {
+        for (id, (slug, before, _)) in &built {
+            if state_by_id[id] != "unknown" {
+                let now = export(h, *id);
+                assert_eq!(
+                    edits(before, &now),
+                    [],
+                    "{}: {what}: {slug} changed",
+                    panel.name
+                );
+            }
+        }
+    };
+    // A key that may not write: the first write refused, the permission named, the rest not
+    // tried, nothing changed (exit 2).
+    let (code, refused) = update(READ_ONLY, &[]);
+    assert_eq!(code, Some(2), "{}: {refused:#}", panel.name);
+    assert_eq!(
+        refused["counts"]["failed"], 1,
+        "{}: {refused:#}",
+        panel.name
     );
-    let updated: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|_| panic!("{}: {}", panel.name, String::from_utf8_lossy(&out.stderr)));
-    let not_done: Vec<&Value> = updated["eggs"]
+    assert!(
+        refused["counts"]["not-tried"].as_u64().unwrap() >= 9,
+        "{}: {}",
+        panel.name,
+        refused["counts"]
+    );
+    let why = refused["eggs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["outcome"] == "failed")
+        .unwrap()["why"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(why.contains("Eggs: Write"), "{}: {why}", panel.name);
+    unchanged("a refused key");
+    // A panel that does not answer an import: that egg failed and as it was, every other egg
+    // updated (exit 2); the next run updates it.
+    swallow_next_import.store(true, Ordering::SeqCst);
+    let (code, first) = update(ADMIN, &["--timeout", "3s"]);
+    assert_eq!(code, Some(2), "{}: {}", panel.name, first["counts"]);
+    let timed_out: Vec<&Value> = first["eggs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["outcome"] == "failed")
+        .collect();
+    assert_eq!(timed_out.len(), 1, "{}: {}", panel.name, first["counts"]);
+    let why = timed_out[0]["why"].as_str().unwrap();
+    assert!(
+        why.contains("did not answer within") && why.contains("the egg is as it was"),
+        "{}: {why}",
+        panel.name
+    );
+    let stuck = timed_out[0]["id"].as_u64().unwrap();
+    assert_eq!(
+        edits(&built[&stuck].1, &export(h, stuck)),
+        [],
+        "{}: the egg whose import timed out changed",
+        panel.name
+    );
+    let (code, second) = update(ADMIN, &[]);
+    let not_done: Vec<&Value> = second["eggs"]
         .as_array()
         .unwrap()
         .iter()
@@ -565,18 +646,27 @@ fn one_panel(panel: &Panel<'_>, catalog: &str, tmp: &Path) {
         })
         .collect();
     assert_eq!(
-        out.status.code(),
+        code,
         Some(0),
         "{}: {:#}",
         panel.name,
-        json!({"counts": updated["counts"], "not done": not_done})
+        json!({"counts": second["counts"], "not done": not_done})
     );
+    assert_eq!(
+        entry(&second, stuck)["outcome"],
+        "updated",
+        "{}",
+        panel.name
+    );
+    // What each egg is now, by the panel's own export: the merge expected, or as it was.
     for (id, (slug, before, expected)) in &built {
         let now = export(h, *id);
-        let e = entry(&updated, *id);
+        let e = entry(&first, *id);
         match expected {
             Some(want) => {
-                assert_eq!(e["outcome"], "updated", "{}: {slug}: {e:#}", panel.name);
+                if *id != stuck {
+                    assert_eq!(e["outcome"], "updated", "{}: {slug}: {e:#}", panel.name);
+                }
                 assert_eq!(
                     edits(want, &now),
                     [],
@@ -634,6 +724,7 @@ fn one_panel(panel: &Panel<'_>, catalog: &str, tmp: &Path) {
                 &id.to_string(),
             ],
             &data,
+            ADMIN,
         );
         assert_eq!(
             out.status.code(),
