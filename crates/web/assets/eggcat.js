@@ -380,61 +380,76 @@
       return true;
     }
 
-    // The cards of the first screen: as many as fit in the window's height, measured once at
-    // start and on resize (never on a keystroke: reading a layout there would force one).
-    var screenful = PAGE;
+    // The first screen of cards: the rows from the list's top down to the window's bottom, so
+    // many cards a keystroke's frame must paint. `rows` is a guess from the last keystroke (or
+    // the start), `fit` makes it exact once the cards are in.
+    var columns = 1, rows = 1;
     function measureScreen() {
       var kids = list.children;
       if (!kids.length) return;
-      var tops = [];
-      for (var i = 0; i < kids.length && tops.length < 4; i++) {
-        var t = kids[i].offsetTop;
-        if (tops.indexOf(t) < 0) tops.push(t);
-      }
-      var columns = 0;
-      for (i = 0; i < kids.length && kids[i].offsetTop === tops[0]; i++) columns++;
-      // The shortest row the list has shown, so that a screen of short cards is filled too.
-      var row = kids[0].offsetHeight;
-      for (i = 1; i < tops.length; i++) row = Math.min(row, tops[i] - tops[i - 1]);
-      screenful = Math.min(PAGE, Math.max(1, columns) * (Math.ceil(window.innerHeight / Math.max(row, 32)) + 1));
+      var top = kids[0].offsetTop;
+      columns = 0;
+      for (var i = 0; i < kids.length && kids[i].offsetTop === top; i++) columns++;
+      rows = rowsTo(kids[0].getBoundingClientRect().top, kids[0].offsetHeight);
+    }
+    // How many rows of cards of height `row` it takes from `top` (in the window) to its bottom.
+    function rowsTo(top, row) {
+      return Math.max(1, Math.ceil((window.innerHeight - top) / Math.max(row, 32)));
     }
     var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 1); };
     var cancelIdle = window.cancelIdleCallback || clearTimeout;
     var fill = 0;
     function nodeOf(it) { return it._el || (it._el = itemElement(it)); }
-    // Puts the first `limit` eggs of `shown` in the list, touching only the cards that change.
-    // On a keystroke (`whole` false) the first screen of cards is set in the keystroke's frame
-    // and the rest of the list in the browser's next idle moment: a reader sees the top of the
-    // list, and a keystroke costs the layout of a screen of cards, not of sixty.
+    // Makes the list the cards of the first `n` eggs of `shown`, touching only the cards that
+    // differ: the cards it already has in the right place stay as they are.
+    function setList(shown, n) {
+      var same = 0;
+      while (same < n && same < current.length && shown[same]._el === current[same]) same++;
+      if (same === n && current.length === n) return;
+      if (!same) {
+        current = [];
+        for (var i = 0; i < n; i++) current.push(nodeOf(shown[i]));
+        list.replaceChildren.apply(list, current);
+        return;
+      }
+      while (current.length > same) list.removeChild(current.pop());
+      if (same === n) return;
+      var frag = document.createDocumentFragment();
+      for (i = same; i < n; i++) {
+        var el = nodeOf(shown[i]);
+        frag.appendChild(el);
+        current.push(el);
+      }
+      list.appendChild(frag);
+    }
+    // Puts the first `limit` eggs of `shown` in the list. On a keystroke (`whole` false) the
+    // keystroke's frame gets the cards of the first screen and nothing below it (not even cards
+    // an idle moment put there and no frame has shown yet: they would be laid out and painted
+    // in the keystroke's frame), and the rest of the list comes in the browser's next idle
+    // moment: a reader sees the top of the list, and a keystroke costs the layout of a screen
+    // of cards, not of sixty. `fit` then adds rows if the guess fell short of the screen.
     function render(shown, limit, whole) {
       if (fill) { cancelIdle(fill); fill = 0; }
-      var same = 0;
-      while (same < limit && same < current.length && shown[same]._el === current[same]) same++;
-      if (same === limit && current.length === limit) return;
-      // Cards from `same` to `to` in place of the list's cards from `same` on.
-      function put(to) {
-        if (!same) {
-          current = [];
-          for (var i = 0; i < to; i++) current.push(nodeOf(shown[i]));
-          list.replaceChildren.apply(list, current);
-        } else {
-          while (current.length > same) list.removeChild(current.pop());
-          var frag = document.createDocumentFragment();
-          for (i = same; i < to; i++) {
-            var el = nodeOf(shown[i]);
-            frag.appendChild(el);
-            current.push(el);
-          }
-          list.appendChild(frag);
-        }
-        same = to;
+      var first = whole ? limit : Math.min(limit, columns * rows);
+      setList(shown, first);
+      if (first < limit) fill = idle(function () { fill = 0; setList(shown, limit); }, { timeout: 500 });
+    }
+    // After a keystroke's changes to the page: while the last card of the list ends above the
+    // window's bottom, the next rows go in too, so that the frame paints the whole first
+    // screen. Reading a card's place lays the page out here instead of in the frame, once: the
+    // frame's own layout then has nothing left to do (the keystroke changes nothing after it).
+    function fit(shown, limit) {
+      var n = current.length;
+      if (!n) return;
+      var top = current[0].getBoundingClientRect().top;
+      for (;;) {
+        var bottom = current[n - 1].getBoundingClientRect().bottom;
+        var row = (bottom - top) / Math.ceil(n / columns);
+        if (bottom >= window.innerHeight || n >= limit) break;
+        n = Math.min(limit, n + columns * rowsTo(bottom, row));
+        setList(shown, n);
       }
-      // In this frame the list becomes the first `first` cards, or more of the cards it had if
-      // they are already right: no card that does not belong stays, even below the screen.
-      var first = whole ? limit : Math.min(limit, screenful);
-      if (same < first) put(first);
-      else while (current.length > same) list.removeChild(current.pop());
-      if (same < limit) fill = idle(function () { fill = 0; put(limit); }, { timeout: 500 });
+      rows = rowsTo(top, row);
     }
 
     // The list as `apply` chose it: every card at once (`whole`), or on a keystroke the cards of
@@ -523,6 +538,8 @@
           (query ? '\u201c' + query + '\u201d' + (active ? ' with ' + plural(active, 'filter', 'filters') : '')
             : active === 1 ? 'this filter' : 'these filters') + '.';
       }
+      // Last, once the page holds everything this keystroke changes.
+      if (!whole) fit(shown, limit);
     }
 
     // The filters' counts and the URL follow the list a moment later, off the keystroke's
