@@ -140,6 +140,25 @@
     return true;
   }
 
+  // The k largest of keys[0..m), in increasing order: Hoare's selection puts them after the
+  // (m-k)-th, then only they are sorted. A keystroke's list needs its first 60 eggs in order,
+  // not the order of all that match.
+  function largest(keys, m, k) {
+    var lo = 0, hi = m - 1, at = m - k;
+    while (lo < hi) {
+      var x = keys[lo], y = keys[(lo + hi) >> 1], z = keys[hi];
+      var pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+      var i = lo, j = hi;
+      while (i <= j) {
+        while (keys[i] < pivot) i++;
+        while (keys[j] > pivot) j--;
+        if (i <= j) { var t = keys[i]; keys[i] = keys[j]; keys[j] = t; i++; j--; }
+      }
+      if (at <= j) hi = j; else if (at >= i) lo = i; else break;
+    }
+    return keys.subarray(at, m).sort();
+  }
+
   function Index(items) {
     var words = [];      // the vocabulary
     var typoOk = [];     // whether a word may match with a typo or as a shorter form
@@ -183,7 +202,7 @@
     this.words = words;
     this.typoOk = typoOk;
     this.post = post.map(function (p) { return Float64Array.from(p); });
-    this.n = items.length;
+    var n = this.n = items.length;
     this.cache = new Map();
     this.bests = new Map();
     this.ids = ids;
@@ -191,6 +210,14 @@
     // that may match with a typo (names, tags, categories: not descriptions).
     this.sorted = words.map(function (w, i) { return i; }).sort(function (a, b) { return words[a] < words[b] ? -1 : 1; });
     this.loose = words.map(function (w, i) { return i; }).filter(function (i) { return typoOk[i] && words[i].length >= 4; });
+    // What rank fills in, kept from one keystroke to the next (a keystroke allocates little):
+    // per egg the words matched and the score, and the eggs some query word matched.
+    this.count = new Uint8Array(n);
+    this.score = new Float32Array(n);
+    this.found = new Int32Array(n);
+    this.nFound = 0;
+    this.mark = new Uint32Array(n);
+    this.stamp = 0;
   }
   // The words of the vocabulary a query word matches, with how well: [id, quality, ...].
   Index.prototype.match = function (t) {
@@ -230,56 +257,73 @@
     return out;
   };
 
-  // Per egg, the best weighted match of query word t (0: none).
+  // Per egg, the best weighted match of query word t (0: none), times the word's rarity, and
+  // the eggs it matches: { best, eggs }.
   Index.prototype.best = function (t, nameOnly) {
     // The words before the one being typed do not change from one keystroke to the next.
     var memo = (nameOnly ? ' ' : '') + t;
     var known = this.bests.get(memo);
     if (known) return known;
     if (this.bests.size > 64) this.bests.clear();
-    var best = new Float32Array(this.n);
-    this.bests.set(memo, best);
+    var best = new Float32Array(this.n), eggs = [];
     var m = this.match(t);
     for (var k = 0; k < m.length; k += 2) {
       var p = this.post[m[k]], q = m[k + 1];
       for (var j = 0; j < p.length; j += 2) {
         if (nameOnly && p[j + 1] !== WEIGHT.name) continue;
-        var v = p[j + 1] * q;
-        if (v > best[p[j]]) best[p[j]] = v;
+        var v = p[j + 1] * q, e = p[j];
+        if (v > best[e]) {
+          if (!best[e]) eggs.push(e);
+          best[e] = v;
+        }
       }
     }
     // A query word few eggs match tells more than one most match ("server"): each egg's best
     // is multiplied by log(1 + eggs / eggs matched).
-    var df = 0;
-    for (k = 0; k < best.length; k++) if (best[k] > 0) df++;
-    if (df) {
-      var idf = Math.log(1 + this.n / df);
-      for (k = 0; k < best.length; k++) best[k] *= idf;
+    if (eggs.length) {
+      var idf = Math.log(1 + this.n / eggs.length);
+      for (k = 0; k < eggs.length; k++) best[eggs[k]] *= idf;
     }
-    return best;
+    known = { best: best, eggs: Int32Array.from(eggs) };
+    this.bests.set(memo, known);
+    return known;
   };
   // The rank of every egg for the query words: per egg how many words matched and the score
-  // (two neighbouring words that match a name written together count as both).
+  // (two neighbouring words that match a name written together count as both). Only the eggs
+  // that some word (or pair of words) matches are looked at: the others score nothing.
   Index.prototype.rank = function (tokens) {
-    var n = this.n, self = this;
+    var self = this, i, k;
     var bests = tokens.map(function (t) { return self.best(t, false); });
     var pairs = [];
-    for (var i = 0; i + 1 < tokens.length; i++) pairs.push(this.best(tokens[i] + tokens[i + 1], true));
-    var count = new Uint8Array(n), score = new Float32Array(n);
-    for (var e = 0; e < n; e++) {
-      var c = 0, s = 0;
+    for (i = 0; i + 1 < tokens.length; i++) pairs.push(this.best(tokens[i] + tokens[i + 1], true));
+    var count = this.count, score = this.score, found = this.found, mark = this.mark;
+    // The last query's eggs score nothing again.
+    for (k = 0; k < this.nFound; k++) { count[found[k]] = 0; score[found[k]] = 0; }
+    var stamp = ++this.stamp, nFound = 0;
+    bests.concat(pairs).forEach(function (b) {
+      for (var k = 0; k < b.eggs.length; k++) {
+        var e = b.eggs[k];
+        if (mark[e] !== stamp) { mark[e] = stamp; found[nFound++] = e; }
+      }
+    });
+    this.nFound = nFound;
+    for (k = 0; k < nFound; k++) {
+      var e = found[k], c = 0, s = 0;
       for (i = 0; i < tokens.length; i++) {
-        var v = bests[i][e];
-        if (i + 1 < tokens.length && pairs[i][e] > 0 && 2 * pairs[i][e] > v + bests[i + 1][e]) {
-          c += 2; s += 2 * pairs[i][e]; i++;
-          continue;
+        var v = bests[i].best[e];
+        if (i + 1 < tokens.length) {
+          var pair = pairs[i].best[e];
+          if (pair > 0 && 2 * pair > v + bests[i + 1].best[e]) {
+            c += 2; s += 2 * pair; i++;
+            continue;
+          }
         }
         if (v > 0) { c++; s += v; }
       }
       count[e] = c;
       score[e] = s;
     }
-    return { count: count, score: score };
+    return { count: count, score: score, found: found.subarray(0, nFound) };
   };
 
   function copyButtons() {
@@ -315,7 +359,27 @@
     FILTERS.forEach(function (f) { selects[f] = form.querySelector('[data-filter="' + f + '"]'); });
     var items = [];
     var index = null;
-    var byTie = [];
+    // The orders of eggs that rank alike (below, start), each the eggs in that order and every
+    // egg's place in it.
+    var orders = null;
+    var keyBuffer = null;
+    function orderOf(eggs) {
+      var place = new Int32Array(eggs.length);
+      eggs.forEach(function (it, i) { place[it._order] = i; });
+      return { eggs: eggs, place: place };
+    }
+    // The eggs of each name as it is written, normalised, without "(Pterodactyl)" and written
+    // together: the eggs whose name is the query (by index in `items`).
+    var byName = new Map(), byNorm = new Map(), byNormBase = new Map(), byJoined = new Map();
+    // Per egg whose name is the query, its tier: 3 for its very name, 2 for its name
+    // normalised, 1 for its name without "(Pterodactyl)" or written together.
+    function nameTiers(raw, phrase, joined) {
+      var tiers = new Map();
+      [[byJoined, joined, 1], [byNormBase, phrase, 1], [byNorm, phrase, 2], [byName, raw, 3]].forEach(function (x) {
+        (x[0].get(x[1]) || []).forEach(function (e) { tiers.set(e, x[2]); });
+      });
+      return tiers;
+    }
     var current = Array.prototype.slice.call(list.children);
     var typing = false;
     var timer = 0;
@@ -461,50 +525,43 @@
       FILTERS.forEach(function (f) { chosen[f] = selects[f] ? selects[f].value : ''; });
       var filtered = FILTERS.some(function (f) { return chosen[f]; });
       var ranked = tokens.length ? index.rank(tokens) : null;
-      var phrase = tokens.join(' ');
-      var joined = tokens.join('');
       var n = items.length;
-      var byUpdated = sort.value === 'updated';
+      // Eggs that rank alike: with a query, by name without "(Pterodactyl)", then the one
+      // changed upstream most recently, then by repository; without one, the HTML's order;
+      // "Recently updated" puts the most recently changed upstream first in either.
+      var order = sort.value === 'updated' ? (ranked ? orders.updatedTie : orders.updated)
+        : ranked ? orders.tie : orders.name;
+      // The egg whose name is the query first (its very name, then its name normalised, then
+      // its twin's or written together), then by score.
+      var tiers = ranked ? nameTiers(raw, tokens.join(' '), tokens.join('')) : null;
       // Each egg shown gets one number to sort by, its rank and then its place among eggs that
       // rank alike (a typed array sorts fast: this is the keystroke's path).
-      var keys = new Float64Array(n);
-      var m = 0;
-      for (var i = 0; i < n; i++) {
-        var it = items[i];
-        var key = 0;
-        if (ranked) {
-          if (!ranked.count[i]) continue;
-          // The egg whose name is the query first (its very name, then its name normalised,
-          // then its twin's or written together), then by score.
-          var tier = it.name === raw ? 3 : it._norm === phrase ? 2
-            : (it._normBase === phrase || it._joined === joined) ? 1 : 0;
-          key = tier * 1e7 + Math.round(ranked.score[i] * 100);
+      var keys = keyBuffer, m = 0, e, key;
+      if (ranked) {
+        var found = ranked.found, score = ranked.score;
+        for (var i = 0; i < found.length; i++) {
+          e = found[i];
+          if (filtered && !passes(items[e], chosen, '')) continue;
+          key = (tiers.get(e) || 0) * 1e7 + Math.round(score[e] * 100);
+          keys[m++] = key * n + (n - 1 - order.place[e]);
         }
-        if (filtered && !passes(it, chosen, '')) continue;
-        // With a query, eggs that rank alike: by name without "(Pterodactyl)", then the one
-        // changed upstream most recently, then by repository; without one, the HTML's order.
-        keys[m++] = key * n + (n - 1 - (ranked ? it._tie : it._order));
-      }
-      keys = keys.subarray(0, m).sort();
-      var shown = new Array(m);
-      var from = ranked ? byTie : items;
-      for (i = 0; i < m; i++) shown[i] = from[n - 1 - (keys[m - 1 - i] % n)];
-      if (byUpdated) {
-        var rank = new Map();
-        for (i = 0; i < m; i++) rank.set(shown[i], Math.floor(keys[m - 1 - i] / n));
-        shown.sort(function (a, b) {
-          var ra = rank.get(a), rb = rank.get(b);
-          if (ra !== rb) return rb - ra;
-          // When upstream last changed the file (updated.rs), not when eggcat first read it.
-          if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
-          return ranked ? a._tie - b._tie : a._order - b._order;
-        });
+      } else {
+        for (e = 0; e < n; e++) {
+          if (filtered && !passes(items[e], chosen, '')) continue;
+          keys[m++] = n - 1 - order.place[e];
+        }
       }
       lastQuery = { ranked: ranked, chosen: chosen };
+      var matched = m;
+      var games = perGame && perGame.checked;
+      // The list needs its first PAGE eggs in order, not all of them, until the reader asks
+      // for all or for one row per game.
+      var want = showAll || games ? m : Math.min(m, PAGE);
+      var top = want < m ? largest(keys, m, want) : keys.subarray(0, m).sort();
+      var shown = new Array(want);
+      for (i = 0; i < want; i++) shown[i] = order.eggs[n - 1 - (top[top.length - 1 - i] % n)];
       // One row per game: the game's first egg in the order above stands for it (its card
       // says how many eggs the game has).
-      var matched = shown.length;
-      var games = perGame && perGame.checked;
       if (games) {
         var seen = {};
         shown = shown.filter(function (it) {
@@ -514,25 +571,26 @@
           return true;
         });
       }
+      var total = games ? shown.length : matched;
       // Only the first PAGE results enter the list until the reader asks for all: the cost of
       // a keystroke is then the filter plus the layout of a few dozen items, not hundreds.
-      var limit = showAll ? shown.length : Math.min(shown.length, PAGE);
+      var limit = showAll ? total : Math.min(total, PAGE);
       render(shown, limit, whole);
-      more.hidden = limit === shown.length;
-      var moreLabel = 'Show all ' + (games ? plural(shown.length, 'game', 'games') : plural(shown.length, 'egg', 'eggs'));
+      more.hidden = limit === total;
+      var moreLabel = 'Show all ' + (games ? plural(total, 'game', 'games') : plural(total, 'egg', 'eggs'));
       if (more.textContent !== moreLabel) more.textContent = moreLabel;
       var eggs = matched === items.length
         ? plural(items.length, 'egg', 'eggs')
         : matched + ' of ' + plural(items.length, 'egg', 'eggs');
-      var said = games ? plural(shown.length, 'game', 'games') + ', ' + eggs : eggs;
+      var said = games ? plural(total, 'game', 'games') + ', ' + eggs : eggs;
       if (count.textContent !== said) count.textContent = said;
       var active = FILTERS.filter(function (f) { return chosen[f]; }).length;
       if (toggle) {
         var label = active ? 'Filters (' + active + ')' : 'Filters';
         if (toggle.textContent !== label) toggle.textContent = label;
       }
-      if (empty.hidden !== shown.length > 0) empty.hidden = shown.length > 0;
-      if (!shown.length) {
+      if (empty.hidden !== total > 0) empty.hidden = total > 0;
+      if (!total) {
         var query = q.value.trim();
         emptyText.textContent = 'No egg matches ' +
           (query ? '\u201c' + query + '\u201d' + (active ? ' with ' + plural(active, 'filter', 'filters') : '')
@@ -615,7 +673,23 @@
         return a._order - b._order;
       });
       tie.forEach(function (it, i) { it._tie = i; });
-      byTie = tie;
+      // With "Recently updated", the most recently changed upstream first, then as above.
+      function updated(by) {
+        return function (a, b) { return a.updatedAt !== b.updatedAt ? b.updatedAt - a.updatedAt : a[by] - b[by]; };
+      }
+      orders = {
+        name: orderOf(items),
+        tie: orderOf(tie),
+        updated: orderOf(items.slice().sort(updated('_order'))),
+        updatedTie: orderOf(items.slice().sort(updated('_tie'))),
+      };
+      keyBuffer = new Float64Array(items.length);
+      items.forEach(function (it, e) {
+        [[byName, it.name], [byNorm, it._norm], [byNormBase, it._normBase], [byJoined, it._joined]].forEach(function (x) {
+          var eggs = x[0].get(x[1]);
+          if (eggs) eggs.push(e); else x[0].set(x[1], [e]);
+        });
+      });
       readUrl();
       apply(true);
       measureScreen();
