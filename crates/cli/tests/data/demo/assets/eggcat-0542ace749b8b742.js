@@ -12,82 +12,111 @@
   // "1 egg", "2 eggs", "0 eggs": the pages' rule (crates/web/src/words.rs).
   function plural(n, one, many) { return n === 1 ? '1 ' + one : n + ' ' + many; }
 
-  // A list item of the catalog, as catalog_page.rs writes it, for an egg the HTML does not hold.
-  function itemElement(it) {
-    var li = document.createElement('li');
-    li.id = 'e-' + it.slug;
-    var icon;
-    if (it.icon) {
-      icon = document.createElement('img');
-      icon.className = 'icon';
-      icon.src = it.icon;
-      icon.alt = '';
-      icon.loading = 'lazy';
-      icon.width = 48;
-      icon.height = 48;
-    } else {
-      icon = document.createElement('span');
-      icon.className = 'icon none';
-      icon.setAttribute('aria-hidden', 'true');
-    }
-    var div = document.createElement('div');
-    var h2 = document.createElement('h2');
-    var a = document.createElement('a');
-    a.href = 'eggs/' + it.slug + '/';
-    a.textContent = it.name;
-    h2.appendChild(a);
-    div.appendChild(h2);
-    if (it.description) {
-      var p = document.createElement('p');
-      p.className = 'desc';
-      p.textContent = it.description;
-      div.appendChild(p);
-    }
-    var tags = document.createElement('p');
-    tags.className = 'tags';
-    [it.category, it.source, it.format].forEach(function (t) {
-      var s = document.createElement('span');
-      s.textContent = t;
-      tags.appendChild(s);
-    });
+  // A card of the catalog's list shows one egg, as catalog_page.rs writes it: icon, name
+  // (a link to its page), description, then its marks (category, source, format; the
+  // repository and last upstream change when its game has other eggs; missing images and
+  // downloads). A card is not tied to its egg: when the list changes, a card that leaves it
+  // shows the next egg instead, its texts changed in place, which costs a frame less than a new
+  // card (no style to compute, no boxes to make).
+
+  // The marks of an egg, as [element, class, text, datetime].
+  function marks(it) {
+    var out = [['span', '', it.category], ['span', '', it.source], ['span', '', it.format]];
     // The game has other eggs: the repository and the last upstream change tell them apart at
     // a glance (catalog_page.rs writes the same).
-    if (it.lookalike || it.gameEggs > 1) {
-      var r = document.createElement('span');
-      r.className = 'repo';
-      r.textContent = it.owner + '/' + it.repo;
-      tags.appendChild(r);
-    }
+    if (it.lookalike || it.gameEggs > 1) out.push(['span', 'repo', it.owner + '/' + it.repo]);
     if (it.gameEggs > 1) {
       var at = new Date(it.updatedAt).toISOString();
       var day = at.slice(0, 10);
-      var u = document.createElement('time');
-      u.className = 'updated';
-      u.dateTime = at;
-      u.textContent = it.updatedFrom === 'before' ? 'Updated ' + day + ' or before'
-        : it.updatedFrom === 'indexed' ? 'Read ' + day : 'Updated ' + day;
-      tags.appendChild(u);
-      var g = document.createElement('span');
-      g.className = 'game';
-      g.textContent = plural(it.gameEggs, 'egg', 'eggs') + ' for this game';
-      tags.appendChild(g);
+      out.push(['time', 'updated', it.updatedFrom === 'before' ? 'Updated ' + day + ' or before'
+        : it.updatedFrom === 'indexed' ? 'Read ' + day : 'Updated ' + day, at]);
+      out.push(['span', 'game', plural(it.gameEggs, 'egg', 'eggs') + ' for this game']);
     }
-    if (it.missingImages > 0) {
-      var m = document.createElement('span');
-      m.className = 'image-missing';
-      m.textContent = plural(it.missingImages, 'image missing', 'images missing');
-      tags.appendChild(m);
-    }
+    if (it.missingImages > 0) out.push(['span', 'image-missing', plural(it.missingImages, 'image missing', 'images missing')]);
     if (it.missingDownloads > 0) {
-      var d = document.createElement('span');
-      d.className = 'image-missing';
-      d.textContent = plural(it.missingDownloads, 'install download missing', 'install downloads missing');
-      tags.appendChild(d);
+      out.push(['span', 'image-missing', plural(it.missingDownloads, 'install download missing', 'install downloads missing')]);
     }
-    div.appendChild(tags);
-    li.appendChild(icon);
+    return out;
+  }
+  function element(name, className) {
+    var el = document.createElement(name);
+    if (className) el.className = className;
+    return el;
+  }
+  function setText(el, text) {
+    var t = el.firstChild;
+    if (t && t.nodeType === 3 && !t.nextSibling) { if (t.data !== text) t.data = text; } else el.textContent = text;
+  }
+  // The egg's icon, made once per egg and moved to whichever card shows it: a new image each
+  // time would show nothing until it is decoded again, and a changed `src` the last egg's icon.
+  function iconOf(it) {
+    if (!it.icon) return null;
+    if (!it._icon) {
+      var img = it._icon = element('img', 'icon');
+      img.src = it.icon;
+      img.alt = '';
+      img.loading = 'lazy';
+      img.width = 48;
+      img.height = 48;
+    }
+    return it._icon;
+  }
+  // The parts of a card that change with its egg (a card of the HTML, or one made here).
+  function cardParts(li) {
+    var div = li.lastElementChild, h2 = div.firstElementChild;
+    return { icon: li.firstElementChild, none: null, div: div, h2: h2, a: h2.firstElementChild,
+      desc: div.querySelector('.desc'), tags: div.querySelector('.tags') };
+  }
+  // A new card, empty until `show` gives it an egg.
+  function card() {
+    var li = element('li');
+    var div = element('div'), h2 = element('h2');
+    h2.appendChild(element('a'));
+    div.appendChild(h2);
+    div.appendChild(element('p', 'tags'));
+    li.appendChild(element('span', 'icon none'));
+    li.firstChild.setAttribute('aria-hidden', 'true');
     li.appendChild(div);
     return li;
+  }
+  // Makes the card show the egg, changing only what differs from the egg it showed.
+  function show(li, it) {
+    if (li._egg === it) return;
+    var c = li._parts || (li._parts = cardParts(li));
+    li._egg = it;
+    li.id = 'e-' + it.slug;
+    var icon = iconOf(it);
+    if (!icon) {
+      icon = c.icon.tagName === 'SPAN' ? c.icon : c.none;
+      if (!icon) { icon = c.none = element('span', 'icon none'); icon.setAttribute('aria-hidden', 'true'); }
+    }
+    if (c.icon !== icon) {
+      // The icon may have moved to another card since (its egg shows there now).
+      if (c.icon.parentNode === li) li.replaceChild(icon, c.icon); else li.insertBefore(icon, li.firstChild);
+      if (c.icon.tagName === 'SPAN') c.none = c.icon;
+      c.icon = icon;
+    }
+    c.a.href = 'eggs/' + it.slug + '/';
+    setText(c.a, it.name);
+    if (it.description) {
+      if (!c.desc) { c.desc = element('p', 'desc'); c.div.insertBefore(c.desc, c.h2.nextSibling); }
+      setText(c.desc, it.description);
+    } else if (c.desc) {
+      c.div.removeChild(c.desc);
+      c.desc = null;
+    }
+    var want = it._marks || (it._marks = marks(it)), kids = c.tags.children;
+    for (var k = 0; k < want.length; k++) {
+      var m = want[k], el = kids[k];
+      if (!el || el.localName !== m[0] || el.className !== m[1]) {
+        var made = element(m[0], m[1]);
+        if (el) c.tags.replaceChild(made, el); else c.tags.appendChild(made);
+        el = made;
+      }
+      setText(el, m[2]);
+      if (m[3] && el.dateTime !== m[3]) el.dateTime = m[3];
+    }
+    while (kids.length > want.length) c.tags.removeChild(c.tags.lastChild);
   }
 
   // The search (docs/web.md, "How the search ranks"): one implementation, this one. Every
@@ -463,26 +492,28 @@
     var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 1); };
     var cancelIdle = window.cancelIdleCallback || clearTimeout;
     var fill = 0;
-    function nodeOf(it) { return it._el || (it._el = itemElement(it)); }
-    // Makes the list the cards of the first `n` eggs of `shown`, touching only the cards that
-    // differ: the cards it already has in the right place stay as they are.
+    // Cards taken out of the list, to show other eggs later.
+    var spare = [];
+    // Makes the list show the first `n` eggs of `shown`: its cards from the first that shows
+    // another egg on are given the eggs in turn, cards added or taken out at its end.
     function setList(shown, n) {
-      var same = 0;
-      while (same < n && same < current.length && shown[same]._el === current[same]) same++;
-      if (same === n && current.length === n) return;
-      if (!same) {
-        current = [];
-        for (var i = 0; i < n; i++) current.push(nodeOf(shown[i]));
-        list.replaceChildren.apply(list, current);
-        return;
+      var i = 0;
+      while (i < n && i < current.length && current[i]._egg === shown[i]) i++;
+      if (i === n && current.length === n) return;
+      for (; i < n && i < current.length; i++) show(current[i], shown[i]);
+      while (current.length > n) {
+        var li = current.pop();
+        list.removeChild(li);
+        li._egg = null;
+        spare.push(li);
       }
-      while (current.length > same) list.removeChild(current.pop());
-      if (same === n) return;
+      if (current.length === n) return;
       var frag = document.createDocumentFragment();
-      for (i = same; i < n; i++) {
-        var el = nodeOf(shown[i]);
-        frag.appendChild(el);
-        current.push(el);
+      for (; i < n; i++) {
+        li = spare.pop() || card();
+        show(li, shown[i]);
+        frag.appendChild(li);
+        current.push(li);
       }
       list.appendChild(frag);
     }
@@ -652,7 +683,12 @@
 
     function start(summary) {
       summary.forEach(function (it) {
-        it._el = document.getElementById('e-' + it.slug);
+        // The HTML's cards show the first eggs by name (their icons are the eggs' icons).
+        var li = document.getElementById('e-' + it.slug);
+        if (li) {
+          li._egg = it;
+          if (li.firstElementChild.localName === 'img') it._icon = li.firstElementChild;
+        }
         it._name = it.name.toLowerCase();
         items.push(it);
       });
