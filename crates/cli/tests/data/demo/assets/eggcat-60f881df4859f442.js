@@ -234,6 +234,7 @@
     var n = this.n = items.length;
     this.cache = new Map();
     this.bests = new Map();
+    this.firsts = new Map();
     this.ids = ids;
     // The vocabulary sorted, for the words a query word begins (a range of it), and the words
     // that may match with a typo (names, tags, categories: not descriptions).
@@ -291,7 +292,7 @@
   Index.prototype.best = function (t, nameOnly) {
     // The words before the one being typed do not change from one keystroke to the next.
     var memo = (nameOnly ? ' ' : '') + t;
-    var known = this.bests.get(memo);
+    var known = this.bests.get(memo) || this.firsts.get(memo);
     if (known) return known;
     if (this.bests.size > 64) this.bests.clear();
     var best = new Float32Array(this.n), eggs = [];
@@ -314,8 +315,22 @@
       for (k = 0; k < eggs.length; k++) best[eggs[k]] *= idf;
     }
     known = { best: best, eggs: Int32Array.from(eggs) };
-    this.bests.set(memo, known);
+    (memo.length === 1 ? this.firsts : this.bests).set(memo, known);
     return known;
+  };
+  // The first letters' matches, worked out ahead (`idle` calls back when the browser is idle):
+  // a search's first keystroke is one letter, which begins the most words (hundreds at 10x,
+  // thousands of eggs), and its matches are kept for the next search.
+  Index.prototype.warm = function (idle) {
+    var self = this, letters = [];
+    this.sorted.forEach(function (id) {
+      var c = self.words[id].charAt(0);
+      if (letters[letters.length - 1] !== c) letters.push(c);
+    });
+    idle(function next(deadline) {
+      while (letters.length && deadline.timeRemaining() > 1) self.best(letters.shift(), false);
+      if (letters.length) idle(next);
+    });
   };
   // The rank of every egg for the query words: per egg how many words matched and the score
   // (two neighbouring words that match a name written together count as both). Only the eggs
@@ -489,7 +504,13 @@
     function rowsTo(top, row) {
       return Math.max(1, Math.ceil((window.innerHeight - top) / Math.max(row, 32)));
     }
-    var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 1); };
+    // Without requestIdleCallback (Safari), a task soon, with 10 ms to spend.
+    var idle = window.requestIdleCallback || function (f) {
+      return setTimeout(function () {
+        var end = Date.now() + 10;
+        f({ timeRemaining: function () { return Math.max(0, end - Date.now()); } });
+      }, 1);
+    };
     var cancelIdle = window.cancelIdleCallback || clearTimeout;
     var fill = 0;
     // Cards taken out of the list, to show other eggs later.
@@ -730,6 +751,7 @@
       apply(true);
       measureScreen();
       window.addEventListener('resize', measureScreen);
+      index.warm(idle);
       showCounts();
       form.classList.remove('pending');
       // The button replaces the link to the list of every egg (the way without script), now
