@@ -538,17 +538,29 @@
       }
       list.appendChild(frag);
     }
+    // Whether a frame has shown the cards the last idle moment put in (below).
+    var settled = true;
     // Puts the first `limit` eggs of `shown` in the list. On a keystroke (`whole` false) the
-    // keystroke's frame gets the cards of the first screen and nothing below it (not even cards
-    // an idle moment put there and no frame has shown yet: they would be laid out and painted
-    // in the keystroke's frame), and the rest of the list comes in the browser's next idle
-    // moment: a reader sees the top of the list, and a keystroke costs the layout of a screen
-    // of cards, not of sixty. `fit` then adds rows if the guess fell short of the screen.
+    // keystroke's frame gets the cards of the first screen, and the rest of the list comes in
+    // the browser's next idle moment: a reader sees the top of the list, and a keystroke costs
+    // the layout of a screen of cards, not of sixty. Below the first screen the list keeps the
+    // cards that are still right if a frame has shown them (taking them out would cost the
+    // keystroke more than keeping them), and no other: not those an idle moment put there that
+    // no frame has shown yet, which the keystroke's frame would lay out and paint. `fit` then
+    // adds rows if the guess fell short of the screen.
     function render(shown, limit, whole) {
       if (fill) { cancelIdle(fill); fill = 0; }
       var first = whole ? limit : Math.min(limit, columns * rows);
+      if (settled) while (first < limit && first < current.length && current[first]._egg === shown[first]) first++;
       setList(shown, first);
-      if (first < limit) fill = idle(function () { fill = 0; setList(shown, limit); }, { timeout: 500 });
+      if (first < limit) {
+        fill = idle(function () {
+          fill = 0;
+          setList(shown, limit);
+          settled = false;
+          requestAnimationFrame(function () { settled = true; });
+        }, { timeout: 500 });
+      }
     }
     // After a keystroke's changes to the page: while the last card of the list ends above the
     // window's bottom, the next rows go in too, so that the frame paints the whole first
