@@ -12,82 +12,111 @@
   // "1 egg", "2 eggs", "0 eggs": the pages' rule (crates/web/src/words.rs).
   function plural(n, one, many) { return n === 1 ? '1 ' + one : n + ' ' + many; }
 
-  // A list item of the catalog, as catalog_page.rs writes it, for an egg the HTML does not hold.
-  function itemElement(it) {
-    var li = document.createElement('li');
-    li.id = 'e-' + it.slug;
-    var icon;
-    if (it.icon) {
-      icon = document.createElement('img');
-      icon.className = 'icon';
-      icon.src = it.icon;
-      icon.alt = '';
-      icon.loading = 'lazy';
-      icon.width = 48;
-      icon.height = 48;
-    } else {
-      icon = document.createElement('span');
-      icon.className = 'icon none';
-      icon.setAttribute('aria-hidden', 'true');
-    }
-    var div = document.createElement('div');
-    var h2 = document.createElement('h2');
-    var a = document.createElement('a');
-    a.href = 'eggs/' + it.slug + '/';
-    a.textContent = it.name;
-    h2.appendChild(a);
-    div.appendChild(h2);
-    if (it.description) {
-      var p = document.createElement('p');
-      p.className = 'desc';
-      p.textContent = it.description;
-      div.appendChild(p);
-    }
-    var tags = document.createElement('p');
-    tags.className = 'tags';
-    [it.category, it.source, it.format].forEach(function (t) {
-      var s = document.createElement('span');
-      s.textContent = t;
-      tags.appendChild(s);
-    });
+  // A card of the catalog's list shows one egg, as catalog_page.rs writes it: icon, name
+  // (a link to its page), description, then its marks (category, source, format; the
+  // repository and last upstream change when its game has other eggs; missing images and
+  // downloads). A card is not tied to its egg: when the list changes, a card that leaves it
+  // shows the next egg instead, its texts changed in place, which costs a frame less than a new
+  // card (no style to compute, no boxes to make).
+
+  // The marks of an egg, as [element, class, text, datetime].
+  function marks(it) {
+    var out = [['span', '', it.category], ['span', '', it.source], ['span', '', it.format]];
     // The game has other eggs: the repository and the last upstream change tell them apart at
     // a glance (catalog_page.rs writes the same).
-    if (it.lookalike || it.gameEggs > 1) {
-      var r = document.createElement('span');
-      r.className = 'repo';
-      r.textContent = it.owner + '/' + it.repo;
-      tags.appendChild(r);
-    }
+    if (it.lookalike || it.gameEggs > 1) out.push(['span', 'repo', it.owner + '/' + it.repo]);
     if (it.gameEggs > 1) {
       var at = new Date(it.updatedAt).toISOString();
       var day = at.slice(0, 10);
-      var u = document.createElement('time');
-      u.className = 'updated';
-      u.dateTime = at;
-      u.textContent = it.updatedFrom === 'before' ? 'Updated ' + day + ' or before'
-        : it.updatedFrom === 'indexed' ? 'Read ' + day : 'Updated ' + day;
-      tags.appendChild(u);
-      var g = document.createElement('span');
-      g.className = 'game';
-      g.textContent = plural(it.gameEggs, 'egg', 'eggs') + ' for this game';
-      tags.appendChild(g);
+      out.push(['time', 'updated', it.updatedFrom === 'before' ? 'Updated ' + day + ' or before'
+        : it.updatedFrom === 'indexed' ? 'Read ' + day : 'Updated ' + day, at]);
+      out.push(['span', 'game', plural(it.gameEggs, 'egg', 'eggs') + ' for this game']);
     }
-    if (it.missingImages > 0) {
-      var m = document.createElement('span');
-      m.className = 'image-missing';
-      m.textContent = plural(it.missingImages, 'image missing', 'images missing');
-      tags.appendChild(m);
-    }
+    if (it.missingImages > 0) out.push(['span', 'image-missing', plural(it.missingImages, 'image missing', 'images missing')]);
     if (it.missingDownloads > 0) {
-      var d = document.createElement('span');
-      d.className = 'image-missing';
-      d.textContent = plural(it.missingDownloads, 'install download missing', 'install downloads missing');
-      tags.appendChild(d);
+      out.push(['span', 'image-missing', plural(it.missingDownloads, 'install download missing', 'install downloads missing')]);
     }
-    div.appendChild(tags);
-    li.appendChild(icon);
+    return out;
+  }
+  function element(name, className) {
+    var el = document.createElement(name);
+    if (className) el.className = className;
+    return el;
+  }
+  function setText(el, text) {
+    var t = el.firstChild;
+    if (t && t.nodeType === 3 && !t.nextSibling) { if (t.data !== text) t.data = text; } else el.textContent = text;
+  }
+  // The egg's icon, made once per egg and moved to whichever card shows it: a new image each
+  // time would show nothing until it is decoded again, and a changed `src` the last egg's icon.
+  function iconOf(it) {
+    if (!it.icon) return null;
+    if (!it._icon) {
+      var img = it._icon = element('img', 'icon');
+      img.src = it.icon;
+      img.alt = '';
+      img.loading = 'lazy';
+      img.width = 48;
+      img.height = 48;
+    }
+    return it._icon;
+  }
+  // The parts of a card that change with its egg (a card of the HTML, or one made here).
+  function cardParts(li) {
+    var div = li.lastElementChild, h2 = div.firstElementChild;
+    return { icon: li.firstElementChild, none: null, div: div, h2: h2, a: h2.firstElementChild,
+      desc: div.querySelector('.desc'), tags: div.querySelector('.tags') };
+  }
+  // A new card, empty until `show` gives it an egg.
+  function card() {
+    var li = element('li');
+    var div = element('div'), h2 = element('h2');
+    h2.appendChild(element('a'));
+    div.appendChild(h2);
+    div.appendChild(element('p', 'tags'));
+    li.appendChild(element('span', 'icon none'));
+    li.firstChild.setAttribute('aria-hidden', 'true');
     li.appendChild(div);
     return li;
+  }
+  // Makes the card show the egg, changing only what differs from the egg it showed.
+  function show(li, it) {
+    if (li._egg === it) return;
+    var c = li._parts || (li._parts = cardParts(li));
+    li._egg = it;
+    li.id = 'e-' + it.slug;
+    var icon = iconOf(it);
+    if (!icon) {
+      icon = c.icon.tagName === 'SPAN' ? c.icon : c.none;
+      if (!icon) { icon = c.none = element('span', 'icon none'); icon.setAttribute('aria-hidden', 'true'); }
+    }
+    if (c.icon !== icon) {
+      // The icon may have moved to another card since (its egg shows there now).
+      if (c.icon.parentNode === li) li.replaceChild(icon, c.icon); else li.insertBefore(icon, li.firstChild);
+      if (c.icon.tagName === 'SPAN') c.none = c.icon;
+      c.icon = icon;
+    }
+    c.a.href = 'eggs/' + it.slug + '/';
+    setText(c.a, it.name);
+    if (it.description) {
+      if (!c.desc) { c.desc = element('p', 'desc'); c.div.insertBefore(c.desc, c.h2.nextSibling); }
+      setText(c.desc, it.description);
+    } else if (c.desc) {
+      c.div.removeChild(c.desc);
+      c.desc = null;
+    }
+    var want = it._marks || (it._marks = marks(it)), kids = c.tags.children;
+    for (var k = 0; k < want.length; k++) {
+      var m = want[k], el = kids[k];
+      if (!el || el.localName !== m[0] || el.className !== m[1]) {
+        var made = element(m[0], m[1]);
+        if (el) c.tags.replaceChild(made, el); else c.tags.appendChild(made);
+        el = made;
+      }
+      setText(el, m[2]);
+      if (m[3] && el.dateTime !== m[3]) el.dateTime = m[3];
+    }
+    while (kids.length > want.length) c.tags.removeChild(c.tags.lastChild);
   }
 
   // The search (docs/web.md, "How the search ranks"): one implementation, this one. Every
@@ -140,6 +169,25 @@
     return true;
   }
 
+  // The k largest of keys[0..m), in increasing order: Hoare's selection puts them after the
+  // (m-k)-th, then only they are sorted. A keystroke's list needs its first 60 eggs in order,
+  // not the order of all that match.
+  function largest(keys, m, k) {
+    var lo = 0, hi = m - 1, at = m - k;
+    while (lo < hi) {
+      var x = keys[lo], y = keys[(lo + hi) >> 1], z = keys[hi];
+      var pivot = x < y ? (y < z ? y : x < z ? z : x) : (x < z ? x : y < z ? z : y);
+      var i = lo, j = hi;
+      while (i <= j) {
+        while (keys[i] < pivot) i++;
+        while (keys[j] > pivot) j--;
+        if (i <= j) { var t = keys[i]; keys[i] = keys[j]; keys[j] = t; i++; j--; }
+      }
+      if (at <= j) hi = j; else if (at >= i) lo = i; else break;
+    }
+    return keys.subarray(at, m).sort();
+  }
+
   function Index(items) {
     var words = [];      // the vocabulary
     var typoOk = [];     // whether a word may match with a typo or as a shorter form
@@ -183,14 +231,23 @@
     this.words = words;
     this.typoOk = typoOk;
     this.post = post.map(function (p) { return Float64Array.from(p); });
-    this.n = items.length;
+    var n = this.n = items.length;
     this.cache = new Map();
     this.bests = new Map();
+    this.firsts = new Map();
     this.ids = ids;
     // The vocabulary sorted, for the words a query word begins (a range of it), and the words
     // that may match with a typo (names, tags, categories: not descriptions).
     this.sorted = words.map(function (w, i) { return i; }).sort(function (a, b) { return words[a] < words[b] ? -1 : 1; });
     this.loose = words.map(function (w, i) { return i; }).filter(function (i) { return typoOk[i] && words[i].length >= 4; });
+    // What rank fills in, kept from one keystroke to the next (a keystroke allocates little):
+    // per egg the words matched and the score, and the eggs some query word matched.
+    this.count = new Uint8Array(n);
+    this.score = new Float32Array(n);
+    this.found = new Int32Array(n);
+    this.nFound = 0;
+    this.mark = new Uint32Array(n);
+    this.stamp = 0;
   }
   // The words of the vocabulary a query word matches, with how well: [id, quality, ...].
   Index.prototype.match = function (t) {
@@ -230,56 +287,87 @@
     return out;
   };
 
-  // Per egg, the best weighted match of query word t (0: none).
+  // Per egg, the best weighted match of query word t (0: none), times the word's rarity, and
+  // the eggs it matches: { best, eggs }.
   Index.prototype.best = function (t, nameOnly) {
     // The words before the one being typed do not change from one keystroke to the next.
     var memo = (nameOnly ? ' ' : '') + t;
-    var known = this.bests.get(memo);
+    var known = this.bests.get(memo) || this.firsts.get(memo);
     if (known) return known;
     if (this.bests.size > 64) this.bests.clear();
-    var best = new Float32Array(this.n);
-    this.bests.set(memo, best);
+    var best = new Float32Array(this.n), eggs = [];
     var m = this.match(t);
     for (var k = 0; k < m.length; k += 2) {
       var p = this.post[m[k]], q = m[k + 1];
       for (var j = 0; j < p.length; j += 2) {
         if (nameOnly && p[j + 1] !== WEIGHT.name) continue;
-        var v = p[j + 1] * q;
-        if (v > best[p[j]]) best[p[j]] = v;
+        var v = p[j + 1] * q, e = p[j];
+        if (v > best[e]) {
+          if (!best[e]) eggs.push(e);
+          best[e] = v;
+        }
       }
     }
     // A query word few eggs match tells more than one most match ("server"): each egg's best
     // is multiplied by log(1 + eggs / eggs matched).
-    var df = 0;
-    for (k = 0; k < best.length; k++) if (best[k] > 0) df++;
-    if (df) {
-      var idf = Math.log(1 + this.n / df);
-      for (k = 0; k < best.length; k++) best[k] *= idf;
+    if (eggs.length) {
+      var idf = Math.log(1 + this.n / eggs.length);
+      for (k = 0; k < eggs.length; k++) best[eggs[k]] *= idf;
     }
-    return best;
+    known = { best: best, eggs: Int32Array.from(eggs) };
+    (memo.length === 1 ? this.firsts : this.bests).set(memo, known);
+    return known;
+  };
+  // The first letters' matches, worked out ahead (`idle` calls back when the browser is idle):
+  // a search's first keystroke is one letter, which begins the most words (hundreds at 10x,
+  // thousands of eggs), and its matches are kept for the next search.
+  Index.prototype.warm = function (idle) {
+    var self = this, letters = [];
+    this.sorted.forEach(function (id) {
+      var c = self.words[id].charAt(0);
+      if (letters[letters.length - 1] !== c) letters.push(c);
+    });
+    idle(function next(deadline) {
+      while (letters.length && deadline.timeRemaining() > 1) self.best(letters.shift(), false);
+      if (letters.length) idle(next);
+    });
   };
   // The rank of every egg for the query words: per egg how many words matched and the score
-  // (two neighbouring words that match a name written together count as both).
+  // (two neighbouring words that match a name written together count as both). Only the eggs
+  // that some word (or pair of words) matches are looked at: the others score nothing.
   Index.prototype.rank = function (tokens) {
-    var n = this.n, self = this;
+    var self = this, i, k;
     var bests = tokens.map(function (t) { return self.best(t, false); });
     var pairs = [];
-    for (var i = 0; i + 1 < tokens.length; i++) pairs.push(this.best(tokens[i] + tokens[i + 1], true));
-    var count = new Uint8Array(n), score = new Float32Array(n);
-    for (var e = 0; e < n; e++) {
-      var c = 0, s = 0;
+    for (i = 0; i + 1 < tokens.length; i++) pairs.push(this.best(tokens[i] + tokens[i + 1], true));
+    var count = this.count, score = this.score, found = this.found, mark = this.mark;
+    // The last query's eggs score nothing again.
+    for (k = 0; k < this.nFound; k++) { count[found[k]] = 0; score[found[k]] = 0; }
+    var stamp = ++this.stamp, nFound = 0;
+    bests.concat(pairs).forEach(function (b) {
+      for (var k = 0; k < b.eggs.length; k++) {
+        var e = b.eggs[k];
+        if (mark[e] !== stamp) { mark[e] = stamp; found[nFound++] = e; }
+      }
+    });
+    this.nFound = nFound;
+    for (k = 0; k < nFound; k++) {
+      var e = found[k], c = 0, s = 0;
       for (i = 0; i < tokens.length; i++) {
-        var v = bests[i][e];
-        if (i + 1 < tokens.length && pairs[i][e] > 0 && 2 * pairs[i][e] > v + bests[i + 1][e]) {
-          c += 2; s += 2 * pairs[i][e]; i++;
-          continue;
+        var v = bests[i].best[e];
+        if (i + 1 < tokens.length) {
+          var pair = pairs[i].best[e];
+          if (pair > 0 && 2 * pair > v + bests[i + 1].best[e]) {
+            c += 2; s += 2 * pair; i++;
+            continue;
+          }
         }
         if (v > 0) { c++; s += v; }
       }
       count[e] = c;
       score[e] = s;
     }
-    return { count: count, score: score };
+    return { count: count, score: score, found: found.subarray(0, nFound) };
   };
 
   function copyButtons() {
@@ -315,7 +403,27 @@
     FILTERS.forEach(function (f) { selects[f] = form.querySelector('[data-filter="' + f + '"]'); });
     var items = [];
     var index = null;
-    var byTie = [];
+    // The orders of eggs that rank alike (below, start), each the eggs in that order and every
+    // egg's place in it.
+    var orders = null;
+    var keyBuffer = null;
+    function orderOf(eggs) {
+      var place = new Int32Array(eggs.length);
+      eggs.forEach(function (it, i) { place[it._order] = i; });
+      return { eggs: eggs, place: place };
+    }
+    // The eggs of each name as it is written, normalised, without "(Pterodactyl)" and written
+    // together: the eggs whose name is the query (by index in `items`).
+    var byName = new Map(), byNorm = new Map(), byNormBase = new Map(), byJoined = new Map();
+    // Per egg whose name is the query, its tier: 3 for its very name, 2 for its name
+    // normalised, 1 for its name without "(Pterodactyl)" or written together.
+    function nameTiers(raw, phrase, joined) {
+      var tiers = new Map();
+      [[byJoined, joined, 1], [byNormBase, phrase, 1], [byNorm, phrase, 2], [byName, raw, 3]].forEach(function (x) {
+        (x[0].get(x[1]) || []).forEach(function (e) { tiers.set(e, x[2]); });
+      });
+      return tiers;
+    }
     var current = Array.prototype.slice.call(list.children);
     var typing = false;
     var timer = 0;
@@ -380,61 +488,96 @@
       return true;
     }
 
-    // The cards of the first screen: as many as fit in the window's height, measured once at
-    // start and on resize (never on a keystroke: reading a layout there would force one).
-    var screenful = PAGE;
+    // The first screen of cards: the rows from the list's top down to the window's bottom, so
+    // many cards a keystroke's frame must paint. `rows` is a guess from the last keystroke (or
+    // the start), `fit` makes it exact once the cards are in.
+    var columns = 1, rows = 1;
     function measureScreen() {
       var kids = list.children;
       if (!kids.length) return;
-      var tops = [];
-      for (var i = 0; i < kids.length && tops.length < 4; i++) {
-        var t = kids[i].offsetTop;
-        if (tops.indexOf(t) < 0) tops.push(t);
-      }
-      var columns = 0;
-      for (i = 0; i < kids.length && kids[i].offsetTop === tops[0]; i++) columns++;
-      // The shortest row the list has shown, so that a screen of short cards is filled too.
-      var row = kids[0].offsetHeight;
-      for (i = 1; i < tops.length; i++) row = Math.min(row, tops[i] - tops[i - 1]);
-      screenful = Math.min(PAGE, Math.max(1, columns) * (Math.ceil(window.innerHeight / Math.max(row, 32)) + 1));
+      var top = kids[0].offsetTop;
+      columns = 0;
+      for (var i = 0; i < kids.length && kids[i].offsetTop === top; i++) columns++;
+      rows = rowsTo(kids[0].getBoundingClientRect().top, kids[0].offsetHeight);
     }
-    var idle = window.requestIdleCallback || function (f) { return setTimeout(f, 1); };
+    // How many rows of cards of height `row` it takes from `top` (in the window) to its bottom.
+    function rowsTo(top, row) {
+      return Math.max(1, Math.ceil((window.innerHeight - top) / Math.max(row, 32)));
+    }
+    // Without requestIdleCallback (Safari), a task soon, with 10 ms to spend.
+    var idle = window.requestIdleCallback || function (f) {
+      return setTimeout(function () {
+        var end = Date.now() + 10;
+        f({ timeRemaining: function () { return Math.max(0, end - Date.now()); } });
+      }, 1);
+    };
     var cancelIdle = window.cancelIdleCallback || clearTimeout;
     var fill = 0;
-    function nodeOf(it) { return it._el || (it._el = itemElement(it)); }
-    // Puts the first `limit` eggs of `shown` in the list, touching only the cards that change.
-    // On a keystroke (`whole` false) the first screen of cards is set in the keystroke's frame
-    // and the rest of the list in the browser's next idle moment: a reader sees the top of the
-    // list, and a keystroke costs the layout of a screen of cards, not of sixty.
+    // Cards taken out of the list, to show other eggs later.
+    var spare = [];
+    // Makes the list show the first `n` eggs of `shown`: its cards from the first that shows
+    // another egg on are given the eggs in turn, cards added or taken out at its end.
+    function setList(shown, n) {
+      var i = 0;
+      while (i < n && i < current.length && current[i]._egg === shown[i]) i++;
+      if (i === n && current.length === n) return;
+      for (; i < n && i < current.length; i++) show(current[i], shown[i]);
+      while (current.length > n) {
+        var li = current.pop();
+        list.removeChild(li);
+        li._egg = null;
+        spare.push(li);
+      }
+      if (current.length === n) return;
+      var frag = document.createDocumentFragment();
+      for (; i < n; i++) {
+        li = spare.pop() || card();
+        show(li, shown[i]);
+        frag.appendChild(li);
+        current.push(li);
+      }
+      list.appendChild(frag);
+    }
+    // Whether a frame has shown the cards the last idle moment put in (below).
+    var settled = true;
+    // Puts the first `limit` eggs of `shown` in the list. On a keystroke (`whole` false) the
+    // keystroke's frame gets the cards of the first screen, and the rest of the list comes in
+    // the browser's next idle moment: a reader sees the top of the list, and a keystroke costs
+    // the layout of a screen of cards, not of sixty. Below the first screen the list keeps the
+    // cards that are still right if a frame has shown them (taking them out would cost the
+    // keystroke more than keeping them), and no other: not those an idle moment put there that
+    // no frame has shown yet, which the keystroke's frame would lay out and paint. `fit` then
+    // adds rows if the guess fell short of the screen.
     function render(shown, limit, whole) {
       if (fill) { cancelIdle(fill); fill = 0; }
-      var same = 0;
-      while (same < limit && same < current.length && shown[same]._el === current[same]) same++;
-      if (same === limit && current.length === limit) return;
-      // Cards from `same` to `to` in place of the list's cards from `same` on.
-      function put(to) {
-        if (!same) {
-          current = [];
-          for (var i = 0; i < to; i++) current.push(nodeOf(shown[i]));
-          list.replaceChildren.apply(list, current);
-        } else {
-          while (current.length > same) list.removeChild(current.pop());
-          var frag = document.createDocumentFragment();
-          for (i = same; i < to; i++) {
-            var el = nodeOf(shown[i]);
-            frag.appendChild(el);
-            current.push(el);
-          }
-          list.appendChild(frag);
-        }
-        same = to;
+      var first = whole ? limit : Math.min(limit, columns * rows);
+      if (settled) while (first < limit && first < current.length && current[first]._egg === shown[first]) first++;
+      setList(shown, first);
+      if (first < limit) {
+        fill = idle(function () {
+          fill = 0;
+          setList(shown, limit);
+          settled = false;
+          requestAnimationFrame(function () { settled = true; });
+        }, { timeout: 500 });
       }
-      // In this frame the list becomes the first `first` cards, or more of the cards it had if
-      // they are already right: no card that does not belong stays, even below the screen.
-      var first = whole ? limit : Math.min(limit, screenful);
-      if (same < first) put(first);
-      else while (current.length > same) list.removeChild(current.pop());
-      if (same < limit) fill = idle(function () { fill = 0; put(limit); }, { timeout: 500 });
+    }
+    // After a keystroke's changes to the page: while the last card of the list ends above the
+    // window's bottom, the next rows go in too, so that the frame paints the whole first
+    // screen. Reading a card's place lays the page out here instead of in the frame, once: the
+    // frame's own layout then has nothing left to do (the keystroke changes nothing after it).
+    function fit(shown, limit) {
+      var n = current.length;
+      if (!n) return;
+      var top = current[0].getBoundingClientRect().top;
+      for (;;) {
+        var bottom = current[n - 1].getBoundingClientRect().bottom;
+        var row = (bottom - top) / Math.ceil(n / columns);
+        if (bottom >= window.innerHeight || n >= limit) break;
+        n = Math.min(limit, n + columns * rowsTo(bottom, row));
+        setList(shown, n);
+      }
+      rows = rowsTo(top, row);
     }
 
     // The list as `apply` chose it: every card at once (`whole`), or on a keystroke the cards of
@@ -446,50 +589,43 @@
       FILTERS.forEach(function (f) { chosen[f] = selects[f] ? selects[f].value : ''; });
       var filtered = FILTERS.some(function (f) { return chosen[f]; });
       var ranked = tokens.length ? index.rank(tokens) : null;
-      var phrase = tokens.join(' ');
-      var joined = tokens.join('');
       var n = items.length;
-      var byUpdated = sort.value === 'updated';
+      // Eggs that rank alike: with a query, by name without "(Pterodactyl)", then the one
+      // changed upstream most recently, then by repository; without one, the HTML's order;
+      // "Recently updated" puts the most recently changed upstream first in either.
+      var order = sort.value === 'updated' ? (ranked ? orders.updatedTie : orders.updated)
+        : ranked ? orders.tie : orders.name;
+      // The egg whose name is the query first (its very name, then its name normalised, then
+      // its twin's or written together), then by score.
+      var tiers = ranked ? nameTiers(raw, tokens.join(' '), tokens.join('')) : null;
       // Each egg shown gets one number to sort by, its rank and then its place among eggs that
       // rank alike (a typed array sorts fast: this is the keystroke's path).
-      var keys = new Float64Array(n);
-      var m = 0;
-      for (var i = 0; i < n; i++) {
-        var it = items[i];
-        var key = 0;
-        if (ranked) {
-          if (!ranked.count[i]) continue;
-          // The egg whose name is the query first (its very name, then its name normalised,
-          // then its twin's or written together), then by score.
-          var tier = it.name === raw ? 3 : it._norm === phrase ? 2
-            : (it._normBase === phrase || it._joined === joined) ? 1 : 0;
-          key = tier * 1e7 + Math.round(ranked.score[i] * 100);
+      var keys = keyBuffer, m = 0, e, key;
+      if (ranked) {
+        var found = ranked.found, score = ranked.score;
+        for (var i = 0; i < found.length; i++) {
+          e = found[i];
+          if (filtered && !passes(items[e], chosen, '')) continue;
+          key = (tiers.get(e) || 0) * 1e7 + Math.round(score[e] * 100);
+          keys[m++] = key * n + (n - 1 - order.place[e]);
         }
-        if (filtered && !passes(it, chosen, '')) continue;
-        // With a query, eggs that rank alike: by name without "(Pterodactyl)", then the one
-        // changed upstream most recently, then by repository; without one, the HTML's order.
-        keys[m++] = key * n + (n - 1 - (ranked ? it._tie : it._order));
-      }
-      keys = keys.subarray(0, m).sort();
-      var shown = new Array(m);
-      var from = ranked ? byTie : items;
-      for (i = 0; i < m; i++) shown[i] = from[n - 1 - (keys[m - 1 - i] % n)];
-      if (byUpdated) {
-        var rank = new Map();
-        for (i = 0; i < m; i++) rank.set(shown[i], Math.floor(keys[m - 1 - i] / n));
-        shown.sort(function (a, b) {
-          var ra = rank.get(a), rb = rank.get(b);
-          if (ra !== rb) return rb - ra;
-          // When upstream last changed the file (updated.rs), not when eggcat first read it.
-          if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
-          return ranked ? a._tie - b._tie : a._order - b._order;
-        });
+      } else {
+        for (e = 0; e < n; e++) {
+          if (filtered && !passes(items[e], chosen, '')) continue;
+          keys[m++] = n - 1 - order.place[e];
+        }
       }
       lastQuery = { ranked: ranked, chosen: chosen };
+      var matched = m;
+      var games = perGame && perGame.checked;
+      // The list needs its first PAGE eggs in order, not all of them, until the reader asks
+      // for all or for one row per game.
+      var want = showAll || games ? m : Math.min(m, PAGE);
+      var top = want < m ? largest(keys, m, want) : keys.subarray(0, m).sort();
+      var shown = new Array(want);
+      for (i = 0; i < want; i++) shown[i] = order.eggs[n - 1 - (top[top.length - 1 - i] % n)];
       // One row per game: the game's first egg in the order above stands for it (its card
       // says how many eggs the game has).
-      var matched = shown.length;
-      var games = perGame && perGame.checked;
       if (games) {
         var seen = {};
         shown = shown.filter(function (it) {
@@ -499,30 +635,33 @@
           return true;
         });
       }
+      var total = games ? shown.length : matched;
       // Only the first PAGE results enter the list until the reader asks for all: the cost of
       // a keystroke is then the filter plus the layout of a few dozen items, not hundreds.
-      var limit = showAll ? shown.length : Math.min(shown.length, PAGE);
+      var limit = showAll ? total : Math.min(total, PAGE);
       render(shown, limit, whole);
-      more.hidden = limit === shown.length;
-      var moreLabel = 'Show all ' + (games ? plural(shown.length, 'game', 'games') : plural(shown.length, 'egg', 'eggs'));
+      more.hidden = limit === total;
+      var moreLabel = 'Show all ' + (games ? plural(total, 'game', 'games') : plural(total, 'egg', 'eggs'));
       if (more.textContent !== moreLabel) more.textContent = moreLabel;
       var eggs = matched === items.length
         ? plural(items.length, 'egg', 'eggs')
         : matched + ' of ' + plural(items.length, 'egg', 'eggs');
-      var said = games ? plural(shown.length, 'game', 'games') + ', ' + eggs : eggs;
+      var said = games ? plural(total, 'game', 'games') + ', ' + eggs : eggs;
       if (count.textContent !== said) count.textContent = said;
       var active = FILTERS.filter(function (f) { return chosen[f]; }).length;
       if (toggle) {
         var label = active ? 'Filters (' + active + ')' : 'Filters';
         if (toggle.textContent !== label) toggle.textContent = label;
       }
-      if (empty.hidden !== shown.length > 0) empty.hidden = shown.length > 0;
-      if (!shown.length) {
+      if (empty.hidden !== total > 0) empty.hidden = total > 0;
+      if (!total) {
         var query = q.value.trim();
         emptyText.textContent = 'No egg matches ' +
           (query ? '\u201c' + query + '\u201d' + (active ? ' with ' + plural(active, 'filter', 'filters') : '')
             : active === 1 ? 'this filter' : 'these filters') + '.';
       }
+      // Last, once the page holds everything this keystroke changes.
+      if (!whole) fit(shown, limit);
     }
 
     // The filters' counts and the URL follow the list a moment later, off the keystroke's
@@ -577,7 +716,12 @@
 
     function start(summary) {
       summary.forEach(function (it) {
-        it._el = document.getElementById('e-' + it.slug);
+        // The HTML's cards show the first eggs by name (their icons are the eggs' icons).
+        var li = document.getElementById('e-' + it.slug);
+        if (li) {
+          li._egg = it;
+          if (li.firstElementChild.localName === 'img') it._icon = li.firstElementChild;
+        }
         it._name = it.name.toLowerCase();
         items.push(it);
       });
@@ -598,11 +742,28 @@
         return a._order - b._order;
       });
       tie.forEach(function (it, i) { it._tie = i; });
-      byTie = tie;
+      // With "Recently updated", the most recently changed upstream first, then as above.
+      function updated(by) {
+        return function (a, b) { return a.updatedAt !== b.updatedAt ? b.updatedAt - a.updatedAt : a[by] - b[by]; };
+      }
+      orders = {
+        name: orderOf(items),
+        tie: orderOf(tie),
+        updated: orderOf(items.slice().sort(updated('_order'))),
+        updatedTie: orderOf(items.slice().sort(updated('_tie'))),
+      };
+      keyBuffer = new Float64Array(items.length);
+      items.forEach(function (it, e) {
+        [[byName, it.name], [byNorm, it._norm], [byNormBase, it._normBase], [byJoined, it._joined]].forEach(function (x) {
+          var eggs = x[0].get(x[1]);
+          if (eggs) eggs.push(e); else x[0].set(x[1], [e]);
+        });
+      });
       readUrl();
       apply(true);
       measureScreen();
       window.addEventListener('resize', measureScreen);
+      index.warm(idle);
       showCounts();
       form.classList.remove('pending');
       // The button replaces the link to the list of every egg (the way without script), now
