@@ -169,6 +169,27 @@ async function shown(page) {
   return page.$$eval('#eggs > li', (lis) => lis.map((li) => li.id.slice(2)));
 }
 
+// The cards of the eggs `slugs` the list shows, after a search for `name`, checked to tell
+// them apart at a glance: each names its repository and its last upstream change, and no two
+// read the same (issue 40).
+async function cardsTellApart(page, name, slugs, items) {
+  await page.fill('#q', name);
+  const cards = await page.$$eval('#eggs > li', (lis, slugs) => lis.filter((li) => slugs.includes(li.id.slice(2)))
+    .map((li) => ({
+      slug: li.id.slice(2),
+      text: li.innerText.replace(/\s+/g, ' ').trim(),
+      repo: (li.querySelector('.tags .repo') || {}).textContent || '',
+      updated: (li.querySelector('.tags time.updated') || {}).textContent || '',
+    })), slugs);
+  assert.equal(cards.length, slugs.length, `the search for "${name}" lists every egg of its game: ${slugs.join(', ')}`);
+  for (const c of cards) {
+    const it = items.find((i) => i.slug === c.slug);
+    assert.equal(c.repo, `${it.owner}/${it.repo}`, `the card of ${c.slug} names its repository`);
+    assert.match(c.updated, /^(Updated \d{4}-\d{2}-\d{2}( or before)?|Read \d{4}-\d{2}-\d{2})$/, `the card of ${c.slug} dates it`);
+  }
+  assert.equal(new Set(cards.map((c) => c.text)).size, cards.length, `the cards differ: ${cards.map((c) => c.text).join(' || ')}`);
+}
+
 // A game with more than one egg (siblings.rs): the demo's OpenTTD pair when present, else the
 // first such game by key. Its eggs, by slug.
 function aGame(items) {
@@ -204,6 +225,18 @@ for (const base of URLS) {
     assert.ok(f.share >= 0.97, `found ${f.found} of ${f.total} (${(100 * f.share).toFixed(1)} %, target 97 %):\n${misses}`);
     const e = await search.exactNames(page);
     assert.deepEqual(e.fails, [], 'an exact name lists every egg of that name first');
+    // The issue's own case: eggs of one game and one name (without " (Pterodactyl)") from
+    // several repositories. The name with the most repositories (then the most eggs, then the
+    // name), searched.
+    const items = await summary(base);
+    const named = {};
+    for (const i of items) (named[i.game + '/' + i.nameForms.base] = named[i.game + '/' + i.nameForms.base] || []).push(i);
+    const repos = (k) => new Set(named[k].map((i) => `${i.owner}/${i.repo}`)).size;
+    const spread = Object.keys(named).filter((k) => repos(k) > 1)
+      .sort((a, b) => repos(b) - repos(a) || named[b].length - named[a].length || (a < b ? -1 : 1));
+    assert.ok(spread.length > 0, 'the corpus has a game with eggs of one name in several repositories');
+    const same = named[spread[0]];
+    await cardsTellApart(page, same[0].nameForms.base, same.map((i) => i.slug), items);
     clean(base, log);
     await context.close();
   });
@@ -214,6 +247,17 @@ for (const base of URLS) {
     await page.goto(base + '/');
     await page.waitForSelector('#search:not(.pending)');
     assert.equal((await shown(page)).length, items.length, 'every egg listed');
+    // The page normalises a query by the rule the build normalised the names by (the summary
+    // items' nameForms, docs/web.md "How the search ranks"): the two agree on every egg.
+    const disagree = await page.evaluate((its) => its
+      .filter((i) => window.eggcat.normalise(i.name) !== i.nameForms.normalised)
+      .map((i) => `${i.name}: ${window.eggcat.normalise(i.name)} / ${i.nameForms.normalised}`), items);
+    assert.deepEqual(disagree, [], 'the page and the build normalise every name alike');
+    // And on the texts the build's own test normalises (name_forms.rs), accents and cases
+    // the corpus lacks.
+    const table = [['Garry’s Mod', 'garrys mod'], ['  Pokémon: Café -- Ñandú!  ', 'pokemon cafe nandu'],
+      ['Node.js ²', 'node js ²'], ['İstanbul ΣΑΣ', 'istanbul σας'], ['東京 server', '東京 server'], ['-- !', '']];
+    for (const [text, want] of table) assert.equal(await page.evaluate((t) => window.eggcat.normalise(t), text), want, text);
 
     // A name match ranks first.
     const target = items.find((i) => i.name.length > 4 && /^[a-z0-9 ]+$/i.test(i.name));
@@ -473,22 +517,7 @@ for (const base of URLS) {
     await page.fill('#q', egg.name.toLowerCase());
     const card = await page.textContent(`#e-${egg.slug} .tags .game`);
     assert.equal(card, `${game.length} eggs for this game`);
-    // The cards of the game's eggs tell them apart at a glance: each names its repository and
-    // its last upstream change, and no two of them read the same.
-    const cards = await page.$$eval('#eggs > li', (lis, slugs) => lis.filter((li) => slugs.includes(li.id.slice(2)))
-      .map((li) => ({
-        slug: li.id.slice(2),
-        text: li.innerText.replace(/\s+/g, ' ').trim(),
-        repo: (li.querySelector('.tags .repo') || {}).textContent || '',
-        updated: (li.querySelector('.tags time.updated') || {}).textContent || '',
-      })), game.map((i) => i.slug));
-    assert.ok(cards.length >= 2, `the search for "${egg.name}" lists at least two eggs of its game`);
-    for (const c of cards) {
-      const it = items.find((i) => i.slug === c.slug);
-      assert.equal(c.repo, `${it.owner}/${it.repo}`, `the card of ${c.slug} names its repository`);
-      assert.match(c.updated, /^(Updated \d{4}-\d{2}-\d{2}( or before)?|Read \d{4}-\d{2}-\d{2})$/, `the card of ${c.slug} dates it`);
-    }
-    assert.equal(new Set(cards.map((c) => c.text)).size, cards.length, `the cards differ: ${cards.map((c) => c.text).join(' || ')}`);
+    await cardsTellApart(page, egg.name.toLowerCase(), game.map((i) => i.slug), items);
     await page.fill('#q', '');
     await page.check('#per-game');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('rows') === 'game');

@@ -31,7 +31,7 @@ pub use documents::*;
 pub use git::{Base, EntryKind, FileChange, LogCommit, MAX_FILE_SIZE, SourceHistory, TreeEntry};
 pub use image::{ImageFinding, ImageFindings, ImageReference, ReferenceError, reference_error};
 pub use snapshot::{Catalog, PreviousFiles, Sink};
-pub use summary::{Importable, SummaryItem};
+pub use summary::{Importable, NameForms, SummaryItem};
 pub use text::{hex, kebab, rfc3339};
 
 /// The interface version the published documents follow.

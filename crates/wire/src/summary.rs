@@ -87,6 +87,34 @@ pub struct SummaryItem {
         )
     )]
     pub aliases: Vec<String>,
+    /// The forms of the name the page's search matches (`eggcat-catalog`'s
+    /// `games::name_forms`).
+    pub name_forms: NameForms,
+}
+
+/// `nameForms` of a summary item: the egg's name as the catalog page's search matches it
+/// (docs/web.md, "How the search ranks").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
+#[cfg_attr(
+    feature = "schemars",
+    schemars(
+        description = "The egg's name as the catalog page's search matches it (docs/web.md, \"How the search ranks\"): worked out by the build, so that every client matches the same words."
+    )
+)]
+pub struct NameForms {
+    /// The name normalised: NFD with the combining marks dropped, lowercased, apostrophes
+    /// dropped, every other run of characters that are not letters or digits one space.
+    pub normalised: String,
+    /// The name without a trailing " (Pterodactyl)", normalised.
+    pub base: String,
+    /// The name's words: those of `normalised`; those of the name without " (Pterodactyl)"
+    /// cut further where a lowercase letter meets a capital and where letters and digits
+    /// meet; and `base` written together. Each once, in that order.
+    pub words: Vec<String>,
+    /// The initials of those cut words (a number kept whole), and again without a leading
+    /// "the", for a name of two cut words or more; else empty.
+    pub initials: Vec<String>,
 }
 
 /// `importable` of a summary item.

@@ -85,6 +85,7 @@ pub fn item(
             .count(),
         runs_on: m.runs_on.clone(),
         aliases: super::aliases::of(&m.name),
+        name_forms: super::name_forms::of(&m.name),
     }
 }
 

@@ -120,31 +120,21 @@
   }
 
   // The search (docs/web.md, "How the search ranks"): one implementation, this one. Every
-  // field of an egg is cut into normalised words; a query word matches a word of the vocabulary
-  // exactly, as its prefix, as its longer form, or with one typo; an egg's score for the word
-  // is the best match over its fields, weighted by the field.
+  // field of an egg is cut into normalised words (the name's by the build: the summary item's
+  // `nameForms`); a query word matches a word of the vocabulary exactly, as its prefix, as its
+  // longer form, or with one typo; an egg's score for the word is the best match over its
+  // fields, weighted by the field.
   var WEIGHT = { name: 10, tags: 4, category: 3, repo: 2, description: 1, images: 1 };
   var QUALITY = { exact: 1, prefix: 0.8, typo: 0.6, longer: 0.5 };
 
   // Lowercase, accents off, apostrophes dropped, every other run of non-letters and non-digits
-  // a space.
+  // a space: the build's rule for `nameForms` (eggcat-catalog's `games::name_forms`), which the
+  // browser test compares with this one on every egg.
   function normalise(s) {
     return String(s || '').normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase()
       .replace(/['\u2019]/g, '').replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
   }
   function wordsOf(s) { var n = normalise(s); return n ? n.split(' ') : []; }
-  // The parts of a word written together: "SuperTuxKart" -> super tux kart, "arma3" -> arma 3.
-  function partsOf(raw) {
-    var spaced = String(raw || '').replace(/([a-z])([A-Z])/g, '$1 $2').replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
-      .replace(/(\p{L})(\p{N})/gu, '$1 $2').replace(/(\p{N})(\p{L})/gu, '$1 $2');
-    return wordsOf(spaced);
-  }
-  function baseName(name) { return String(name).replace(/ \(pterodactyl\)$/i, ''); }
-  // The initials of a name's words, a number whole: "Counter-Strike 2" -> cs2, "7 Days To Die"
-  // -> 7dtd.
-  function initials(words) {
-    return words.map(function (w) { return /^\p{N}+$/u.test(w) ? w : w.charAt(0); }).join('');
-  }
   // Whether a and the first lb letters of b are at most one edit apart (a letter changed,
   // added, removed, or two neighbours swapped).
   function oneEdit(a, b, lb) {
@@ -191,7 +181,9 @@
   function Index(items) {
     var words = [];      // the vocabulary
     var typoOk = [];     // whether a word may match with a typo or as a shorter form
-    var post = [];       // per word: egg, weight, egg, weight, ...
+    // Per word: egg, weight, loose weight, egg, ...: the heaviest field the egg has the word in,
+    // and the heaviest of those where it may match with a typo or as a shorter form (0: none).
+    var post = [];
     var ids = new Map();
     function add(egg, w, weight, loose) {
       if (!w) return;
@@ -204,26 +196,23 @@
         post.push([]);
       }
       if (loose) typoOk[id] = true;
-      var p = post[id];
-      // One posting per egg and word: the heaviest field.
-      if (p.length && p[p.length - 2] === egg) { if (p[p.length - 1] < weight) p[p.length - 1] = weight; } else p.push(egg, weight);
+      var p = post[id], at = p.length - 3, lw = loose ? weight : 0;
+      // One posting per egg and word: the heaviest field, and the heaviest loose one.
+      if (at >= 0 && p[at] === egg) {
+        if (p[at + 1] < weight) p[at + 1] = weight;
+        if (p[at + 2] < lw) p[at + 2] = lw;
+      } else p.push(egg, weight, lw);
     }
     items.forEach(function (it, e) {
-      var name = wordsOf(it.name);
-      var base = wordsOf(baseName(it.name));
-      var parts = partsOf(baseName(it.name));
-      it._norm = name.join(' ');
-      it._normBase = base.join(' ');
-      it._joined = base.join('');
-      name.concat(parts).forEach(function (w) { add(e, w, WEIGHT.name, w.length >= 3); });
-      add(e, it._joined, WEIGHT.name, true);
-      (it.aliases || []).forEach(function (a) { add(e, normalise(a).replace(/ /g, ''), WEIGHT.name, false); });
-      if (parts.length > 1) {
-        add(e, initials(parts), WEIGHT.name, false);
-        if (parts[0] === 'the') add(e, initials(parts.slice(1)), WEIGHT.name, false);
-      }
-      (it.tags || []).forEach(function (t) { wordsOf(t).forEach(function (w) { add(e, w, WEIGHT.tags, w.length >= 3); }); });
-      wordsOf(it.category).forEach(function (w) { add(e, w, WEIGHT.category, w.length >= 3); });
+      var f = it.nameForms;
+      it._norm = f.normalised;
+      it._normBase = f.base;
+      it._joined = f.base.replace(/ /g, '');
+      f.words.forEach(function (w) { add(e, w, WEIGHT.name, true); });
+      f.initials.forEach(function (w) { add(e, w, WEIGHT.name, false); });
+      (it.aliases || []).forEach(function (a) { add(e, a, WEIGHT.name, false); });
+      (it.tags || []).forEach(function (t) { wordsOf(t).forEach(function (w) { add(e, w, WEIGHT.tags, true); }); });
+      wordsOf(it.category).forEach(function (w) { add(e, w, WEIGHT.category, true); });
       wordsOf(it.owner + ' ' + it.repo).forEach(function (w) { add(e, w, WEIGHT.repo, false); });
       wordsOf(it.description).forEach(function (w) { add(e, w, WEIGHT.description, false); });
       (it.images || []).forEach(function (im) { wordsOf(im).forEach(function (w) { add(e, w, WEIGHT.images, false); }); });
@@ -298,10 +287,12 @@
     var best = new Float32Array(this.n), eggs = [];
     var m = this.match(t);
     for (var k = 0; k < m.length; k += 2) {
-      var p = this.post[m[k]], q = m[k + 1];
-      for (var j = 0; j < p.length; j += 2) {
-        if (nameOnly && p[j + 1] !== WEIGHT.name) continue;
-        var v = p[j + 1] * q, e = p[j];
+      // A typo or a shorter form counts only where the egg has the word in a loose field.
+      var p = this.post[m[k]], q = m[k + 1], w = q < QUALITY.prefix ? 2 : 1;
+      for (var j = 0; j < p.length; j += 3) {
+        var weight = p[j + w];
+        if (!weight || (nameOnly && weight !== WEIGHT.name)) continue;
+        var v = weight * q, e = p[j];
         if (v > best[e]) {
           if (!best[e]) eggs.push(e);
           best[e] = v;
@@ -793,7 +784,7 @@
       window.addEventListener('popstate', function () {
         clearTimeout(timer); pushLater = false; typing = false; showAll = false; readUrl(); apply(true); showCounts();
       });
-      window.eggcat = { apply: apply };
+      window.eggcat = { apply: apply, normalise: normalise };
     }
 
     fetch(form.getAttribute('data-summary') || 'api/v1/eggs/_summary.json')
