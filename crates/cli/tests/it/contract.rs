@@ -622,7 +622,7 @@ const DOCUMENTED: &[(&str, usize, &[&str])] = &[
     (
         "## 18. The search summary (`_summary.json`)",
         0,
-        &["SummaryItem", "Importable"],
+        &["SummaryItem", "Importable", "NameForms"],
     ),
     (HISTORY, 0, &["EggHistory", "HistorySince"]),
     (HISTORY, 1, &["EggVersion"]),
