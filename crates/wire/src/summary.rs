@@ -109,8 +109,10 @@ pub struct NameForms {
     /// The name without a trailing " (Pterodactyl)", normalised.
     pub base: String,
     /// The name's words: those of `normalised`; those of the name without " (Pterodactyl)"
-    /// cut further where a lowercase letter meets a capital and where letters and digits
-    /// meet; and `base` written together. Each once, in that order.
+    /// cut further, before normalising, where an ASCII lowercase letter meets an ASCII
+    /// capital, before the last of two or more ASCII capitals followed by an ASCII lowercase
+    /// letter, and where a letter meets a digit or a digit a letter; and `base` written
+    /// together. Each once, in that order.
     pub words: Vec<String>,
     /// The initials of those cut words (a number kept whole), and again without a leading
     /// "the", for a name of two cut words or more; else empty.
