@@ -1,6 +1,6 @@
 //! The forms of an egg's name that the catalog page's search matches (docs/web.md, "How the
 //! search ranks"): the name normalised, without " (Pterodactyl)", cut where letters and digits
-//! meet and where a lowercase letter meets a capital, written together, and its initials. The
+//! meet and where the case changes, written together, and its initials. The
 //! build works them out once and publishes them in the summary item's `nameForms`, so that the
 //! page (the one ranking) and any other client match the same words; the page normalises only
 //! what is typed, and the other fields, by [`normalise`]'s rule, which its browser test checks
@@ -11,16 +11,12 @@ use icu_normalizer::DecomposingNormalizerBorrowed;
 use icu_properties::CodePointMapData;
 use icu_properties::props::{GeneralCategory, GeneralCategoryGroup};
 
-/// A letter or a digit: the general categories L and N, as the page's `\p{L}` and `\p{N}`.
-fn letter_or_digit(c: char) -> bool {
-    let gc = CodePointMapData::<GeneralCategory>::new().get(c);
-    GeneralCategoryGroup::Letter.contains(gc) || GeneralCategoryGroup::Number.contains(gc)
-}
-
+/// A letter: the general category L, as the page's `\p{L}`.
 fn letter(c: char) -> bool {
     GeneralCategoryGroup::Letter.contains(CodePointMapData::<GeneralCategory>::new().get(c))
 }
 
+/// A digit: the general category N, as the page's `\p{N}`.
 fn digit(c: char) -> bool {
     GeneralCategoryGroup::Number.contains(CodePointMapData::<GeneralCategory>::new().get(c))
 }
@@ -40,7 +36,7 @@ pub fn normalise(s: &str) -> String {
         if c == '\'' || c == '\u{2019}' {
             continue;
         }
-        if letter_or_digit(c) {
+        if letter(c) || digit(c) {
             if gap && !out.is_empty() {
                 out.push(' ');
             }
@@ -72,9 +68,10 @@ fn base_name(name: &str) -> &str {
     }
 }
 
-/// The words of a name cut further where a lowercase letter meets a capital (`SuperTuxKart`:
-/// super tux kart; `HTTPServer`: http server) and where letters and digits meet (`arma3`:
-/// arma 3), before it is normalised.
+/// The words of a name cut further, before it is normalised, where an ASCII lowercase letter
+/// meets an ASCII capital (`SuperTuxKart`: super tux kart), before the last of two or more
+/// ASCII capitals followed by an ASCII lowercase letter (`HTTPServer`: http server) and where a
+/// letter meets a digit or a digit a letter (`arma3`: arma 3).
 fn parts(raw: &str) -> Vec<String> {
     let chars: Vec<char> = raw.chars().collect();
     let mut spaced = String::with_capacity(raw.len() + 8);
