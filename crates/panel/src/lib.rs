@@ -462,6 +462,7 @@ impl Client {
                 Some(wait)
                     if status == 429
                         && retries < RETRIES
+                        && !self.config.wait_limit.is_zero()
                         && Duration::from_secs(wait) <= self.config.wait_limit =>
                 {
                     retries += 1;

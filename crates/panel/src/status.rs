@@ -331,12 +331,11 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
         // An egg imported from the egg's `pelican.yaml`, or the former `pelican-postgresql.json`
         // (now a redirect to `pelican.json`), names that file: the same egg, compared as if it
         // named the file of its database.
-        let export = same_egg_url(
-            export,
-            catalog.url(),
-            &slug,
-            files[0].file.as_ref().map(|f| &f["meta"]["update_url"]),
-        );
+        let current_url = files[0]
+            .file
+            .as_ref()
+            .map(|f| f["meta"]["update_url"].clone());
+        let export = same_egg_url(export, catalog.url(), &slug, current_url.as_ref());
         // An egg that matches no version's hash is edited: the older versions' files, where the
         // catalog publishes them (`pelicanJson`), tell which version it came from. The one
         // found is certain only when the history reaches back to the egg's first version and
@@ -362,13 +361,9 @@ pub async fn status(panel: &Client, catalog: &Catalog) -> Result<Value, PanelErr
             // An older version's file is published in SQLite's order, naming `pelican.json`;
             // the panel's file for MariaDB names `pelican-mariadb.json` (and differs in order
             // only, which the comparison ignores): the URL the panel's file has, not an edit.
-            let url = files
-                .first()
-                .and_then(|f| f.file.as_ref())
-                .map(|f| f["meta"]["update_url"].clone());
             for (n, file) in got {
                 if let Some(Ok(mut file)) = file? {
-                    if let Some(url) = &url {
+                    if let Some(url) = &current_url {
                         file["meta"]["update_url"] = url.clone();
                     }
                     files[n].file = Some(file);

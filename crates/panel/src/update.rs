@@ -164,6 +164,15 @@ async fn one(
     let id = item["id"].as_u64().unwrap_or(0);
     let slug = item["slug"].as_str().unwrap_or("");
     let file_name = item["importFile"].as_str().unwrap_or("pelican.json");
+    // An edited egg whose base is not certain is left before anything is asked of the panel or
+    // the catalog for it (both rate-limited).
+    if item["state"] != "behind" && item["baseKnown"] == false {
+        e["outcome"] = json!("left");
+        e["why"] = json!(
+            "the version its edits were made on is not certain (the catalog's history does not reach back to the egg's first version, or an older version's file could not be read): a merge from a guessed base could keep upstream's old values as edits"
+        );
+        return Ok(());
+    }
     let (raw, ours) = panel.export_raw(id).await?;
     let theirs = match catalog
         .json(&format!("/api/v1/eggs/{slug}/{file_name}"))
@@ -189,12 +198,6 @@ async fn one(
     // of Pelican's own check); an edited one needs the file of the version it came from.
     let base = if item["state"] == "behind" {
         ours.clone()
-    } else if item["baseKnown"] == false {
-        e["outcome"] = json!("left");
-        e["why"] = json!(
-            "the version its edits were made on is not certain (the catalog's history does not reach back to the egg's first version, or an older version's file could not be read): a merge from a guessed base could keep upstream's old values as edits"
-        );
-        return Ok(());
     } else {
         match item["has"]["pelicanJson"].as_str() {
             Some(url) => match catalog.json(&crate::status::catalog_path(url)).await? {

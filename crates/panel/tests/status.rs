@@ -22,7 +22,10 @@ use eggcat_panel::status::{Catalog, exit_code, status};
 use eggcat_panel::{Client, Config, Key};
 use pelican_api::{Harness, key};
 use serde_json::{Value, json};
-use support::{ADMIN, Files, catalog_server, check_schema, export, import, panels_src};
+use support::{
+    ADMIN, Files, admin_and_catalog, catalog_server, check_schema, egg_item, export, import, md5,
+    panels_src,
+};
 
 #[tokio::test]
 async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
@@ -77,7 +80,6 @@ async fn every_state_is_told_as_constructed_on_pelicans_own_code() {
             }
             _ => {}
         }
-        let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
         let history = json!({"slug": slug, "versions": [
             {"commit": "b".repeat(40), "date": "2026-10-06T00:00:00.000Z", "subject": "v2",
              "breaking": true, "changes": [
@@ -330,7 +332,6 @@ async fn a_postgresql_panel_whose_rows_moved_is_up_to_date_in_substance() {
         seed["variables"].as_array().unwrap().len() >= 2,
         "the seed needs two variables to reorder: {seed}"
     );
-    let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
     let mut ids = Vec::new();
     for n in 0..10u32 {
         let slug = format!("pg-{n}");
@@ -377,26 +378,10 @@ async fn a_postgresql_panel_whose_rows_moved_is_up_to_date_in_substance() {
             "egg {id}: the rows did not move, nothing is tested"
         );
     }
-    files.lock().unwrap().insert(
-        "/api/v1/eggs/_index.json".to_owned(),
-        (200, "[]".to_owned()),
-    );
-    let key_file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(key_file.path(), ADMIN).unwrap();
-    let client = Client::new(Config::new(
-        &h.url(),
-        Key::from_file(key_file.path()).unwrap(),
-    ))
-    .unwrap();
-    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let (client, catalog) = admin_and_catalog(&h, &files, &catalog_url);
     let report = status(&client, &catalog).await.unwrap();
     for (id, _) in &ids {
-        let e = report["eggs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["id"] == *id)
-            .unwrap();
+        let e = egg_item(&report, *id);
         assert_eq!(e["state"], "same-egg-other-order", "{e}");
         assert!(e["reason"].as_str().unwrap().contains("CLUSTER"), "{e}");
     }
@@ -426,18 +411,7 @@ async fn a_catalog_answer_that_is_not_json_is_an_error_not_a_state() {
         "/api/v1/eggs/broken/history.json".to_owned(),
         (200, "<html>maintenance</html>".to_owned()),
     );
-    files.lock().unwrap().insert(
-        "/api/v1/eggs/_index.json".to_owned(),
-        (200, "[]".to_owned()),
-    );
-    let key_file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(key_file.path(), ADMIN).unwrap();
-    let client = Client::new(Config::new(
-        &h.url(),
-        Key::from_file(key_file.path()).unwrap(),
-    ))
-    .unwrap();
-    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let (client, catalog) = admin_and_catalog(&h, &files, &catalog_url);
     let err = status(&client, &catalog).await.unwrap_err();
     assert!(
         matches!(&err, eggcat_panel::PanelError::Malformed { what, .. } if what.contains("broken/history.json")),
@@ -467,7 +441,6 @@ async fn an_egg_behind_says_which_servers_use_it_or_that_the_key_may_not_tell() 
         (200, "[]".to_owned()),
     );
     let seed = export(&h, 100);
-    let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
     // (slug, state, servers): behind, behind with an edit (tags), up to date.
     let eggs = [
         ("none", "behind", 0),
@@ -553,21 +526,12 @@ async fn an_egg_behind_says_which_servers_use_it_or_that_the_key_may_not_tell() 
             report
         }
     };
-    let egg = |report: &Value, id: u64| -> Value {
-        report["eggs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["id"] == id)
-            .cloned()
-            .unwrap_or_else(|| panic!("egg {id} in {report:#}"))
-    };
 
     let report = run(ADMIN).await;
     assert_eq!(report["serversKnown"], true, "{report:#}");
     assert!(report.get("serversWhy").is_none(), "{report:#}");
     for (&id, (slug, state, servers)) in &want {
-        let e = egg(&report, id);
+        let e = egg_item(&report, id);
         assert_eq!(e["state"], *state, "{slug}: {e:#}");
         if *state == "up-to-date" {
             assert!(e.get("servers").is_none(), "{slug}: {e:#}");
@@ -611,7 +575,7 @@ async fn an_egg_behind_says_which_servers_use_it_or_that_the_key_may_not_tell() 
     let why = report["serversWhy"].as_str().unwrap();
     assert!(why.contains("\"Servers: Read\""), "{why}");
     for (&id, (slug, state, _)) in &want {
-        let e = egg(&report, id);
+        let e = egg_item(&report, id);
         assert_eq!(e["state"], *state, "{slug}: {e:#}");
         if *state != "up-to-date" {
             assert_eq!(e["servers"], Value::Null, "{slug}: not known, not none");
@@ -638,7 +602,6 @@ async fn the_history_window_never_turns_into_unknown_or_a_guessed_base() {
     let files: Files = Arc::default();
     let catalog_url = catalog_server(files.clone());
     let seed = export(&h, 100);
-    let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
     let mut ids = BTreeMap::new();
     for (n, slug) in ["quiet", "quiet-edited", "ancient"].into_iter().enumerate() {
         let mut v = seed.clone();
@@ -677,28 +640,9 @@ async fn the_history_window_never_turns_into_unknown_or_a_guessed_base() {
         );
         ids.insert(slug, id);
     }
-    files.lock().unwrap().insert(
-        "/api/v1/eggs/_index.json".to_owned(),
-        (200, "[]".to_owned()),
-    );
-    let key_file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(key_file.path(), ADMIN).unwrap();
-    let client = Client::new(Config::new(
-        &h.url(),
-        Key::from_file(key_file.path()).unwrap(),
-    ))
-    .unwrap();
-    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let (client, catalog) = admin_and_catalog(&h, &files, &catalog_url);
     let report = status(&client, &catalog).await.unwrap();
-    let egg = |slug: &str| {
-        report["eggs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["id"] == ids[slug])
-            .unwrap()
-            .clone()
-    };
+    let egg = |slug: &str| egg_item(&report, ids[slug]);
     assert_eq!(egg("quiet")["state"], "up-to-date", "{report:#}");
     let edited = egg("quiet-edited");
     assert_eq!(edited["state"], "edited-locally", "{edited:#}");
@@ -720,12 +664,7 @@ async fn the_history_window_never_turns_into_unknown_or_a_guessed_base() {
     .await
     .unwrap();
     for slug in ["quiet-edited", "ancient"] {
-        let e = updated["eggs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["id"] == ids[slug])
-            .unwrap();
+        let e = egg_item(&updated, ids[slug]);
         assert_eq!(e["outcome"], "left", "{e:#}");
         assert!(e["why"].as_str().unwrap().contains("not certain"), "{e:#}");
     }
@@ -773,32 +712,16 @@ async fn a_panel_that_throttles_is_waited_out_not_given_up() {
         );
         ids.push(id);
     }
-    files.lock().unwrap().insert(
-        "/api/v1/eggs/_index.json".to_owned(),
-        (200, "[]".to_owned()),
-    );
     // The limit comes down once the panel is set up (the harness reads its keys per request).
     let state = h.log.parent().unwrap();
     let mut slow = keys.clone();
     slow["rate_limit"] = json!(8);
     slow["rate_window"] = json!(2);
     std::fs::write(state.join("keys.json"), slow.to_string()).unwrap();
-    let key_file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(key_file.path(), ADMIN).unwrap();
-    let client = Client::new(Config::new(
-        &h.url(),
-        Key::from_file(key_file.path()).unwrap(),
-    ))
-    .unwrap();
-    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let (client, catalog) = admin_and_catalog(&h, &files, &catalog_url);
     let report = status(&client, &catalog).await.unwrap();
     for id in &ids {
-        let e = report["eggs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["id"] == *id)
-            .unwrap();
+        let e = egg_item(&report, *id);
         assert_eq!(e["state"], "up-to-date", "{e:#}");
     }
     let throttled = std::fs::read_to_string(state.join("throttled.log")).unwrap_or_default();
@@ -822,7 +745,6 @@ async fn an_egg_imported_from_the_yaml_file_is_the_same_egg() {
     let files: Files = Arc::default();
     let catalog_url = catalog_server(files.clone());
     let seed = export(&h, 100);
-    let md5 = |f: &Value| eggcat_panels::update_check_md5(f.to_string().as_bytes()).unwrap();
     let mut ids = BTreeMap::new();
     for (n, (slug, named)) in [
         ("yaml-current", "pelican.yaml"),
@@ -865,28 +787,9 @@ async fn an_egg_imported_from_the_yaml_file_is_the_same_egg() {
         f.insert(path("versions/a/pelican.json"), (200, old.to_string()));
         ids.insert(slug, (id, url("pelican.json")));
     }
-    files.lock().unwrap().insert(
-        "/api/v1/eggs/_index.json".to_owned(),
-        (200, "[]".to_owned()),
-    );
-    let key_file = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(key_file.path(), ADMIN).unwrap();
-    let client = Client::new(Config::new(
-        &h.url(),
-        Key::from_file(key_file.path()).unwrap(),
-    ))
-    .unwrap();
-    let catalog = Catalog::new(&catalog_url, None, Duration::from_secs(20), 4).unwrap();
+    let (client, catalog) = admin_and_catalog(&h, &files, &catalog_url);
     let report = status(&client, &catalog).await.unwrap();
-    let state = |report: &Value, slug: &str| {
-        report["eggs"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|e| e["id"] == ids[slug].0)
-            .unwrap()
-            .clone()
-    };
+    let state = |report: &Value, slug: &str| egg_item(report, ids[slug].0);
     assert_eq!(
         state(&report, "yaml-current")["state"],
         "up-to-date",

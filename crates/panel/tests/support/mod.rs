@@ -101,3 +101,39 @@ pub fn check_schema(report: &Value, name: &str) {
         panic!("the report breaks docs/schemas/{name}.schema.json: {e:#}");
     }
 }
+
+/// The admin's client on the harness `h`, and the catalog at `catalog_url`, whose files
+/// `files` now list no egg (`_index.json` empty: no egg is matched by its uuid).
+pub fn admin_and_catalog(
+    h: &Harness,
+    files: &Files,
+    catalog_url: &str,
+) -> (eggcat_panel::Client, eggcat_panel::status::Catalog) {
+    files.lock().unwrap().insert(
+        "/api/v1/eggs/_index.json".to_owned(),
+        (200, "[]".to_owned()),
+    );
+    let key_file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(key_file.path(), ADMIN).unwrap();
+    let key = eggcat_panel::Key::from_file(key_file.path()).unwrap();
+    let client = eggcat_panel::Client::new(eggcat_panel::Config::new(&h.url(), key)).unwrap();
+    let timeout = std::time::Duration::from_secs(20);
+    let catalog = eggcat_panel::status::Catalog::new(catalog_url, None, timeout, 4).unwrap();
+    (client, catalog)
+}
+
+/// The item of the panel's egg `id` in a status or update report.
+pub fn egg_item(report: &Value, id: u64) -> Value {
+    report["eggs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == id)
+        .unwrap_or_else(|| panic!("egg {id} is in the report: {report:#}"))
+        .clone()
+}
+
+/// Pelican's update-check hash of a file.
+pub fn md5(file: &Value) -> String {
+    eggcat_panels::update_check_md5(file.to_string().as_bytes()).unwrap()
+}
