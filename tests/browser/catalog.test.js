@@ -192,9 +192,18 @@ async function cardsTellApart(page, name, slugs, items) {
 
 // A game with more than one egg (siblings.rs): the demo's OpenTTD pair when present, else the
 // first such game by key. Its eggs, by slug.
+// The items by `key(item)`: {key: [item, ...]}, in the items' order.
+function groupBy(items, key) {
+  const groups = {};
+  for (const i of items) {
+    const k = key(i);
+    (groups[k] = groups[k] || []).push(i);
+  }
+  return groups;
+}
+
 function aGame(items) {
-  const games = {};
-  for (const i of items) (games[i.game] = games[i.game] || []).push(i);
+  const games = groupBy(items, (i) => i.game);
   const many = Object.keys(games).sort().filter((g) => games[g].length > 1);
   const pick = many.find((g) => games[g].some((i) => i.slug === 'demo-eggs-openttd')) || many[0];
   assert.ok(pick, 'the catalog has a game with more than one egg');
@@ -229,8 +238,7 @@ for (const base of URLS) {
     // several repositories. The name with the most repositories (then the most eggs, then the
     // name), searched.
     const items = await summary(base);
-    const named = {};
-    for (const i of items) (named[i.game + '/' + i.nameForms.base] = named[i.game + '/' + i.nameForms.base] || []).push(i);
+    const named = groupBy(items, (i) => i.game + '/' + i.nameForms.base);
     const repos = (k) => new Set(named[k].map((i) => `${i.owner}/${i.repo}`)).size;
     const spread = Object.keys(named).filter((k) => repos(k) > 1)
       .sort((a, b) => repos(b) - repos(a) || named[b].length - named[a].length || (a < b ? -1 : 1));
@@ -514,10 +522,9 @@ for (const base of URLS) {
     // The catalog: each card of the game says how many eggs it has; one row per game.
     await page.goto(base + '/');
     await page.waitForSelector('#search:not(.pending)');
-    await page.fill('#q', egg.name.toLowerCase());
+    await cardsTellApart(page, egg.name.toLowerCase(), game.map((i) => i.slug), items);
     const card = await page.textContent(`#e-${egg.slug} .tags .game`);
     assert.equal(card, `${game.length} eggs for this game`);
-    await cardsTellApart(page, egg.name.toLowerCase(), game.map((i) => i.slug), items);
     await page.fill('#q', '');
     await page.check('#per-game');
     await page.waitForFunction(() => new URLSearchParams(location.search).get('rows') === 'game');

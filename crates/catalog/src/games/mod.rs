@@ -8,7 +8,7 @@ mod doc;
 mod groups;
 mod history;
 pub mod icon;
-pub mod name_forms;
+mod name_forms;
 mod others;
 mod siblings;
 mod summary;

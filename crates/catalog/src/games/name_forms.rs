@@ -11,20 +11,30 @@ use icu_normalizer::DecomposingNormalizerBorrowed;
 use icu_properties::CodePointMapData;
 use icu_properties::props::{GeneralCategory, GeneralCategoryGroup};
 
-/// A letter: the general category L, as the page's `\p{L}`.
-fn letter(c: char) -> bool {
-    GeneralCategoryGroup::Letter.contains(CodePointMapData::<GeneralCategory>::new().get(c))
+/// What a character is to the search: a letter (general category L, the page's `\p{L}`), a
+/// digit (N, `\p{N}`) or neither.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Letter,
+    Digit,
+    Other,
 }
 
-/// A digit: the general category N, as the page's `\p{N}`.
-fn digit(c: char) -> bool {
-    GeneralCategoryGroup::Number.contains(CodePointMapData::<GeneralCategory>::new().get(c))
+fn kind(c: char) -> Kind {
+    let gc = CodePointMapData::<GeneralCategory>::new().get(c);
+    if GeneralCategoryGroup::Letter.contains(gc) {
+        Kind::Letter
+    } else if GeneralCategoryGroup::Number.contains(gc) {
+        Kind::Digit
+    } else {
+        Kind::Other
+    }
 }
 
 /// A text as the search compares it: Unicode NFD with the combining diacritical marks
 /// (U+0300-U+036F) dropped, lowercased, apostrophes (`'`, `’`) dropped, every other run of
 /// characters that are not letters or digits one space, no space at either end.
-pub fn normalise(s: &str) -> String {
+fn normalise(s: &str) -> String {
     let decomposed = DecomposingNormalizerBorrowed::new_nfd().normalize(s);
     let bare: String = decomposed
         .chars()
@@ -36,7 +46,7 @@ pub fn normalise(s: &str) -> String {
         if c == '\'' || c == '\u{2019}' {
             continue;
         }
-        if letter(c) || digit(c) {
+        if kind(c) != Kind::Other {
             if gap && !out.is_empty() {
                 out.push(' ');
             }
@@ -82,7 +92,10 @@ fn parts(raw: &str) -> Vec<String> {
             let acronym_end = before.is_ascii_uppercase()
                 && c.is_ascii_uppercase()
                 && after.is_some_and(|a| a.is_ascii_lowercase());
-            let number = (letter(before) && digit(c)) || (digit(before) && letter(c));
+            let number = matches!(
+                (kind(before), kind(c)),
+                (Kind::Letter, Kind::Digit) | (Kind::Digit, Kind::Letter)
+            );
             if camel || acronym_end || number {
                 spaced.push(' ');
             }
@@ -94,22 +107,19 @@ fn parts(raw: &str) -> Vec<String> {
 
 /// The initials of words, a number kept whole: counter strike 2 -> cs2, 7 days to die -> 7dtd.
 fn initials(words: &[String]) -> String {
-    words
-        .iter()
-        .map(|w| {
-            if w.chars().all(digit) {
-                w.as_str()
-            } else {
-                w.char_indices()
-                    .nth(1)
-                    .map_or(w.as_str(), |(end, _)| &w[..end])
-            }
-        })
-        .collect()
+    let mut out = String::new();
+    for w in words {
+        if w.chars().all(|c| kind(c) == Kind::Digit) {
+            out.push_str(w);
+        } else {
+            out.extend(w.chars().next());
+        }
+    }
+    out
 }
 
 /// The forms of the egg name `name` the search matches.
-pub fn of(name: &str) -> NameForms {
+pub(super) fn of(name: &str) -> NameForms {
     let base_raw = base_name(name);
     let name_words = words(name);
     let base = words(base_raw);

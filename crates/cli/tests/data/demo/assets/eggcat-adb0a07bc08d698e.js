@@ -64,8 +64,15 @@
   // The parts of a card that change with its egg (a card of the HTML, or one made here).
   function cardParts(li) {
     var div = li.lastElementChild, h2 = div.firstElementChild;
-    return { icon: li.firstElementChild, none: null, div: div, h2: h2, a: h2.firstElementChild,
-      desc: div.querySelector('.desc'), tags: div.querySelector('.tags') };
+    var icon = li.firstElementChild;
+    return { icon: icon, none: icon.localName === 'span' ? icon : null, div: div, h2: h2,
+      a: h2.firstElementChild, desc: div.querySelector('.desc'), tags: div.querySelector('.tags') };
+  }
+  // The place of a card's icon when its egg has none.
+  function noIcon() {
+    var span = element('span', 'icon none');
+    span.setAttribute('aria-hidden', 'true');
+    return span;
   }
   // A new card, empty until `show` gives it an egg.
   function card() {
@@ -74,8 +81,7 @@
     h2.appendChild(element('a'));
     div.appendChild(h2);
     div.appendChild(element('p', 'tags'));
-    li.appendChild(element('span', 'icon none'));
-    li.firstChild.setAttribute('aria-hidden', 'true');
+    li.appendChild(noIcon());
     li.appendChild(div);
     return li;
   }
@@ -85,15 +91,10 @@
     var c = li._parts || (li._parts = cardParts(li));
     li._egg = it;
     li.id = 'e-' + it.slug;
-    var icon = iconOf(it);
-    if (!icon) {
-      icon = c.icon.tagName === 'SPAN' ? c.icon : c.none;
-      if (!icon) { icon = c.none = element('span', 'icon none'); icon.setAttribute('aria-hidden', 'true'); }
-    }
+    var icon = iconOf(it) || c.none || (c.none = noIcon());
     if (c.icon !== icon) {
       // The icon may have moved to another card since (its egg shows there now).
       if (c.icon.parentNode === li) li.replaceChild(icon, c.icon); else li.insertBefore(icon, li.firstChild);
-      if (c.icon.tagName === 'SPAN') c.none = c.icon;
       c.icon = icon;
     }
     c.a.href = 'eggs/' + it.slug + '/';
@@ -205,9 +206,6 @@
     }
     items.forEach(function (it, e) {
       var f = it.nameForms;
-      it._norm = f.normalised;
-      it._normBase = f.base;
-      it._joined = f.base.replace(/ /g, '');
       f.words.forEach(function (w) { add(e, w, WEIGHT.name, true); });
       f.initials.forEach(function (w) { add(e, w, WEIGHT.name, false); });
       (it.aliases || []).forEach(function (a) { add(e, a, WEIGHT.name, false); });
@@ -725,7 +723,7 @@
       index = new Index(items);
       // The order of eggs that rank alike in a search (docs/web.md): one game's eggs together.
       var tie = items.slice().sort(function (a, b) {
-        var x = a._normBase, y = b._normBase;
+        var x = a.nameForms.base, y = b.nameForms.base;
         if (x !== y) return x < y ? -1 : 1;
         if (a.updatedAt !== b.updatedAt) return b.updatedAt - a.updatedAt;
         var ra = a.owner + '/' + a.repo, rb = b.owner + '/' + b.repo;
@@ -744,11 +742,16 @@
         updatedTie: orderOf(items.slice().sort(updated('_tie'))),
       };
       keyBuffer = new Float64Array(items.length);
+      function put(map, key, e) {
+        var eggs = map.get(key);
+        if (eggs) eggs.push(e); else map.set(key, [e]);
+      }
       items.forEach(function (it, e) {
-        [[byName, it.name], [byNorm, it._norm], [byNormBase, it._normBase], [byJoined, it._joined]].forEach(function (x) {
-          var eggs = x[0].get(x[1]);
-          if (eggs) eggs.push(e); else x[0].set(x[1], [e]);
-        });
+        var f = it.nameForms;
+        put(byName, it.name, e);
+        put(byNorm, f.normalised, e);
+        put(byNormBase, f.base, e);
+        put(byJoined, f.base.replace(/ /g, ''), e);
       });
       readUrl();
       apply(true);
