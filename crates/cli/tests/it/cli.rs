@@ -262,18 +262,6 @@ fn answer_of(port: u16, path: &str) -> Option<String> {
     Some(out)
 }
 
-/// Waits (at most 60 s, the machine may be busy) until `done` holds.
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let started = std::time::Instant::now();
-    while !done() {
-        assert!(
-            started.elapsed() < std::time::Duration::from_secs(60),
-            "never: {what}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-}
-
 #[test]
 fn serve_builds_when_there_is_no_catalog_then_becomes_ready_and_stops_on_sigterm() {
     let tmp = tempfile::tempdir().unwrap();
@@ -301,10 +289,14 @@ fn serve_builds_when_there_is_no_catalog_then_becomes_ready_and_stops_on_sigterm
     assert_eq!(status_of(port, "/api/v1/eggs/eggs-a.json"), Some(200));
     assert_eq!(status_of(port, "/healthz"), Some(200));
     // The build is counted once its result is handled, which is when it is logged: stop after.
-    wait_until("the build is counted", || {
-        answer_of(port, "/metrics")
-            .is_some_and(|m| m.contains("eggcat_builds_total{outcome=\"ok\"} 1"))
-    });
+    wait_until(
+        "the build is counted",
+        std::time::Duration::from_secs(60),
+        || {
+            answer_of(port, "/metrics")
+                .is_some_and(|m| m.contains("eggcat_builds_total{outcome=\"ok\"} 1"))
+        },
+    );
     std::thread::sleep(std::time::Duration::from_millis(500));
     let term = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
@@ -349,9 +341,11 @@ fn serve_rebuilds_at_start_a_snapshot_another_configuration_made() {
 
     // The same eggcat and configuration: served as it is, no build at start.
     let mut child = spawn_serve(&config, port, &[], std::process::Stdio::null());
-    wait_until("the snapshot is served", || {
-        status_of(port, "/readyz") == Some(200)
-    });
+    wait_until(
+        "the snapshot is served",
+        std::time::Duration::from_secs(60),
+        || status_of(port, "/readyz") == Some(200),
+    );
     std::thread::sleep(std::time::Duration::from_secs(2));
     let builds = builds_run(port);
     let _ = child.kill();
@@ -366,13 +360,19 @@ fn serve_rebuilds_at_start_a_snapshot_another_configuration_made() {
         .replace(&listen, "base_url = \"https://eggs.example\"\n");
     std::fs::write(&config, other).unwrap();
     let mut child = spawn_serve(&config, port, &[], std::process::Stdio::piped());
-    wait_until("a build at start is counted", || {
-        builds_run(port).is_some_and(|n| n >= 1)
-    });
-    wait_until("the new snapshot is served", || {
-        answer_of(port, "/api/v1/eggs/eggs-a.json")
-            .is_some_and(|doc| doc.contains("https://eggs.example/"))
-    });
+    wait_until(
+        "a build at start is counted",
+        std::time::Duration::from_secs(60),
+        || builds_run(port).is_some_and(|n| n >= 1),
+    );
+    wait_until(
+        "the new snapshot is served",
+        std::time::Duration::from_secs(60),
+        || {
+            answer_of(port, "/api/v1/eggs/eggs-a.json")
+                .is_some_and(|doc| doc.contains("https://eggs.example/"))
+        },
+    );
     let _ = child.kill();
     let _ = child.wait();
     let mut log = String::new();
@@ -404,14 +404,21 @@ fn serve_keeps_the_last_good_catalog_when_a_rebuild_fails() {
         let path = data_current(&data).join("api/v1/_status.json");
         serde_json::from_slice(&std::fs::read(path).ok()?).ok()
     };
-    wait_until("a rebuild reports the failed source", || {
-        status().is_some_and(|s| s["sources"][0]["status"] == "failed")
-    });
+    wait_until(
+        "a rebuild reports the failed source",
+        std::time::Duration::from_secs(60),
+        || status().is_some_and(|s| s["sources"][0]["status"] == "failed"),
+    );
     let status = status().unwrap();
     assert_eq!(status["sources"][0]["keptPrevious"], true);
-    wait_until("the rebuilt catalog is served", || {
-        answer_of(port, "/api/v1/_status.json").is_some_and(|a| a.contains("\"keptPrevious\":true"))
-    });
+    wait_until(
+        "the rebuilt catalog is served",
+        std::time::Duration::from_secs(60),
+        || {
+            answer_of(port, "/api/v1/_status.json")
+                .is_some_and(|a| a.contains("\"keptPrevious\":true"))
+        },
+    );
     let egg = status_of(port, "/api/v1/eggs/eggs-a.json");
     let _ = child.kill();
     let _ = child.wait();

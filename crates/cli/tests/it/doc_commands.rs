@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::support::free_port;
+use crate::support::{copy_dir, free_port};
 
 const NOT_RUN: &str = "<!-- not run by the test:";
 
@@ -110,19 +110,6 @@ impl Drop for Demo {
     fn drop(&mut self) {
         let _ = self.server.kill();
         let _ = self.server.wait();
-    }
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
     }
 }
 

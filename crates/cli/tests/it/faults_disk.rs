@@ -234,15 +234,6 @@ fn get(port: u16, path: &str) -> Option<(u16, String)> {
     Some((status, body))
 }
 
-/// Waits (at most 60 s: the machine may be busy) until `done` holds.
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let started = std::time::Instant::now();
-    while !done() {
-        assert!(started.elapsed() < Duration::from_secs(60), "never: {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
 /// Kills the server when dropped (a failed assertion must not leave it running).
 struct Server(Child);
 
@@ -268,9 +259,11 @@ fn serve_on_a_read_only_data_dir_keeps_serving_and_says_so() {
     let (port, log) = (free_port(), tmp.path().join("serve.log"));
     let _server = Server(serve(&config, port, &log));
 
-    wait_until("/readyz says the rebuild failed", || {
-        get(port, "/readyz").is_some_and(|(_, b)| b.contains("\"rebuild_failed\""))
-    });
+    wait_until(
+        "/readyz says the rebuild failed",
+        Duration::from_secs(60),
+        || get(port, "/readyz").is_some_and(|(_, b)| b.contains("\"rebuild_failed\"")),
+    );
     let (status, ready) = get(port, "/readyz").unwrap();
     assert_eq!(status, 200, "still serving: {ready}");
     assert!(ready.contains("\"status\":\"degraded\""), "{ready}");
@@ -284,10 +277,10 @@ fn serve_on_a_read_only_data_dir_keeps_serving_and_says_so() {
 
     // Writable again: the next rebuild publishes, and the server is ready again.
     drop(read_only);
-    wait_until("the new egg is served", || {
+    wait_until("the new egg is served", Duration::from_secs(60), || {
         get(port, "/api/v1/eggs/eggs-game-9.json").is_some_and(|(s, _)| s == 200)
     });
-    wait_until("/readyz is ready again", || {
+    wait_until("/readyz is ready again", Duration::from_secs(60), || {
         get(port, "/readyz").is_some_and(|(_, b)| b.contains("\"status\":\"ready\""))
     });
     complete(&data).unwrap();
@@ -315,7 +308,7 @@ fn serve_on_a_damaged_snapshot_serves_the_rest_says_so_and_the_next_build_repair
 
     // The catalog is served a moment after the server listens, and its files are checked
     // against the manifest in the background right after.
-    wait_until("the damage is found", || {
+    wait_until("the damage is found", Duration::from_secs(60), || {
         get(port, "/readyz").is_some_and(|(s, b)| s == 200 && b.contains(egg) && b.contains(import))
     });
     let (status, ready) = get(port, "/readyz").unwrap();
@@ -340,10 +333,12 @@ fn serve_on_a_damaged_snapshot_serves_the_rest_says_so_and_the_next_build_repair
     );
 
     std::fs::rename(&away, &repo.dir).unwrap();
-    wait_until("the repaired document is served", || {
-        get(port, &format!("/{egg}")).is_some_and(|(s, _)| s == 200)
-    });
-    wait_until("/readyz is ready again", || {
+    wait_until(
+        "the repaired document is served",
+        Duration::from_secs(60),
+        || get(port, &format!("/{egg}")).is_some_and(|(s, _)| s == 200),
+    );
+    wait_until("/readyz is ready again", Duration::from_secs(60), || {
         get(port, "/readyz").is_some_and(|(_, b)| b.contains("\"status\":\"ready\""))
     });
     // Made anew (for the server's address, so not byte for byte the file that was damaged).
@@ -375,9 +370,11 @@ fn serve_links_to_its_listen_address_when_no_base_url_is_set() {
     let base = format!("http://127.0.0.1:{port}/");
     let host = format!("127.0.0.1:{port}/");
     let egg = "/api/v1/eggs/eggs-game-1.json";
-    wait_until("the snapshot is rebuilt for the listen address", || {
-        get(port, egg).is_some_and(|(s, b)| s == 200 && b.contains(&base))
-    });
+    wait_until(
+        "the snapshot is rebuilt for the listen address",
+        Duration::from_secs(60),
+        || get(port, egg).is_some_and(|(s, b)| s == 200 && b.contains(&base)),
+    );
     for path in [
         egg,
         "/api/v1/eggs/eggs-game-1/pelican.json",
