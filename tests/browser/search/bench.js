@@ -6,6 +6,8 @@
 //   exact OK NAMES         exact-name queries that list every egg of that name first
 //   exactfail NAME => CARDS
 //   keys RATE N P95 MAX    keystroke times (ms) with the CPU slowed RATE times
+//   floor RATE N P95 MAX   the same keystrokes with the page's input handler held back: what
+//                          the browser takes for the box alone (measure.js, `alone`)
 //   listed SHOWN TOTAL     the list followed the queries: eggs shown after "zzzz" (must be 0)
 //                          and after the empty query (must be more than 0)
 // With --keys-only, only the keystroke lines (the 10x catalog).
@@ -37,6 +39,10 @@ const m = require('./measure.js');
       const k = await m.keystrokes(page, m.QUERIES, rate);
       const s = m.stats(k.times);
       console.log(`keys ${rate} ${s.n} ${s.p95.toFixed(2)} ${s.max.toFixed(2)}`);
+    }
+    for (const rate of [1, 4]) {
+      const s = m.stats((await m.keystrokes(page, m.QUERIES, rate, true)).times);
+      console.log(`floor ${rate} ${s.n} ${s.p95.toFixed(2)} ${s.max.toFixed(2)}`);
     }
     // The list follows the box: the keystrokes timed a real filter.
     const listed = await page.evaluate(() => {

@@ -14,6 +14,10 @@
 //   dispatched at the start of a frame, in a requestAnimationFrame callback, and the time is
 //   taken by a message posted from there, which runs once that frame's style, layout and paint
 //   are done), with the CPU slowed `rate` times through the DevTools protocol (1: not slowed).
+//   With `alone`, the page's own input handler is held back (a listener on the window, in the
+//   capture phase, stops the event before it reaches the box): the same keystrokes then time
+//   what the browser does for the box alone, the floor under the page's own work on this
+//   machine at that moment (bench/README.md).
 'use strict';
 const fs = require('node:fs');
 const path = require('node:path');
@@ -75,12 +79,14 @@ async function exactNames(page) {
   });
 }
 
-async function keystrokes(page, queries = QUERIES, rate = 1) {
+async function keystrokes(page, queries = QUERIES, rate = 1, alone = false) {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Emulation.setCPUThrottlingRate', { rate });
   try {
-    return await page.evaluate(async (qs) => {
+    return await page.evaluate(async ([qs, alone]) => {
       const box = document.getElementById('q');
+      const hold = (e) => { if (e.target === box) e.stopImmediatePropagation(); };
+      if (alone) window.addEventListener('input', hold, true);
       const list = document.getElementById('eggs');
       const frame = () => new Promise((r) => requestAnimationFrame(r));
       const times = [];
@@ -104,8 +110,9 @@ async function keystrokes(page, queries = QUERIES, rate = 1) {
         box.dispatchEvent(new Event('input', { bubbles: true }));
         await frame();
       }
+      window.removeEventListener('input', hold, true);
       return { times, shown, total: list.children.length };
-    }, queries.map((x) => x.q));
+    }, [queries.map((x) => x.q), alone]);
   } finally {
     await cdp.send('Emulation.setCPUThrottlingRate', { rate: 1 });
     await cdp.detach();
