@@ -8,12 +8,13 @@
 // - exactNames(page): every distinct egg name of the catalog typed exactly; it passes when the
 //   first cards are every egg of that name (as many as the catalog has, up to the 60 the list
 //   shows first), before any other.
-// - keystrokes(page, queries, rate): every prefix of each query typed in turn; each keystroke
-//   timed from the input event to the end of the frame that paints the new list, the first
-//   screen of its cards (the rest follows when the browser is idle: docs/web.md) (the event is
-//   dispatched at the start of a frame, in a requestAnimationFrame callback, and the time is
-//   taken by a message posted from there, which runs once that frame's style, layout and paint
-//   are done), with the CPU slowed `rate` times through the DevTools protocol (1: not slowed).
+// - keystrokes(page, queries, rate, alone): every prefix of each query typed in turn; each
+//   keystroke timed from the input event to the end of the frame that paints the new list, the
+//   first screen of its cards (the rest follows when the browser is idle: docs/web.md) (the
+//   event is dispatched at the start of a frame, in a requestAnimationFrame callback, and the
+//   time is taken by a message posted from there, which runs once that frame's style, layout
+//   and paint are done), with the CPU slowed `rate` times through the DevTools protocol (1: not
+//   slowed).
 //   With `alone`, the page's own input handler is held back (a listener on the window, in the
 //   capture phase, stops the event before it reaches the box): the same keystrokes then time
 //   what the browser does for the box alone, the floor under the page's own work on this
