@@ -190,8 +190,6 @@ async function cardsTellApart(page, name, slugs, items) {
   assert.equal(new Set(cards.map((c) => c.text)).size, cards.length, `the cards differ: ${cards.map((c) => c.text).join(' || ')}`);
 }
 
-// A game with more than one egg (siblings.rs): the demo's OpenTTD pair when present, else the
-// first such game by key. Its eggs, by slug.
 // The items by `key(item)`: {key: [item, ...]}, in the items' order.
 function groupBy(items, key) {
   const groups = {};
@@ -202,6 +200,8 @@ function groupBy(items, key) {
   return groups;
 }
 
+// A game with more than one egg (siblings.rs): the demo's OpenTTD pair when present, else the
+// first such game by key. Its eggs, by slug.
 function aGame(items) {
   const games = groupBy(items, (i) => i.game);
   const many = Object.keys(games).sort().filter((g) => games[g].length > 1);

@@ -250,6 +250,9 @@ fn status_of(port: u16, path: &str) -> Option<u16> {
 }
 
 /// The whole answer (status line, headers, body) to a GET of `path`.
+/// How long a server test waits for what it expects (the machine may be busy).
+const WAIT: std::time::Duration = std::time::Duration::from_secs(60);
+
 fn answer_of(port: u16, path: &str) -> Option<String> {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
@@ -289,14 +292,10 @@ fn serve_builds_when_there_is_no_catalog_then_becomes_ready_and_stops_on_sigterm
     assert_eq!(status_of(port, "/api/v1/eggs/eggs-a.json"), Some(200));
     assert_eq!(status_of(port, "/healthz"), Some(200));
     // The build is counted once its result is handled, which is when it is logged: stop after.
-    wait_until(
-        "the build is counted",
-        std::time::Duration::from_secs(60),
-        || {
-            answer_of(port, "/metrics")
-                .is_some_and(|m| m.contains("eggcat_builds_total{outcome=\"ok\"} 1"))
-        },
-    );
+    wait_until("the build is counted", WAIT, || {
+        answer_of(port, "/metrics")
+            .is_some_and(|m| m.contains("eggcat_builds_total{outcome=\"ok\"} 1"))
+    });
     std::thread::sleep(std::time::Duration::from_millis(500));
     let term = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
@@ -341,11 +340,9 @@ fn serve_rebuilds_at_start_a_snapshot_another_configuration_made() {
 
     // The same eggcat and configuration: served as it is, no build at start.
     let mut child = spawn_serve(&config, port, &[], std::process::Stdio::null());
-    wait_until(
-        "the snapshot is served",
-        std::time::Duration::from_secs(60),
-        || status_of(port, "/readyz") == Some(200),
-    );
+    wait_until("the snapshot is served", WAIT, || {
+        status_of(port, "/readyz") == Some(200)
+    });
     std::thread::sleep(std::time::Duration::from_secs(2));
     let builds = builds_run(port);
     let _ = child.kill();
@@ -360,19 +357,13 @@ fn serve_rebuilds_at_start_a_snapshot_another_configuration_made() {
         .replace(&listen, "base_url = \"https://eggs.example\"\n");
     std::fs::write(&config, other).unwrap();
     let mut child = spawn_serve(&config, port, &[], std::process::Stdio::piped());
-    wait_until(
-        "a build at start is counted",
-        std::time::Duration::from_secs(60),
-        || builds_run(port).is_some_and(|n| n >= 1),
-    );
-    wait_until(
-        "the new snapshot is served",
-        std::time::Duration::from_secs(60),
-        || {
-            answer_of(port, "/api/v1/eggs/eggs-a.json")
-                .is_some_and(|doc| doc.contains("https://eggs.example/"))
-        },
-    );
+    wait_until("a build at start is counted", WAIT, || {
+        builds_run(port).is_some_and(|n| n >= 1)
+    });
+    wait_until("the new snapshot is served", WAIT, || {
+        answer_of(port, "/api/v1/eggs/eggs-a.json")
+            .is_some_and(|doc| doc.contains("https://eggs.example/"))
+    });
     let _ = child.kill();
     let _ = child.wait();
     let mut log = String::new();
@@ -404,21 +395,14 @@ fn serve_keeps_the_last_good_catalog_when_a_rebuild_fails() {
         let path = data_current(&data).join("api/v1/_status.json");
         serde_json::from_slice(&std::fs::read(path).ok()?).ok()
     };
-    wait_until(
-        "a rebuild reports the failed source",
-        std::time::Duration::from_secs(60),
-        || status().is_some_and(|s| s["sources"][0]["status"] == "failed"),
-    );
+    wait_until("a rebuild reports the failed source", WAIT, || {
+        status().is_some_and(|s| s["sources"][0]["status"] == "failed")
+    });
     let status = status().unwrap();
     assert_eq!(status["sources"][0]["keptPrevious"], true);
-    wait_until(
-        "the rebuilt catalog is served",
-        std::time::Duration::from_secs(60),
-        || {
-            answer_of(port, "/api/v1/_status.json")
-                .is_some_and(|a| a.contains("\"keptPrevious\":true"))
-        },
-    );
+    wait_until("the rebuilt catalog is served", WAIT, || {
+        answer_of(port, "/api/v1/_status.json").is_some_and(|a| a.contains("\"keptPrevious\":true"))
+    });
     let egg = status_of(port, "/api/v1/eggs/eggs-a.json");
     let _ = child.kill();
     let _ = child.wait();

@@ -221,6 +221,9 @@ fn serve(config: &Path, port: u16, log: &Path) -> Child {
 }
 
 /// The status and body of a GET of `path`, or `None` when nothing answers.
+/// How long a test waits for what it expects (the machine may be busy).
+const WAIT: Duration = Duration::from_secs(60);
+
 fn get(port: u16, path: &str) -> Option<(u16, String)> {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
@@ -259,11 +262,9 @@ fn serve_on_a_read_only_data_dir_keeps_serving_and_says_so() {
     let (port, log) = (free_port(), tmp.path().join("serve.log"));
     let _server = Server(serve(&config, port, &log));
 
-    wait_until(
-        "/readyz says the rebuild failed",
-        Duration::from_secs(60),
-        || get(port, "/readyz").is_some_and(|(_, b)| b.contains("\"rebuild_failed\"")),
-    );
+    wait_until("/readyz says the rebuild failed", WAIT, || {
+        get(port, "/readyz").is_some_and(|(_, b)| b.contains("\"rebuild_failed\""))
+    });
     let (status, ready) = get(port, "/readyz").unwrap();
     assert_eq!(status, 200, "still serving: {ready}");
     assert!(ready.contains("\"status\":\"degraded\""), "{ready}");
@@ -277,10 +278,10 @@ fn serve_on_a_read_only_data_dir_keeps_serving_and_says_so() {
 
     // Writable again: the next rebuild publishes, and the server is ready again.
     drop(read_only);
-    wait_until("the new egg is served", Duration::from_secs(60), || {
+    wait_until("the new egg is served", WAIT, || {
         get(port, "/api/v1/eggs/eggs-game-9.json").is_some_and(|(s, _)| s == 200)
     });
-    wait_until("/readyz is ready again", Duration::from_secs(60), || {
+    wait_until("/readyz is ready again", WAIT, || {
         get(port, "/readyz").is_some_and(|(_, b)| b.contains("\"status\":\"ready\""))
     });
     complete(&data).unwrap();
@@ -308,7 +309,7 @@ fn serve_on_a_damaged_snapshot_serves_the_rest_says_so_and_the_next_build_repair
 
     // The catalog is served a moment after the server listens, and its files are checked
     // against the manifest in the background right after.
-    wait_until("the damage is found", Duration::from_secs(60), || {
+    wait_until("the damage is found", WAIT, || {
         get(port, "/readyz").is_some_and(|(s, b)| s == 200 && b.contains(egg) && b.contains(import))
     });
     let (status, ready) = get(port, "/readyz").unwrap();
@@ -333,12 +334,10 @@ fn serve_on_a_damaged_snapshot_serves_the_rest_says_so_and_the_next_build_repair
     );
 
     std::fs::rename(&away, &repo.dir).unwrap();
-    wait_until(
-        "the repaired document is served",
-        Duration::from_secs(60),
-        || get(port, &format!("/{egg}")).is_some_and(|(s, _)| s == 200),
-    );
-    wait_until("/readyz is ready again", Duration::from_secs(60), || {
+    wait_until("the repaired document is served", WAIT, || {
+        get(port, &format!("/{egg}")).is_some_and(|(s, _)| s == 200)
+    });
+    wait_until("/readyz is ready again", WAIT, || {
         get(port, "/readyz").is_some_and(|(_, b)| b.contains("\"status\":\"ready\""))
     });
     // Made anew (for the server's address, so not byte for byte the file that was damaged).
@@ -372,7 +371,7 @@ fn serve_links_to_its_listen_address_when_no_base_url_is_set() {
     let egg = "/api/v1/eggs/eggs-game-1.json";
     wait_until(
         "the snapshot is rebuilt for the listen address",
-        Duration::from_secs(60),
+        WAIT,
         || get(port, egg).is_some_and(|(s, b)| s == 200 && b.contains(&base)),
     );
     for path in [
