@@ -12,20 +12,13 @@
 //                          and after the empty query (must be more than 0)
 // With --keys-only, only the keystroke lines (the 10x catalog).
 'use strict';
-const { chromium } = require('playwright-core');
 const m = require('./measure.js');
 
 (async () => {
   const base = process.argv[2];
   const keysOnly = process.argv.includes('--keys-only');
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/lib/chromium/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  const { browser, page } = await m.openCatalog(base);
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(base + '/');
-    await page.waitForSelector('#search:not(.pending)');
     if (!keysOnly) {
       const f = await m.found(page);
       console.log(`found ${f.found} ${f.total} ${(100 * f.share).toFixed(1)}`);

@@ -1,6 +1,8 @@
 // How well and how fast the catalog page's search finds the egg a person means (issue 40),
 // measured in a real page: the browser test (catalog.test.js) and bench/search.sh share it.
 //
+// - openCatalog(base): the catalog served at `base` in headless Chromium, 1280x900, once its
+//   script has started: { browser, page } (bench.js and trace.js; the caller closes the browser).
 // - found(page, queries): each query of queries.json typed into the search box as a person
 //   types it (the input event the box fires), and the first 3 cards of the list read back; a
 //   query is found when one of them names an accepted egg (an egg "X (Pterodactyl)", the
@@ -24,6 +26,23 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const QUERIES = JSON.parse(fs.readFileSync(path.join(__dirname, 'queries.json'), 'utf8')).queries;
+
+async function openCatalog(base) {
+  const { chromium } = require('playwright-core');
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/lib/chromium/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(base + '/');
+    await page.waitForSelector('#search:not(.pending)');
+    return { browser, page };
+  } catch (e) {
+    await browser.close();
+    throw e;
+  }
+}
 
 // The display name of a card without the Pterodactyl twin's suffix.
 function base(name) { return name.replace(/ \(pterodactyl\)$/i, ''); }
@@ -126,4 +145,4 @@ function stats(times) {
   return { n: s.length, p95: s[Math.min(s.length - 1, Math.floor(s.length * 0.95))], max: s[s.length - 1] };
 }
 
-module.exports = { QUERIES, found, exactNames, keystrokes, stats, base };
+module.exports = { QUERIES, openCatalog, found, exactNames, keystrokes, stats, base };

@@ -17,7 +17,6 @@
 // measure.js's unchanged. A diagnosis, not a target: the figures move with the machine as the
 // keystroke times do.
 'use strict';
-const { chromium } = require('playwright-core');
 const m = require('./measure.js');
 
 const PARTS = {
@@ -82,14 +81,8 @@ function report(label, keys) {
   const rate = Number(process.argv.find((a, i) => i > 2 && /^\d+$/.test(a)) || 4);
   const alone = process.argv.includes('--alone');
   if (!base) throw new Error('usage: node search/trace.js URL [RATE] [--alone]');
-  const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/lib/chromium/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
+  const { browser, page } = await m.openCatalog(base);
   try {
-    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    await page.goto(base + '/');
-    await page.waitForSelector('#search:not(.pending)');
     // As bench.js: the query set typed once at full speed before the slowed run.
     await m.keystrokes(page, m.QUERIES, 1, alone);
     await browser.startTracing(page, { categories: ['devtools.timeline', 'disabled-by-default-devtools.timeline', 'blink.user_timing'] });
