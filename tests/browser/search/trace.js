@@ -41,8 +41,16 @@ function outermost(events, name) {
   return out;
 }
 
+// The parts of the keystroke from `from` to `to` (trace time) among `events`, sorted by start:
+// only the events that start in it are read, found by bisection.
 function parts(events, from, to) {
-  const inWindow = events.filter((e) => e.ts >= from && e.ts + e.dur <= to);
+  let lo = 0;
+  let hi = events.length;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (events[mid].ts < from) lo = mid + 1; else hi = mid; }
+  const inWindow = [];
+  for (let i = lo; i < events.length && events[i].ts <= to; i++) {
+    if (events[i].ts + events[i].dur <= to) inWindow.push(events[i]);
+  }
   const handlers = outermost(inWindow, 'EventDispatch');
   const inHandler = (e) => handlers.some((h) => e.ts >= h.ts && e.ts + e.dur <= h.ts + h.dur);
   const d = {};

@@ -250,9 +250,6 @@ fn status_of(port: u16, path: &str) -> Option<u16> {
 }
 
 /// The whole answer (status line, headers, body) to a GET of `path`.
-/// How long a server test waits for what it expects (the machine may be busy).
-const WAIT: std::time::Duration = std::time::Duration::from_secs(60);
-
 fn answer_of(port: u16, path: &str) -> Option<String> {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;

@@ -221,9 +221,6 @@ fn serve(config: &Path, port: u16, log: &Path) -> Child {
 }
 
 /// The status and body of a GET of `path`, or `None` when nothing answers.
-/// How long a test waits for what it expects (the machine may be busy).
-const WAIT: Duration = Duration::from_secs(60);
-
 fn get(port: u16, path: &str) -> Option<(u16, String)> {
     use std::io::{Read, Write};
     let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;

@@ -508,6 +508,9 @@ impl Drop for Serve {
     }
 }
 
+/// How long a test waits for what a server or a build should soon do (the machine may be busy).
+pub(crate) const WAIT: Duration = Duration::from_secs(60);
+
 /// Waits until `done` holds, at most `limit` (then fails, naming `what`).
 pub(crate) fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
     let started = std::time::Instant::now();

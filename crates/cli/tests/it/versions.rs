@@ -4,8 +4,6 @@
 //! once the egg is removed upstream, its older version's file answered `410` like the egg's
 //! other paths.
 
-use std::time::Duration;
-
 use eggcat_catalog::wire::History;
 
 use crate::hosts::get;
@@ -43,9 +41,7 @@ fn serve_answers_each_versions_pelican_json_at_the_url_history_json_names() {
     let served = |path: &str| {
         crate::hosts::request(port, "GET", path, &[], b"").is_ok_and(|a| a.status == 200)
     };
-    wait_until("the catalog is served", Duration::from_secs(60), || {
-        served(history_path)
-    });
+    wait_until("the catalog is served", WAIT, || served(history_path));
     let history: History = serde_json::from_slice(&get(port, history_path).body).unwrap();
     let base = format!("http://127.0.0.1:{port}");
     let urls: Vec<&str> = history
@@ -74,9 +70,7 @@ fn serve_answers_each_versions_pelican_json_at_the_url_history_json_names() {
     repo.remove("games/egg-paper.json");
     repo.commit("Remove Paper");
     let older_path = older.strip_prefix(&base).unwrap().to_owned();
-    wait_until(
-        "the removed egg's version file is gone",
-        Duration::from_secs(60),
-        || crate::hosts::request(port, "GET", &older_path, &[], b"").is_ok_and(|a| a.status == 410),
-    );
+    wait_until("the removed egg's version file is gone", WAIT, || {
+        crate::hosts::request(port, "GET", &older_path, &[], b"").is_ok_and(|a| a.status == 410)
+    });
 }
